@@ -1,0 +1,123 @@
+/* rocelab: git-style dispatch of subcommands, global options (--eal, -q, --version). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocelab.h"
+#include "rocelab_config.h"
+#include "roce_common.h"
+#include "roce_io.h"
+
+static const struct rocelab_cmd *const commands[] = {
+	&cmd_demo,
+};
+
+static const char global_usage[] =
+	"usage: rocelab [--eal 'EAL ARGS'] [--log-level LEVEL] [--version] COMMAND [ARGS]\n"
+	"\n"
+	"  --eal ARGS         extra DPDK EAL arguments (default: --no-huge --no-pci --no-shconf)\n"
+	"  --log-level LEVEL  error, warning (default), info or debug\n"
+	"  --version          print the version and exit\n";
+
+int rocelab_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rocelab %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'rocelab help %s')\n", cmd);
+	return EXIT_USAGE;
+}
+
+static const struct rocelab_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < ROCE_DIM(commands); i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static int help(const char *topic)
+{
+	const struct rocelab_cmd *cmd;
+
+	if (topic == NULL) {
+		fputs(global_usage, stdout);
+		puts("\ncommands:");
+		for (size_t i = 0; i < ROCE_DIM(commands); i++)
+			printf("  %-10s %s\n", commands[i]->name, commands[i]->summary);
+		puts("  help       show help for a command: rocelab help COMMAND");
+		return 0;
+	}
+	cmd = find_command(topic);
+	if (cmd == NULL) {
+		fprintf(stderr, "rocelab help: no command '%s' (see 'rocelab help')\n", topic);
+		return EXIT_USAGE;
+	}
+	fputs(cmd->usage, stdout);
+	return 0;
+}
+
+static int parse_log_level(const char *s)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+
+	for (size_t i = 0; i < ROCE_DIM(names); i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *eal_args = NULL;
+	const struct rocelab_cmd *cmd;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("rocelab %s\n", ROCELAB_VERSION);
+			return 0;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			return help(NULL);
+		} else if (strcmp(argv[i], "--eal") == 0 && i + 1 < argc) {
+			eal_args = argv[++i];
+		} else if (strcmp(argv[i], "--log-level") == 0 && i + 1 < argc) {
+			int level = parse_log_level(argv[++i]);
+
+			if (level < 0) {
+				fprintf(stderr, "rocelab: --log-level: '%s' is not error, warning, info or debug\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+			roce_log_threshold = (enum roce_log_level)level;
+		} else {
+			fprintf(stderr, "rocelab: unknown option '%s' (see 'rocelab help')\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (i == argc) {
+		fputs(global_usage, stderr);
+		fputs("rocelab: no command given (see 'rocelab help')\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[i], "help") == 0)
+		return help(i + 1 < argc ? argv[i + 1] : NULL);
+	if (strcmp(argv[i], "version") == 0) {
+		printf("rocelab %s\n", ROCELAB_VERSION);
+		return 0;
+	}
+	cmd = find_command(argv[i]);
+	if (cmd == NULL) {
+		fprintf(stderr, "rocelab: '%s' is not a command (see 'rocelab help')\n", argv[i]);
+		return EXIT_USAGE;
+	}
+	if (i + 1 < argc && (strcmp(argv[i + 1], "-h") == 0 || strcmp(argv[i + 1], "--help") == 0))
+		return help(cmd->name);
+	if (cmd->needs_eal && roce_eal_init(eal_args) != 0)
+		return EXIT_FAILURE;
+	return cmd->run(argc - i, argv + i);
+}

@@ -1,0 +1,27 @@
+/* The rocelab CLI: one file per subcommand, each a thin layer over the library. */
+#ifndef ROCELAB_APP_H
+#define ROCELAB_APP_H
+
+#include <stdbool.h>
+
+/* Exit codes shared by every subcommand. */
+#define EXIT_USAGE 2		/* bad flag or argument: one line on stderr says which */
+
+struct rocelab_cmd {
+	const char *name;			/* as typed after "rocelab" */
+	const char *summary;			/* one line for "rocelab help" */
+	const char *usage;			/* full help for "rocelab help CMD" */
+	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
+	bool needs_eal;				/* initialise DPDK's EAL before run() */
+};
+
+extern const struct rocelab_cmd cmd_demo;
+extern const struct rocelab_cmd cmd_dissect;
+extern const struct rocelab_cmd cmd_craft;
+extern const struct rocelab_cmd cmd_fixup;
+
+/** Print "rocelab CMD: MSG" on stderr and return EXIT_USAGE. */
+int rocelab_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* ROCELAB_APP_H */

@@ -1,0 +1,85 @@
+/* DPDK EAL set-up in one place: no hugepages or PCI by default, the user's arguments on top. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "roce_common.h"
+#include "roce_io.h"
+#include "roce_wire.h"
+
+#define MAX_EAL_ARGS 64
+
+static bool eal_ready;
+
+bool roce_eal_ready(void)
+{
+	return eal_ready;
+}
+
+static bool has_prefix(char **argv, int argc, const char *const *prefixes)
+{
+	for (int i = 0; i < argc; i++)
+		for (const char *const *p = prefixes; *p != NULL; p++)
+			if (strncmp(argv[i], *p, strlen(*p)) == 0)
+				return true;
+	return false;
+}
+
+int roce_eal_init(const char *user_args)
+{
+	static const char *const huge_opts[] = { "--huge", "-m", "--socket-mem", NULL };
+	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", NULL };
+	static const char *const prefix_opts[] = { "--file-prefix", "--proc-type", NULL };
+	static const char *const telemetry_opts[] = { "--telemetry", NULL };
+	char *argv[MAX_EAL_ARGS];
+	char *user[MAX_EAL_ARGS];
+	char *copy = NULL;
+	int argc = 0, nuser = 0;
+	int rc;
+
+	if (eal_ready)
+		return 0;
+	if (user_args != NULL) {
+		copy = strdup(user_args);
+		if (copy == NULL)
+			return -ENOMEM;
+		for (char *tok = strtok(copy, " \t"); tok != NULL; tok = strtok(NULL, " \t")) {
+			if (nuser == MAX_EAL_ARGS - 8) {
+				ROCE_LOG(ERR, "--eal: more than %d arguments", MAX_EAL_ARGS - 8);
+				free(copy);
+				return -EINVAL;
+			}
+			user[nuser++] = tok;
+		}
+	}
+
+	argv[argc++] = (char *)"rocelab";
+	if (!has_prefix(user, nuser, huge_opts))
+		argv[argc++] = (char *)"--no-huge";
+	if (!has_prefix(user, nuser, pci_opts))
+		argv[argc++] = (char *)"--no-pci";
+	/* DPDK 22.11 refuses --in-memory with --no-huge; --no-shconf keeps processes apart. */
+	if (!has_prefix(user, nuser, prefix_opts))
+		argv[argc++] = (char *)"--no-shconf";
+	if (!has_prefix(user, nuser, telemetry_opts))
+		argv[argc++] = (char *)"--no-telemetry";
+	argv[argc++] = (char *)"--force-max-simd-bitwidth=512";
+	if (roce_log_threshold < ROCE_LOG_DEBUG)
+		argv[argc++] = (char *)"--log-level=warning";
+	for (int i = 0; i < nuser; i++)
+		argv[argc++] = user[i];
+	argv[argc] = NULL;
+
+	rc = rte_eal_init(argc, argv);	/* keeps no pointer into argv, but @copy lives on anyway */
+	if (rc < 0) {
+		free(copy);
+		ROCE_LOG(ERR, "DPDK EAL initialisation failed: %s", rte_strerror(rte_errno));
+		return -EINVAL;
+	}
+	eal_ready = true;
+	roce_crc_select_fastest();
+	return 0;
+}

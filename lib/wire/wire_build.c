@@ -1,0 +1,271 @@
+/* Build RoCEv2/RoCEv1/PFC/PAUSE frames from a struct roce_pkt, with checksums and ICRC. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "roce_wire.h"
+#include "wire_private.h"
+
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_VLAN 0x8100
+
+static const uint8_t pfc_dmac[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 }; /* 802.1Qbb */
+
+void roce_pkt_init(struct roce_pkt *pkt, enum roce_kind kind, uint8_t opcode)
+{
+	static const uint8_t src_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	static const uint8_t dst_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->kind = kind;
+	memcpy(pkt->smac, src_mac, 6);
+	memcpy(pkt->dmac, kind == ROCE_KIND_PFC || kind == ROCE_KIND_PAUSE ? pfc_dmac : dst_mac, 6);
+	pkt->ip_ver = kind == ROCE_KIND_ROCEV1 ? 6 : 4;
+	pkt->ttl = 64;
+	pkt->ip_df = true;
+	pkt->src.b[0] = 10, pkt->src.b[3] = 1;
+	pkt->dst.b[0] = 10, pkt->dst.b[3] = 2;
+	if (kind == ROCE_KIND_ROCEV1) {
+		/* IPv4-mapped GIDs, as RoCE stacks derive them from IPv4 addresses */
+		memset(pkt->src.b, 0, 16);
+		memset(pkt->dst.b, 0, 16);
+		pkt->src.b[10] = pkt->src.b[11] = pkt->dst.b[10] = pkt->dst.b[11] = 0xff;
+		pkt->src.b[12] = pkt->dst.b[12] = 10;
+		pkt->src.b[15] = 1;
+		pkt->dst.b[15] = 2;
+	}
+	pkt->sport = 49152;
+	pkt->dport = ROCE_UDP_PORT;
+	pkt->opcode = opcode;
+	pkt->pkey = 0xffff;
+	if (opcode == ROCE_OP_CNP)
+		pkt->becn = true;
+	if (roce_opcode[opcode].mask & ROCE_F_UD)
+		pkt->deth.srcqp = 1;
+	if (roce_opcode[opcode].mask & ROCE_F_AETH)
+		pkt->aeth.syndrome = 0x1f;	/* ACK, no end-to-end credits */
+}
+
+/* Bytes between the BTH and the payload, and whether a payload and pad go after them. */
+static uint32_t ext_len(uint8_t opcode)
+{
+	const struct roce_opcode_info *info = &roce_opcode[opcode];
+
+	return info->name != NULL ? info->hdr_len : ROCE_BTH_LEN;
+}
+
+static uint32_t pad_of(const struct roce_pkt *pkt, unsigned int flags)
+{
+	if (flags & ROCE_BUILD_KEEP_PAD)
+		return pkt->pad & 3;
+	return (4 - (pkt->payload_len & 3)) & 3;
+}
+
+static uint32_t l2_len(const struct roce_pkt *pkt)
+{
+	return ETHER_HDR_LEN + VLAN_TAG_LEN * pkt->nvlan;
+}
+
+static uint32_t l3_len(const struct roce_pkt *pkt)
+{
+	switch (pkt->kind) {
+	case ROCE_KIND_ROCEV2:
+		return (pkt->ip_ver == 4 ? IPV4_HDR_LEN : IPV6_HDR_LEN) + UDP_HDR_LEN;
+	case ROCE_KIND_ROCEV1:
+		return ROCE_GRH_LEN;
+	default:
+		return 0;
+	}
+}
+
+int roce_wire_frame_len(const struct roce_pkt *pkt, unsigned int flags)
+{
+	uint32_t len;
+
+	if (pkt->nvlan > ROCE_MAX_VLANS)
+		return -EINVAL;
+	if (pkt->kind == ROCE_KIND_PFC || pkt->kind == ROCE_KIND_PAUSE)
+		return ETHER_MIN_FRAME;	/* both bodies fit in the minimum frame */
+	if (pkt->kind != ROCE_KIND_ROCEV2 && pkt->kind != ROCE_KIND_ROCEV1)
+		return -EINVAL;
+	if (pkt->kind == ROCE_KIND_ROCEV2 && pkt->ip_ver != 4 && pkt->ip_ver != 6)
+		return -EINVAL;
+	len = l2_len(pkt) + l3_len(pkt) + ext_len(pkt->opcode) + pkt->payload_len +
+	      pad_of(pkt, flags) + ROCE_ICRC_LEN;
+	if (len > UINT16_MAX)
+		return -EINVAL;
+	return (int)len;
+}
+
+static void build_ext(const struct roce_pkt *pkt, uint8_t *h)
+{
+	const struct roce_opcode_info *info = &roce_opcode[pkt->opcode];
+	uint8_t *p;
+
+	if (info->name == NULL)
+		return;
+	if (info->mask & ROCE_F_DETH) {
+		p = h + info->ext_off[ROCE_EXT_DETH];
+		wr32(p, pkt->deth.qkey);
+		p[4] = 0;
+		wr24(p + 5, pkt->deth.srcqp);
+	}
+	if (info->mask & ROCE_F_FETH)
+		wr32(h + info->ext_off[ROCE_EXT_FETH], pkt->feth);
+	if (info->mask & ROCE_F_RETH) {
+		p = h + info->ext_off[ROCE_EXT_RETH];
+		wr64(p, pkt->reth.va);
+		wr32(p + 8, pkt->reth.rkey);
+		wr32(p + 12, pkt->reth.dmalen);
+	}
+	if (info->mask & ROCE_F_ATMETH) {
+		p = h + info->ext_off[ROCE_EXT_ATMETH];
+		wr64(p, pkt->atmeth.va);
+		wr32(p + 8, pkt->atmeth.rkey);
+		wr64(p + 12, pkt->atmeth.swap);
+		wr64(p + 20, pkt->atmeth.cmp);
+	}
+	if (info->mask & ROCE_F_AETH) {
+		p = h + info->ext_off[ROCE_EXT_AETH];
+		p[0] = pkt->aeth.syndrome;
+		wr24(p + 1, pkt->aeth.msn);
+	}
+	if (info->mask & ROCE_F_ATMACK)
+		wr64(h + info->ext_off[ROCE_EXT_ATMACK], pkt->atmack_orig);
+	if (info->mask & ROCE_F_IMMDT)
+		wr32(h + info->ext_off[ROCE_EXT_IMMDT], pkt->immdt);
+	if (info->mask & ROCE_F_IETH)
+		wr32(h + info->ext_off[ROCE_EXT_IETH], pkt->ieth_rkey);
+	if (info->mask & ROCE_F_CNP)
+		memset(h, 0, ROCE_CNP_PAD_LEN);
+}
+
+static void build_bth(const struct roce_pkt *pkt, uint8_t pad, uint8_t *bth)
+{
+	bth[0] = pkt->opcode;
+	bth[1] = (uint8_t)(pkt->se << 7 | pkt->mig << 6 | pad << 4 | (pkt->tver & 0xf));
+	wr16(bth + 2, pkt->pkey);
+	bth[4] = (uint8_t)(pkt->fecn << 7 | pkt->becn << 6 | (pkt->resv6 & 0x3f));
+	wr24(bth + 5, pkt->dqpn);
+	bth[8] = (uint8_t)(pkt->ackreq << 7 | (pkt->resv7 & 0x7f));
+	wr24(bth + 9, pkt->psn);
+}
+
+static uint16_t ipv4_csum(const uint8_t *ip)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < IPV4_HDR_LEN; i += 2)
+		sum += rd16(ip + i);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* IPv4/IPv6 + UDP, or the GRH; @p l4_len counts from the UDP header (or BTH) to the end. */
+static void build_l3(const struct roce_pkt *pkt, unsigned int flags, uint32_t l4_len, uint8_t *p)
+{
+	uint32_t tc = (uint32_t)(pkt->dscp << 2 | (pkt->ecn & 3));
+
+	if (pkt->kind == ROCE_KIND_ROCEV2 && pkt->ip_ver == 4) {
+		p[0] = 0x45;
+		p[1] = (uint8_t)tc;
+		wr16(p + 2, (uint16_t)(IPV4_HDR_LEN + l4_len));
+		wr16(p + 4, pkt->ip_id);
+		wr16(p + 6, pkt->ip_df ? 0x4000 : 0);
+		p[8] = pkt->ttl;
+		p[9] = 17;
+		wr16(p + 10, 0);
+		memcpy(p + 12, pkt->src.b, 4);
+		memcpy(p + 16, pkt->dst.b, 4);
+		wr16(p + 10, (flags & ROCE_BUILD_KEEP_IP_CSUM) ? pkt->ip_csum : ipv4_csum(p));
+		p += IPV4_HDR_LEN;
+	} else {
+		wr32(p, 6u << 28 | (tc & 0xff) << 20 | (pkt->flow_label & 0xfffff));
+		wr16(p + 4, (uint16_t)l4_len);
+		p[6] = pkt->kind == ROCE_KIND_ROCEV2 ? 17 : 0x1b;
+		p[7] = pkt->ttl;
+		memcpy(p + 8, pkt->src.b, 16);
+		memcpy(p + 24, pkt->dst.b, 16);
+		p += IPV6_HDR_LEN;
+	}
+	if (pkt->kind == ROCE_KIND_ROCEV2) {
+		wr16(p, pkt->sport);
+		wr16(p + 2, pkt->dport);
+		wr16(p + 4, (uint16_t)l4_len);
+		wr16(p + 6, pkt->udp_csum);
+	}
+}
+
+int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf, uint32_t size)
+{
+	int len = roce_wire_frame_len(pkt, flags);
+	uint32_t off, l3_off, bth_off, icrc_off, pad;
+	uint8_t *p;
+	uint32_t icrc;
+
+	if (len < 0)
+		return len;
+	if ((uint32_t)len > size)
+		return -ENOSPC;
+
+	memcpy(buf, pkt->dmac, 6);
+	memcpy(buf + 6, pkt->smac, 6);
+	off = 12;
+	for (int i = 0; i < pkt->nvlan; i++) {
+		wr16(buf + off, pkt->vlan[i].tpid ? pkt->vlan[i].tpid : ETHERTYPE_VLAN);
+		wr16(buf + off + 2, (uint16_t)((pkt->vlan[i].pcp & 7) << 13 |
+					       (pkt->vlan[i].dei & 1) << 12 | (pkt->vlan[i].vid & 0xfff)));
+		off += VLAN_TAG_LEN;
+	}
+	if (pkt->kind == ROCE_KIND_PFC || pkt->kind == ROCE_KIND_PAUSE) {
+		wr16(buf + off, ROCE_ETHERTYPE_MAC_CTRL);
+		return wire_build_mac_ctrl(pkt, buf, off + 2, size);
+	}
+	wr16(buf + off, pkt->kind == ROCE_KIND_ROCEV1 ? ROCE_ETHERTYPE_V1 :
+			pkt->ip_ver == 4 ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6);
+	l3_off = off + 2;
+	bth_off = l3_off + l3_len(pkt);
+	icrc_off = (uint32_t)len - ROCE_ICRC_LEN;
+	pad = pad_of(pkt, flags);
+
+	build_l3(pkt, flags, (uint32_t)len - (pkt->kind == ROCE_KIND_ROCEV2 ? bth_off - UDP_HDR_LEN :
+							   bth_off), buf + l3_off);
+	build_bth(pkt, (uint8_t)pad, buf + bth_off);
+	build_ext(pkt, buf + bth_off + ROCE_BTH_LEN);
+
+	p = buf + bth_off + ext_len(pkt->opcode);
+	if (pkt->payload != NULL) {
+		memcpy(p, pkt->payload, pkt->payload_len);
+	} else {
+		for (uint32_t i = 0; i < pkt->payload_len; i++)
+			p[i] = (uint8_t)i;
+	}
+	memset(p + pkt->payload_len, 0, pad);
+
+	if (flags & ROCE_BUILD_KEEP_ICRC) {
+		icrc = pkt->icrc;
+	} else {
+		icrc = wire_icrc(buf, l3_off, bth_off, icrc_off, pkt->kind == ROCE_KIND_ROCEV2 &&
+				 pkt->ip_ver == 4, pkt->kind == ROCE_KIND_ROCEV2);
+		if (flags & ROCE_BUILD_BAD_ICRC)
+			icrc = ~icrc;
+	}
+	wr32le(buf + icrc_off, icrc);
+	return len;
+}
+
+int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct rte_mbuf *m)
+{
+	int len = roce_wire_frame_len(pkt, flags);
+	uint8_t *dst;
+
+	if (len < 0)
+		return len;
+	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (dst == NULL)
+		return -ENOSPC;
+	return roce_wire_build(pkt, flags, dst, (uint32_t)len);
+}

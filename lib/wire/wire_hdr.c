@@ -1,0 +1,298 @@
+/* Parse Ethernet/802.1Q/IPv4|IPv6/UDP/BTH and RoCEv1 frames in place, without allocating. */
+#include <errno.h>
+#include <string.h>
+
+#include "roce_wire.h"
+#include "wire_private.h"
+
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_VLAN 0x8100
+#define ETHERTYPE_QINQ 0x88a8
+#define ETHERTYPE_QINQ_OLD 0x9100
+#define IPPROTO_UDP_NUM 17
+#define GRH_NEXT_HDR_BTH 0x1b	/* IBA 8.3.1: IBA transport */
+
+static int fail(struct roce_pkt *pkt, enum roce_wire_err err)
+{
+	pkt->err = err;
+	return -EINVAL;
+}
+
+/* IPv4 header at @p off; sets l4_off and the end of the IP datagram. */
+static int parse_ipv4(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt,
+		      uint32_t *end)
+{
+	const uint8_t *ip = buf + off;
+	uint32_t ihl, total;
+	uint32_t sum = 0;
+	uint16_t frag;
+
+	if (len < off + IPV4_HDR_LEN)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	if (ip[0] >> 4 != 4)
+		return fail(pkt, ROCE_WERR_BAD_IP_VERSION);
+	pkt->ip_ver = 4;
+	pkt->dscp = ip[1] >> 2;
+	pkt->ecn = ip[1] & 3;
+	pkt->ip_id = rd16(ip + 4);
+	frag = rd16(ip + 6);
+	pkt->ip_df = (frag & 0x4000) != 0;
+	pkt->ttl = ip[8];
+	pkt->ip_csum = rd16(ip + 10);
+	memcpy(pkt->src.b, ip + 12, 4);
+	memcpy(pkt->dst.b, ip + 16, 4);
+	ihl = (ip[0] & 0xfu) * 4;
+	if (ihl < IPV4_HDR_LEN)
+		return fail(pkt, ROCE_WERR_BAD_IP_HDR_LEN);
+	if (len < off + ihl)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	total = rd16(ip + 2);
+	if (total < ihl)
+		return fail(pkt, ROCE_WERR_BAD_IP_LEN);
+	if (ip[9] != IPPROTO_UDP_NUM)
+		return fail(pkt, ROCE_WERR_NOT_ROCE);
+	if ((frag & 0x1fff) != 0)
+		return fail(pkt, ROCE_WERR_NOT_ROCE);	/* a later fragment: no UDP header */
+	pkt->l4_off = (uint16_t)(off + ihl);
+	if (len < off + ihl + UDP_HDR_LEN)
+		return fail(pkt, len < off + total ? ROCE_WERR_TRUNCATED : ROCE_WERR_NOT_ROCE);
+	if (rd16(ip + ihl + 2) != ROCE_UDP_PORT)
+		return fail(pkt, ROCE_WERR_NOT_ROCE);
+	if (len < off + total)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	if (frag & 0x2000)
+		return fail(pkt, ROCE_WERR_IP_FRAGMENT);
+	for (uint32_t i = 0; i < ihl; i += 2)
+		sum += rd16(ip + i);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	if (sum != 0xffff)
+		return fail(pkt, ROCE_WERR_BAD_IP_CSUM);
+	*end = off + total;
+	return 0;
+}
+
+static int parse_ipv6(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt,
+		      uint32_t *end)
+{
+	const uint8_t *ip = buf + off;
+	uint32_t vtc_flow, plen;
+
+	if (len < off + IPV6_HDR_LEN)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	vtc_flow = rd32(ip);
+	if (vtc_flow >> 28 != 6)
+		return fail(pkt, ROCE_WERR_BAD_IP_VERSION);
+	pkt->ip_ver = 6;
+	pkt->dscp = (uint8_t)(vtc_flow >> 22) & 0x3f;
+	pkt->ecn = (vtc_flow >> 20) & 3;
+	pkt->flow_label = vtc_flow & 0xfffff;
+	pkt->ttl = ip[7];
+	memcpy(pkt->src.b, ip + 8, 16);
+	memcpy(pkt->dst.b, ip + 24, 16);
+	plen = rd16(ip + 4);
+	if (ip[6] != IPPROTO_UDP_NUM)
+		return fail(pkt, ROCE_WERR_NOT_ROCE);
+	pkt->l4_off = (uint16_t)(off + IPV6_HDR_LEN);
+	if (len < (uint32_t)pkt->l4_off + UDP_HDR_LEN)
+		return fail(pkt, len < off + IPV6_HDR_LEN + plen ? ROCE_WERR_TRUNCATED :
+			    ROCE_WERR_NOT_ROCE);
+	if (rd16(ip + IPV6_HDR_LEN + 2) != ROCE_UDP_PORT)
+		return fail(pkt, ROCE_WERR_NOT_ROCE);
+	if (len < off + IPV6_HDR_LEN + plen)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	*end = off + IPV6_HDR_LEN + plen;
+	return 0;
+}
+
+/* RoCEv1: a 40-byte GRH straight after the Ethernet header, then the BTH. */
+static int parse_grh(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt,
+		     uint32_t *end)
+{
+	const uint8_t *grh = buf + off;
+	uint32_t vtc_flow;
+
+	pkt->kind = ROCE_KIND_ROCEV1;
+	if (len < off + ROCE_GRH_LEN)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	vtc_flow = rd32(grh);
+	pkt->ip_ver = 6;
+	pkt->dscp = (uint8_t)(vtc_flow >> 22) & 0x3f;
+	pkt->ecn = (vtc_flow >> 20) & 3;
+	pkt->flow_label = vtc_flow & 0xfffff;
+	pkt->ttl = grh[7];
+	memcpy(pkt->src.b, grh + 8, 16);
+	memcpy(pkt->dst.b, grh + 24, 16);
+	if (vtc_flow >> 28 != 6 || grh[6] != GRH_NEXT_HDR_BTH)
+		return fail(pkt, ROCE_WERR_BAD_GRH);
+	if (len < off + ROCE_GRH_LEN + rd16(grh + 4))
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	*end = off + ROCE_GRH_LEN + rd16(grh + 4);
+	pkt->bth_off = (uint16_t)(off + ROCE_GRH_LEN);
+	return 0;
+}
+
+static void parse_ext(const uint8_t *h, const struct roce_opcode_info *info, struct roce_pkt *pkt)
+{
+	const uint8_t *p;
+
+	if (info->mask & ROCE_F_DETH) {
+		p = h + info->ext_off[ROCE_EXT_DETH];
+		pkt->deth.qkey = rd32(p);
+		pkt->deth.srcqp = rd24(p + 5);
+	}
+	if (info->mask & ROCE_F_FETH)
+		pkt->feth = rd32(h + info->ext_off[ROCE_EXT_FETH]);
+	if (info->mask & ROCE_F_RETH) {
+		p = h + info->ext_off[ROCE_EXT_RETH];
+		pkt->reth.va = rd64(p);
+		pkt->reth.rkey = rd32(p + 8);
+		pkt->reth.dmalen = rd32(p + 12);
+	}
+	if (info->mask & ROCE_F_ATMETH) {
+		p = h + info->ext_off[ROCE_EXT_ATMETH];
+		pkt->atmeth.va = rd64(p);
+		pkt->atmeth.rkey = rd32(p + 8);
+		pkt->atmeth.swap = rd64(p + 12);
+		pkt->atmeth.cmp = rd64(p + 20);
+	}
+	if (info->mask & ROCE_F_AETH) {
+		p = h + info->ext_off[ROCE_EXT_AETH];
+		pkt->aeth.syndrome = p[0];
+		pkt->aeth.msn = rd24(p + 1);
+	}
+	if (info->mask & ROCE_F_ATMACK)
+		pkt->atmack_orig = rd64(h + info->ext_off[ROCE_EXT_ATMACK]);
+	if (info->mask & ROCE_F_IMMDT)
+		pkt->immdt = rd32(h + info->ext_off[ROCE_EXT_IMMDT]);
+	if (info->mask & ROCE_F_IETH)
+		pkt->ieth_rkey = rd32(h + info->ext_off[ROCE_EXT_IETH]);
+}
+
+/* BTH, extended headers, payload, pad and ICRC between bth_off and @p end. */
+static int parse_transport(const uint8_t *buf, uint32_t end, unsigned int flags,
+			   struct roce_pkt *pkt)
+{
+	const uint8_t *bth = buf + pkt->bth_off;
+	const struct roce_opcode_info *info;
+	uint32_t body;
+
+	if (end < (uint32_t)pkt->bth_off + ROCE_BTH_LEN + ROCE_ICRC_LEN) {
+		pkt->bth_off = 0;	/* no BTH decoded */
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	}
+	pkt->opcode = bth[0];
+	pkt->se = bth[1] >> 7;
+	pkt->mig = (bth[1] >> 6) & 1;
+	pkt->pad = (bth[1] >> 4) & 3;
+	pkt->tver = bth[1] & 0xf;
+	pkt->pkey = rd16(bth + 2);
+	pkt->fecn = bth[4] >> 7;
+	pkt->becn = (bth[4] >> 6) & 1;
+	pkt->resv6 = bth[4] & 0x3f;
+	pkt->dqpn = rd24(bth + 5);
+	pkt->ackreq = bth[8] >> 7;
+	pkt->resv7 = bth[8] & 0x7f;
+	pkt->psn = rd24(bth + 9);
+	pkt->icrc = rd32le(buf + end - ROCE_ICRC_LEN);
+
+	info = &roce_opcode[pkt->opcode];
+	if (info->name == NULL)
+		return fail(pkt, ROCE_WERR_UNKNOWN_OPCODE);
+	if (pkt->tver != 0)
+		return fail(pkt, ROCE_WERR_BAD_TVER);
+	if (end < (uint32_t)pkt->bth_off + info->hdr_len + ROCE_ICRC_LEN)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	parse_ext(bth + ROCE_BTH_LEN, info, pkt);
+
+	pkt->payload_off = (uint16_t)(pkt->bth_off + info->hdr_len);
+	pkt->payload = buf + pkt->payload_off;
+	body = end - ROCE_ICRC_LEN - pkt->payload_off;
+	if (pkt->pad > body || (pkt->pad != 0 && !(info->mask & ROCE_F_PAYLOAD)))
+		return fail(pkt, ROCE_WERR_BAD_PAD);
+	pkt->payload_len = body - pkt->pad;
+	if ((!(info->mask & ROCE_F_PAYLOAD) && body != 0) ||
+	    ((info->mask & ROCE_F_PAYLOAD_FIXED) && pkt->payload_len != 8))
+		return fail(pkt, ROCE_WERR_BAD_PAYLOAD_LEN);
+
+	if (flags & ROCE_PARSE_NO_ICRC)
+		return 0;
+	pkt->icrc_calc = wire_icrc(buf, pkt->l3_off, pkt->bth_off, end - ROCE_ICRC_LEN,
+				   pkt->ip_ver == 4, pkt->kind == ROCE_KIND_ROCEV2);
+	pkt->icrc_ok = pkt->icrc_calc == pkt->icrc;
+	if (!pkt->icrc_ok) {
+		pkt->err = ROCE_WERR_ICRC_MISMATCH;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt)
+{
+	uint32_t off = ETHER_HDR_LEN;
+	uint32_t end = 0;
+	uint16_t et;
+	int rc;
+
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->len = len;
+	if (len < ETHER_HDR_LEN)
+		return fail(pkt, ROCE_WERR_TRUNCATED);
+	memcpy(pkt->dmac, buf, 6);
+	memcpy(pkt->smac, buf + 6, 6);
+	et = rd16(buf + 12);
+	while (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ || et == ETHERTYPE_QINQ_OLD) {
+		uint16_t tci;
+
+		if (pkt->nvlan == ROCE_MAX_VLANS)
+			return fail(pkt, ROCE_WERR_TOO_MANY_VLANS);
+		if (len < off + VLAN_TAG_LEN)
+			return fail(pkt, ROCE_WERR_TRUNCATED);
+		tci = rd16(buf + off);
+		pkt->vlan[pkt->nvlan].tpid = et;
+		pkt->vlan[pkt->nvlan].pcp = tci >> 13;
+		pkt->vlan[pkt->nvlan].dei = (tci >> 12) & 1;
+		pkt->vlan[pkt->nvlan].vid = tci & 0xfff;
+		pkt->nvlan++;
+		et = rd16(buf + off + 2);
+		off += VLAN_TAG_LEN;
+	}
+	pkt->ethertype = et;
+	pkt->l3_off = (uint16_t)off;
+
+	switch (et) {
+	case ETHERTYPE_IPV4:
+		rc = parse_ipv4(buf, len, off, pkt, &end);
+		break;
+	case ETHERTYPE_IPV6:
+		rc = parse_ipv6(buf, len, off, pkt, &end);
+		break;
+	case ROCE_ETHERTYPE_V1:
+		rc = parse_grh(buf, len, off, pkt, &end);
+		if (rc == 0)
+			return parse_transport(buf, end, flags, pkt);
+		return rc;
+	case ROCE_ETHERTYPE_MAC_CTRL:
+		return wire_parse_mac_ctrl(buf, len, off, pkt);
+	default:
+		return fail(pkt, ROCE_WERR_NOT_ROCE);
+	}
+	if (rc != 0)
+		return rc;
+
+	/* IP and UDP 4791 are in place: from here on it is RoCEv2. */
+	pkt->kind = ROCE_KIND_ROCEV2;
+	{
+		const uint8_t *udp = buf + pkt->l4_off;
+		uint32_t ulen = rd16(udp + 4);
+
+		pkt->sport = rd16(udp);
+		pkt->dport = rd16(udp + 2);
+		pkt->udp_csum = rd16(udp + 6);
+		if (ulen != end - pkt->l4_off)
+			return fail(pkt, ROCE_WERR_BAD_UDP_LEN);
+	}
+	pkt->bth_off = (uint16_t)(pkt->l4_off + UDP_HDR_LEN);
+	return parse_transport(buf, end, flags, pkt);
+}

@@ -1,0 +1,147 @@
+/* The RoCE invariant CRC (IBA Annex A17.3.3) on top of DPDK's SIMD CRC-32. */
+#include <string.h>
+
+#include <rte_cpuflags.h>
+#include <rte_net_crc.h>
+#include <rte_vect.h>
+
+#include "roce_wire.h"
+#include "wire_private.h"
+
+#define CRC32_POLY_REFLECTED 0xedb88320u	/* IEEE 802.3, bit-reversed */
+#define XPOW8_TABLE_LEN 16384			/* covers every frame up to 16 KiB */
+
+/* xpow8[n] = x^(8n) mod P in reflected order: the operator that appends n zero bytes. */
+static uint32_t xpow8[XPOW8_TABLE_LEN];
+static const char *crc_path_name = "portable";
+
+/* a * b mod P, both reflected (the coefficient of x^0 in bit 31). */
+static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+
+	for (int i = 0; i < 32; i++) {
+		p ^= b & -(a >> 31);
+		a <<= 1;
+		b = (b >> 1) ^ (CRC32_POLY_REFLECTED & -(b & 1));
+	}
+	return p;
+}
+
+static uint32_t mul_x8(uint32_t v)
+{
+	for (int i = 0; i < 8; i++)
+		v = (v >> 1) ^ (CRC32_POLY_REFLECTED & -(v & 1));
+	return v;
+}
+
+__attribute__((constructor)) static void xpow8_init(void)
+{
+	xpow8[0] = 0x80000000u; /* x^0 */
+	for (unsigned int n = 1; n < XPOW8_TABLE_LEN; n++)
+		xpow8[n] = mul_x8(xpow8[n - 1]);
+}
+
+static uint32_t x8n_mod_p(uint32_t n)
+{
+	uint32_t r, sq;
+
+	if (roce_likely(n < XPOW8_TABLE_LEN))
+		return xpow8[n];
+	/* Square and multiply from x^(8 * 2^k). */
+	r = 0x80000000u;
+	sq = xpow8[1];
+	for (; n != 0; n >>= 1) {
+		if (n & 1)
+			r = gf2_mulmod(r, sq);
+		sq = gf2_mulmod(sq, sq);
+	}
+	return r;
+}
+
+uint32_t roce_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint32_t len_b)
+{
+	return gf2_mulmod(x8n_mod_p(len_b), crc_a) ^ crc_b;
+}
+
+uint32_t roce_crc32(const void *data, uint32_t len)
+{
+	return rte_net_crc_calc(data, len, RTE_NET_CRC32_ETH);
+}
+
+const char *roce_crc_select_fastest(void)
+{
+	uint16_t width = rte_vect_get_max_simd_bitwidth();
+
+	if (width >= RTE_VECT_SIMD_512 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0) {
+		rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+		crc_path_name = "avx512";
+	} else if (width >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0) {
+		rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
+		crc_path_name = "sse42";
+	} else {
+		rte_net_crc_set_alg(RTE_NET_CRC_SCALAR);
+		crc_path_name = "scalar";
+	}
+	ROCE_LOG(INFO, "CRC-32 path: %s (max SIMD width %u bits)", crc_path_name, width);
+	return crc_path_name;
+}
+
+const char *roce_crc_path(void)
+{
+	return crc_path_name;
+}
+
+/*
+ * Copy the invariant view of the headers from L3 to the end of the BTH into @p out, behind
+ * 8 bytes of ones standing for the masked LRH; return its length.
+ */
+static uint32_t masked_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, bool ipv4,
+			       bool udp, uint8_t *out)
+{
+	uint32_t hlen = bth_off - l3_off + ROCE_BTH_LEN;
+	uint8_t *l3 = out + 8;
+
+	memset(out, 0xff, 8);
+	memcpy(l3, buf + l3_off, hlen);
+	if (ipv4) {
+		l3[1] = 0xff;			/* TOS: DSCP and ECN */
+		l3[8] = 0xff;			/* TTL */
+		l3[10] = l3[11] = 0xff;		/* header checksum */
+	} else {
+		l3[0] |= 0x0f;			/* traffic class, high nibble */
+		l3[1] = l3[2] = l3[3] = 0xff;	/* traffic class, low nibble; flow label */
+		l3[7] = 0xff;			/* hop limit */
+	}
+	if (udp)
+		l3[bth_off - l3_off - 2] = l3[bth_off - l3_off - 1] = 0xff; /* UDP checksum */
+	l3[bth_off - l3_off + 4] = 0xff;	/* BTH: FECN, BECN, resv6 */
+	return 8 + hlen;
+}
+
+uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
+		   bool ipv4, bool udp)
+{
+	uint8_t hdr[8 + 60 + 8 + ROCE_BTH_LEN];	/* LRH stand-in, IPv4 with options, UDP, BTH */
+	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
+	uint32_t crc = roce_crc32(hdr, masked_headers(buf, l3_off, bth_off, ipv4, udp, hdr));
+
+	if (end > rest_off) {
+		uint32_t rest_len = end - rest_off;
+
+		crc = roce_crc32_combine(crc, roce_crc32(buf + rest_off, rest_len), rest_len);
+	}
+	/*
+	 * The ICRC is the complemented CRC sent least-significant byte first, which is how an
+	 * Ethernet FCS lands on the wire too: the 4 stored bytes read little-endian equal the
+	 * standard CRC-32 value.
+	 */
+	return crc;
+}
+
+uint32_t roce_icrc_calc(const uint8_t *buf, const struct roce_pkt *pkt, uint32_t end)
+{
+	return wire_icrc(buf, pkt->l3_off, pkt->bth_off, end, pkt->ip_ver == 4,
+			 pkt->kind == ROCE_KIND_ROCEV2);
+}

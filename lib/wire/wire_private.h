@@ -1,0 +1,86 @@
+/* lib/wire internals shared between its files; not part of the API. */
+#ifndef WIRE_PRIVATE_H
+#define WIRE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce_wire.h"
+
+#define ETHER_HDR_LEN 14
+#define VLAN_TAG_LEN 4
+#define IPV4_HDR_LEN 20
+#define IPV6_HDR_LEN 40
+#define UDP_HDR_LEN 8
+#define ETHER_MIN_FRAME 60	/* without FCS */
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t rd24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
+}
+
+static inline uint32_t rd32le(const uint8_t *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void wr24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static inline void wr32(uint8_t *p, uint32_t v)
+{
+	wr16(p, (uint16_t)(v >> 16));
+	wr16(p + 2, (uint16_t)v);
+}
+
+static inline void wr64(uint8_t *p, uint64_t v)
+{
+	wr32(p, (uint32_t)(v >> 32));
+	wr32(p + 4, (uint32_t)v);
+}
+
+static inline void wr32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/*
+ * ICRC over a frame whose L3 header starts at @p l3_off and BTH at @p bth_off, up to @p end
+ * (the ICRC's offset). @p ipv4: the L3 header is IPv4 (else IPv6 or GRH); @p udp: RoCEv2.
+ */
+uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
+		   bool ipv4, bool udp);
+
+/* MAC control (PAUSE, PFC) body at @p off; wire_pfc.c. */
+int wire_parse_mac_ctrl(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt);
+int wire_build_mac_ctrl(const struct roce_pkt *pkt, uint8_t *buf, uint32_t off, uint32_t size);
+
+#endif /* WIRE_PRIVATE_H */
