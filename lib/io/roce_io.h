@@ -3,7 +3,10 @@
 #define ROCE_IO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+struct rte_mbuf;
 
 /**
  * Initialise DPDK's EAL once for the process, the one place rocelab does so. Defaults:
@@ -20,5 +23,62 @@ int roce_eal_init(const char *user_args);
 
 /** True once roce_eal_init() has succeeded. */
 bool roce_eal_ready(void);
+
+/* ---- pcap files (io_pcap.c), through libpcap ---- */
+
+struct roce_pcap_reader;
+struct roce_pcap_writer;
+
+/* One frame read from a capture; data is borrowed until the next roce_pcap_next(). */
+struct roce_pcap_frame {
+	uint64_t n;		/* frame number in the file, counting from 1 (before filtering) */
+	uint64_t ts_ns;		/* timestamp, ns since the epoch (microsecond files scaled up) */
+	uint32_t caplen;	/* bytes captured, in @data */
+	uint32_t wirelen;	/* length on the wire */
+	const uint8_t *data;	/* frame bytes, starting at the Ethernet header */
+};
+
+/**
+ * Open a pcap or pcapng file for reading, with nanosecond timestamps. Only DLT_EN10MB frames are
+ * returned; a file of another link type opens, and every read reports it (-ENOTSUP).
+ * @param path  file name; "-" reads standard input
+ * @param bpf   a libpcap filter expression applied to each frame, or NULL
+ * @param err   receives a one-line message on failure (file name and reason)
+ * @return a reader, or NULL with errno set (ENOENT, EINVAL for a bad file or filter, ...)
+ */
+struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char *err, size_t errlen);
+
+/**
+ * Read the next frame that passes the filter.
+ * @return 1 with @p f filled; 0 at the end of the file; -EBADMSG if the file is truncated or
+ *         corrupt (roce_pcap_error() names the frame where it broke; the frames before it were
+ *         returned normally); -ENOTSUP if the link type is not Ethernet
+ */
+int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f);
+
+/** The last error as one line, naming the file and the frame. */
+const char *roce_pcap_error(const struct roce_pcap_reader *r);
+
+/** Link type of the capture (DLT_*). */
+int roce_pcap_linktype(const struct roce_pcap_reader *r);
+
+/** Close; NULL is a no-op. */
+void roce_pcap_close(struct roce_pcap_reader *r);
+
+/**
+ * Create a pcap file (LINKTYPE_ETHERNET, nanosecond resolution, snaplen 65535).
+ * @param path  file name; "-" writes standard output
+ * @return a writer, or NULL with errno set and @p err filled
+ */
+struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t errlen);
+
+/** Append one frame. @return 0 or -EIO */
+int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t len);
+
+/** Append one frame held in a (possibly chained) mbuf. @return 0 or -EIO */
+int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, const struct rte_mbuf *m);
+
+/** Flush and close; NULL is a no-op. @return 0 or -EIO if a write failed on the way */
+int roce_pcap_close_writer(struct roce_pcap_writer *w);
 
 #endif /* ROCE_IO_H */
