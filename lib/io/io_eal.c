@@ -30,7 +30,8 @@ static bool has_prefix(char **argv, int argc, const char *const *prefixes)
 
 int roce_eal_init(const char *user_args)
 {
-	static const char *const huge_opts[] = { "--huge", "-m", "--socket-mem", NULL };
+	static const char *const huge_opts[] = { "--huge", "--socket-mem", NULL };
+	static const char *const mem_opts[] = { "-m", NULL };
 	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", NULL };
 	static const char *const prefix_opts[] = { "--file-prefix", "--proc-type", NULL };
 	static const char *const telemetry_opts[] = { "--telemetry", NULL };
@@ -66,6 +67,8 @@ int roce_eal_init(const char *user_args)
 		argv[argc++] = (char *)"--no-shconf";
 	if (!has_prefix(user, nuser, telemetry_opts))
 		argv[argc++] = (char *)"--no-telemetry";
+	if (!has_prefix(user, nuser, huge_opts) && !has_prefix(user, nuser, mem_opts))
+		argv[argc++] = (char *)"-m512";	/* malloc'd lazily: only what mbufs touch is used */
 	argv[argc++] = (char *)"--force-max-simd-bitwidth=512";
 	if (roce_log_threshold < ROCE_LOG_DEBUG)
 		argv[argc++] = (char *)"--log-level=warning";
