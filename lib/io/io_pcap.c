@@ -1,0 +1,246 @@
+/* pcap and pcapng files through libpcap: a nanosecond reader with a BPF filter, and a writer. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+#include <rte_mbuf.h>
+
+#include "roce_common.h"
+#include "roce_io.h"
+
+#define PCAP_SNAPLEN 65535	/* what the writer declares; frames longer are cut */
+#define ERR_LEN 512
+
+struct roce_pcap_reader {
+	pcap_t *p;			/* libpcap's handle, nanosecond precision */
+	struct bpf_program prog;	/* compiled filter, valid if has_prog */
+	bool has_prog;			/* a filter was given */
+	int linktype;			/* DLT_* of the file */
+	int sticky;			/* once the file broke, every read returns this */
+	uint64_t n;			/* frames read so far, before filtering */
+	char path[256];			/* for messages */
+	char err[ERR_LEN];		/* last error, one line */
+};
+
+struct roce_pcap_writer {
+	pcap_t *p;			/* a dead handle that only carries the file header */
+	pcap_dumper_t *d;		/* the file */
+	int failed;			/* a write failed on the way */
+	uint8_t buf[PCAP_SNAPLEN];	/* flattens chained mbufs; allocated once */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* libpcap's messages say "No such file or directory" etc.; map the common ones to errno. */
+static int open_errno(const char *path)
+{
+	FILE *f;
+
+	if (strcmp(path, "-") == 0)
+		return EINVAL;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return errno;
+	fclose(f);
+	return EINVAL;	/* readable, but not a capture libpcap understands */
+}
+
+struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	struct roce_pcap_reader *r;
+	int e;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		set_err(err, errlen, "%s: out of memory", path);
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+	r->p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (r->p == NULL) {
+		e = open_errno(path);
+		/* libpcap already names the file in most messages; keep ours uniform */
+		set_err(err, errlen, "%s: %s", r->path, e == EINVAL ? ebuf : strerror(e));
+		goto err_free;
+	}
+	r->linktype = pcap_datalink(r->p);
+	if (bpf != NULL && bpf[0] != '\0') {
+		if (pcap_compile(r->p, &r->prog, bpf, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+			set_err(err, errlen, "%s: bad filter '%s': %s", r->path, bpf,
+				pcap_geterr(r->p));
+			e = EINVAL;
+			goto err_close;
+		}
+		r->has_prog = true;
+	}
+	if (r->linktype != DLT_EN10MB) {
+		const char *name = pcap_datalink_val_to_name(r->linktype);
+
+		snprintf(r->err, sizeof(r->err), "%s: link type %d (%s) is not Ethernet; skipped",
+			 r->path, r->linktype, name != NULL ? name : "unknown");
+		r->sticky = -ENOTSUP;
+	}
+	return r;
+
+err_close:
+	pcap_close(r->p);
+err_free:
+	free(r);
+	errno = e;
+	return NULL;
+}
+
+int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int rc;
+
+	if (r->sticky != 0)
+		return r->sticky;
+	for (;;) {
+		rc = pcap_next_ex(r->p, &h, &data);
+		if (rc == PCAP_ERROR_BREAK)
+			return 0;	/* end of file */
+		if (rc != 1) {
+			snprintf(r->err, sizeof(r->err), "%s: frame %llu: file truncated or corrupt: %s",
+				 r->path, (unsigned long long)r->n + 1, pcap_geterr(r->p));
+			r->sticky = -EBADMSG;
+			return r->sticky;
+		}
+		r->n++;
+		if (r->has_prog && pcap_offline_filter(&r->prog, h, data) == 0)
+			continue;
+		f->n = r->n;
+		f->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		f->caplen = h->caplen;
+		f->wirelen = h->len;
+		f->data = data;
+		return 1;
+	}
+}
+
+const char *roce_pcap_error(const struct roce_pcap_reader *r)
+{
+	return r->err;
+}
+
+int roce_pcap_linktype(const struct roce_pcap_reader *r)
+{
+	return r->linktype;
+}
+
+void roce_pcap_close(struct roce_pcap_reader *r)
+{
+	if (r == NULL)
+		return;
+	if (r->has_prog)
+		pcap_freecode(&r->prog);
+	pcap_close(r->p);
+	free(r);
+}
+
+struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t errlen)
+{
+	struct roce_pcap_writer *w;
+	int e;
+
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		set_err(err, errlen, "%s: out of memory", path);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, PCAP_SNAPLEN,
+						   PCAP_TSTAMP_PRECISION_NANO);
+	if (w->p == NULL) {
+		set_err(err, errlen, "%s: libpcap cannot create a capture handle", path);
+		e = ENOMEM;
+		goto err_free;
+	}
+	errno = 0;
+	w->d = pcap_dump_open(w->p, path);
+	if (w->d == NULL) {
+		e = errno != 0 ? errno : EIO;
+		set_err(err, errlen, "%s: cannot create: %s", path, pcap_geterr(w->p));
+		goto err_close;
+	}
+	return w;
+
+err_close:
+	pcap_close(w->p);
+err_free:
+	free(w);
+	errno = e;
+	return NULL;
+}
+
+static int dump(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t caplen,
+		uint32_t len)
+{
+	struct pcap_pkthdr h;
+
+	h.ts.tv_sec = (time_t)(ts_ns / 1000000000ull);
+	h.ts.tv_usec = (suseconds_t)(ts_ns % 1000000000ull);	/* ns: the handle is nano */
+	h.caplen = caplen;
+	h.len = len;
+	pcap_dump((u_char *)w->d, &h, data);
+	if (ferror(pcap_dump_file(w->d))) {
+		w->failed = 1;
+		return -EIO;
+	}
+	return 0;
+}
+
+int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t len)
+{
+	return dump(w, ts_ns, data, ROCE_MIN(len, (uint32_t)PCAP_SNAPLEN), len);
+}
+
+int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, const struct rte_mbuf *m)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t caplen = ROCE_MIN(len, (uint32_t)PCAP_SNAPLEN);
+	uint32_t off = 0;
+
+	if (m->nb_segs == 1 || rte_pktmbuf_data_len(m) >= caplen)
+		return dump(w, ts_ns, rte_pktmbuf_mtod(m, const uint8_t *), caplen, len);
+	for (const struct rte_mbuf *s = m; s != NULL && off < caplen; s = s->next) {
+		uint32_t n = ROCE_MIN((uint32_t)rte_pktmbuf_data_len(s), caplen - off);
+
+		memcpy(w->buf + off, rte_pktmbuf_mtod(s, const uint8_t *), n);
+		off += n;
+	}
+	return dump(w, ts_ns, w->buf, off, len);
+}
+
+int roce_pcap_close_writer(struct roce_pcap_writer *w)
+{
+	int rc = 0;
+
+	if (w == NULL)
+		return 0;
+	if (pcap_dump_flush(w->d) != 0 || ferror(pcap_dump_file(w->d)) || w->failed)
+		rc = -EIO;
+	pcap_dump_close(w->d);
+	pcap_close(w->p);
+	free(w);
+	return rc;
+}
