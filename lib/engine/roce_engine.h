@@ -1,0 +1,208 @@
+/* lib/engine: the one engine under transport and fabric: a clock, timers, mbufs, a seeded RNG, links. */
+#ifndef ROCE_ENGINE_H
+#define ROCE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce_common.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+struct roce_engine;
+struct roce_pcap_writer;
+
+/*
+ * Time in picoseconds: one bit at 100 Gb/s is 10 ps, so serialisation times add up without
+ * rounding drift; 2^64 ps is 213 days.
+ */
+typedef uint64_t roce_time_t;
+#define ROCE_PS 1ull
+#define ROCE_NS 1000ull
+#define ROCE_US (1000ull * ROCE_NS)
+#define ROCE_MS (1000ull * ROCE_US)
+#define ROCE_SEC (1000ull * ROCE_MS)
+#define ROCE_TIME_NEVER UINT64_MAX
+
+/* ---- timers ---- */
+
+struct roce_timer;
+typedef void (*roce_timer_fn)(struct roce_engine *eng, struct roce_timer *t, void *arg);
+
+/*
+ * A timer lives inside the object it times (a QP's retransmit timer, a link's next arrival):
+ * objects re-arm their one timer rather than queueing an event per packet.
+ */
+struct roce_timer {
+	roce_time_t when;	/* expiry, while armed */
+	uint64_t seq;		/* arm order: ties at equal @when fire in arm order */
+	roce_timer_fn fn;	/* called once at expiry */
+	void *arg;		/* passed to @fn */
+	uint32_t slot;		/* engine's index while armed, ROCE_TIMER_IDLE otherwise */
+};
+#define ROCE_TIMER_IDLE UINT32_MAX
+
+/** Prepare a timer; it starts idle. */
+void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg);
+
+/** Arm (or move) @p t to fire at @p when (clamped to now if in the past). */
+void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t when);
+
+/** Disarm @p t; idle timers are left alone. */
+void roce_timer_cancel(struct roce_engine *eng, struct roce_timer *t);
+
+static inline bool roce_timer_armed(const struct roce_timer *t)
+{
+	return t->slot != ROCE_TIMER_IDLE;
+}
+
+/* ---- the engine ---- */
+
+enum roce_clock {
+	ROCE_CLOCK_VIRTUAL,	/* jump from event to event: deterministic, as fast as the CPU */
+	ROCE_CLOCK_WALL,	/* follow the TSC; run pollers (DPDK ports) between timers */
+};
+
+struct roce_engine_conf {
+	enum roce_clock clock;	/* virtual or wall-clock time */
+	uint64_t seed;		/* the engine's one RNG; same seed, same run */
+	uint32_t nb_mbufs;	/* mempool size; 0: 16384 */
+	uint16_t mbuf_data;	/* bytes of data room per mbuf; 0: 9216 + headroom */
+	const char *name;	/* for the mempool and logs; NULL: "rocelab" */
+};
+
+/**
+ * Create an engine and its mbuf pool. Needs roce_eal_init() first.
+ * @return the engine, or NULL with errno set (ENOMEM, EINVAL)
+ */
+struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf);
+
+/** Free the engine and its pool; armed timers are dropped; NULL is a no-op. */
+void roce_engine_destroy(struct roce_engine *eng);
+
+/** Current time: virtual, or ps since the engine was created (wall clock). */
+roce_time_t roce_engine_now(const struct roce_engine *eng);
+
+/**
+ * Run until @p until (absolute), until no timer is armed (virtual clock), or until
+ * roce_engine_stop(). Virtual clock: pops the earliest timer, sets now to its time, fires it.
+ * Wall clock: fires due timers and calls the pollers in a loop.
+ * @return the number of timers fired
+ */
+uint64_t roce_engine_run(struct roce_engine *eng, roce_time_t until);
+
+/** Make roce_engine_run() return after the current event. */
+void roce_engine_stop(struct roce_engine *eng);
+
+typedef void (*roce_poll_fn)(struct roce_engine *eng, void *arg);
+
+/** Register a function called on every loop iteration in wall-clock mode. @return 0, -ENOSPC */
+int roce_engine_add_poller(struct roce_engine *eng, roce_poll_fn fn, void *arg);
+
+/** Next 64 random bits of the engine's RNG (xoshiro256**, seeded from conf.seed). */
+uint64_t roce_engine_rand(struct roce_engine *eng);
+
+/** Uniform double in [0, 1). */
+double roce_engine_rand01(struct roce_engine *eng);
+
+/** The engine's mbuf pool. */
+struct rte_mempool *roce_engine_pool(struct roce_engine *eng);
+
+/** Allocate an empty mbuf, or NULL (counted) when the pool is empty. */
+struct rte_mbuf *roce_engine_mbuf(struct roce_engine *eng);
+
+/* Engine-wide counters. */
+struct roce_engine_stats {
+	uint64_t timers_fired;	/* events dispatched */
+	uint64_t timers_armed;	/* arm calls */
+	uint64_t mbuf_alloc_fail; /* pool empty */
+	uint32_t max_pending;	/* most timers armed at once */
+};
+
+void roce_engine_stats(const struct roce_engine *eng, struct roce_engine_stats *st);
+
+/* ---- links ---- */
+
+/*
+ * An endpoint of a link: a NIC port or a switch port. The link pulls frames from the sending
+ * endpoint when its wire is idle (so queues live in the endpoint, where PFC and schedulers act)
+ * and hands arriving frames to the receiving endpoint. The endpoint owns every mbuf it pulls
+ * out of, and every mbuf handed to it.
+ */
+struct roce_link_end {
+	void *owner;
+	/** Next frame to send, or NULL if there is nothing to send now. */
+	struct rte_mbuf *(*pull)(void *owner);
+	/** A frame arrived; the callee owns @p m. */
+	void (*rx)(void *owner, struct rte_mbuf *m);
+};
+
+/* Impairments of one direction of a link; all off when zeroed. */
+struct roce_link_impair {
+	double loss;		/* probability a frame is dropped */
+	double corrupt;		/* probability one random bit of a frame is flipped */
+	double dup;		/* probability a frame is delivered twice */
+	double reorder;		/* probability a frame is held back behind the next one */
+	roce_time_t jitter;	/* extra delay, uniform in [0, jitter] (can reorder) */
+	uint64_t drop_nth;	/* drop the Nth frame of this direction (1-based); 0: off */
+	int32_t drop_psn;	/* drop the first RoCE request with this PSN, once; -1: off */
+	roce_time_t drop_acks_from; /* drop every ACK/NAK in [from, until) */
+	roce_time_t drop_acks_until;
+};
+
+/* Counters of one direction. */
+struct roce_link_stats {
+	uint64_t tx_frames;	/* frames put on the wire */
+	uint64_t tx_bytes;	/* their bytes (no preamble/IFG/FCS) */
+	uint64_t rx_frames;	/* delivered to the far end */
+	uint64_t dropped;	/* lost by impairment (any rule) */
+	uint64_t corrupted;	/* bit flipped */
+	uint64_t duplicated;	/* delivered twice */
+	uint64_t reordered;	/* delivered after a later frame */
+	uint64_t down_drops;	/* dropped because the link was down */
+	roce_time_t busy;	/* time spent serialising */
+};
+
+struct roce_link_conf {
+	uint64_t rate_bps;	/* line rate, bits per second */
+	roce_time_t delay;	/* propagation delay */
+	uint32_t mtu;		/* largest L3 packet; bigger frames are dropped and counted */
+};
+
+struct roce_link;
+
+/**
+ * Create a full-duplex link between @p a and @p b (copied). Direction 0 sends a→b, 1 sends b→a.
+ * @return the link, or NULL with errno set
+ */
+struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_link_conf *conf,
+				   const struct roce_link_end *a, const struct roce_link_end *b);
+
+/** Free; frames in flight are freed. NULL is a no-op. */
+void roce_link_destroy(struct roce_link *link);
+
+/** Tell direction @p dir that its sender has frames: pull now if the wire is idle. */
+void roce_link_kick(struct roce_link *link, int dir);
+
+/** Set one direction's impairments (copied). */
+void roce_link_set_impair(struct roce_link *link, int dir, const struct roce_link_impair *imp);
+
+/** Change the line rate (both directions) from now on, e.g. a 100G link degrading to 40G. */
+void roce_link_set_rate(struct roce_link *link, uint64_t rate_bps);
+
+/** Bring the link down (frames sent while down are dropped and counted) or up. */
+void roce_link_set_up(struct roce_link *link, bool up);
+
+/** Tap both directions into @p w at virtual timestamps (frames as they leave the sender). */
+void roce_link_set_tap(struct roce_link *link, struct roce_pcap_writer *w);
+
+void roce_link_stats(const struct roce_link *link, int dir, struct roce_link_stats *st);
+
+/** Bytes a frame of @p len occupies on the wire: preamble+SFD 8, FCS 4, inter-frame gap 12. */
+static inline uint32_t roce_wire_bytes(uint32_t len)
+{
+	return (len < 60 ? 60 : len) + 24;
+}
+
+#endif /* ROCE_ENGINE_H */
