@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct rte_mbuf;
 
@@ -80,5 +81,122 @@ int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, const struc
 
 /** Flush and close; NULL is a no-op. @return 0 or -EIO if a write failed on the way */
 int roce_pcap_close_writer(struct roce_pcap_writer *w);
+
+/* ---- dissection output (io_dissect.c) and capture summaries (io_summary.c) ---- */
+
+#include "roce_wire.h"
+
+/**
+ * One frame as one JSON object and a newline, the contract of docs/dissect.md: n, ts_ns, len,
+ * kind, then each header that was decoded (a header's key is absent when it is absent), and
+ * error when parsing stopped on a fault. Integers are JSON numbers.
+ * @param f    the frame as read (number, time, wire length); borrowed
+ * @param pkt  the result of roce_wire_parse() on f->data; borrowed
+ * @return the length snprintf() would have written (output cut at @p size)
+ */
+int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
+		       const struct roce_pkt *pkt);
+
+/**
+ * Every field of every decoded header, one header per line (first line: frame number, time
+ * and lengths), each line ending in a newline.
+ * @return the length snprintf() would have written (output cut at @p size)
+ */
+int roce_dissect_verbose(char *out, size_t size, const struct roce_pcap_frame *f,
+			 const struct roce_pkt *pkt);
+
+/**
+ * "HH:MM:SS.nnnnnnnnn" (UTC time of day) of a timestamp, as the default one-line output shows it.
+ * @return @p out
+ */
+char *roce_dissect_time(uint64_t ts_ns, char *out, size_t size);
+
+/* NAK kinds counted per flow; AETH NAK codes (IBA 9.7.5.2.4) and the RNR NAK. */
+enum roce_sum_nak {
+	ROCE_SUM_NAK_SEQ,	/* NAK PSN sequence error */
+	ROCE_SUM_NAK_RNR,	/* RNR NAK */
+	ROCE_SUM_NAK_ACCESS,	/* NAK remote access error */
+	ROCE_SUM_NAK_OP,	/* NAK remote operational error */
+	ROCE_SUM_NAK_INV,	/* NAK invalid request or invalid RD request */
+	ROCE_SUM_NAK_NUM,
+};
+
+/* One row of a summary: the frames of one flow (source, destination, destination QP). */
+struct roce_flow_stats {
+	uint8_t ip_ver;			/* 4 or 6 (RoCEv1: 6, the GIDs) */
+	struct roce_ip_addr src;	/* source address, as in struct roce_pkt */
+	struct roce_ip_addr dst;	/* destination address */
+	uint32_t qpn;			/* destination QP of the flow's frames */
+	const char *type;		/* "RC", "UC", "UD" or "CNP" (only CNPs seen) */
+	uint64_t frames;		/* frames, all opcodes, with or without faults */
+	uint64_t bytes;			/* their wire lengths */
+	uint64_t payload;		/* payload bytes (without pad and ICRC) */
+	uint64_t goodput_payload;	/* payload bytes of first copies (retransmissions left out) */
+	uint64_t first_ns, last_ns;	/* time of the first and the last frame */
+	bool has_psn;			/* psn_first/psn_last are valid */
+	uint32_t psn_first;		/* PSN of the first request (or, without requests, response) */
+	uint32_t psn_last;		/* highest PSN (modulo 2^24) of the same stream */
+	uint64_t psn_gaps;		/* times a request PSN jumped past the next expected one */
+	uint64_t psn_missing;		/* PSNs skipped by those jumps */
+	uint64_t retrans;		/* request (or READ response) packets whose PSN was seen before */
+	uint64_t nak[ROCE_SUM_NAK_NUM];	/* NAKs carried by this flow, by kind */
+	uint64_t ecn_ce;		/* frames marked ECN CE */
+	uint64_t cnp;			/* CNPs in this flow (they throttle the reverse direction) */
+	uint64_t icrc_err;		/* frames whose ICRC did not match */
+	uint64_t errors;		/* frames with another parse fault after the BTH */
+	uint64_t open;			/* RC requests with no response covering them at the end */
+};
+
+/* PFC/PAUSE totals of a summary. */
+struct roce_pause_stats {
+	uint64_t pfc_frames[8];		/* PFC frames with the priority's class-enable bit set */
+	uint64_t pfc_xon[8];		/* of those, quanta 0 (resume) */
+	uint64_t paused_ns[8];		/* time paused per priority, at the summary's link speed */
+	uint64_t pause_frames;		/* 802.3x PAUSE frames */
+	uint64_t pause_ns;		/* time paused by them */
+};
+
+struct roce_summary;
+
+/**
+ * Create an empty summary.
+ * @param link_bps  link speed used to turn pause quanta (512 bit times) into time, e.g. 100e9
+ * @return a summary, or NULL with errno set (EINVAL: link_bps 0; ENOMEM)
+ */
+struct roce_summary *roce_summary_create(uint64_t link_bps);
+
+/**
+ * Account one frame. Allocates only when a new flow appears (never per frame).
+ * @param f    the frame (time, wire length); borrowed
+ * @param pkt  its parse; borrowed
+ * @return 0; -ENOMEM if a new flow could not be stored (the frame is counted in the totals only)
+ */
+int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
+		     const struct roce_pkt *pkt);
+
+/** Number of flows so far. */
+unsigned int roce_summary_nflows(const struct roce_summary *s);
+
+/**
+ * Flow @p i in order of first appearance, with its final values (open requests resolved).
+ * @return a pointer valid until the next roce_summary_add() or destroy; NULL if out of range
+ */
+const struct roce_flow_stats *roce_summary_flow(struct roce_summary *s, unsigned int i);
+
+/** The totals row: sums of every flow (addresses zero, type "all"). */
+const struct roce_flow_stats *roce_summary_totals(struct roce_summary *s);
+
+/** PFC and PAUSE figures. */
+const struct roce_pause_stats *roce_summary_pause(const struct roce_summary *s);
+
+/**
+ * Print the summary as a text table (docs/dissect.md): one row per flow, the totals row, then
+ * the PFC/PAUSE figures and the count of frames that were not RoCE.
+ * @return 0 or -EIO
+ */
+int roce_summary_print(struct roce_summary *s, FILE *out);
+
+/** Destroy; NULL is a no-op. */
+void roce_summary_destroy(struct roce_summary *s);
 
 #endif /* ROCE_IO_H */
