@@ -131,7 +131,7 @@ void roce_engine_stats(const struct roce_engine *eng, struct roce_engine_stats *
  * out of, and every mbuf handed to it.
  */
 struct roce_link_end {
-	void *owner;
+	void *owner;		/* the port: passed to pull and rx */
 	/** Next frame to send, or NULL if there is nothing to send now. */
 	struct rte_mbuf *(*pull)(void *owner);
 	/** A frame arrived; the callee owns @p m. */
@@ -145,10 +145,11 @@ struct roce_link_impair {
 	double dup;		/* probability a frame is delivered twice */
 	double reorder;		/* probability a frame is held back behind the next one */
 	roce_time_t jitter;	/* extra delay, uniform in [0, jitter] (can reorder) */
-	uint64_t drop_nth;	/* drop the Nth frame of this direction (1-based); 0: off */
-	int32_t drop_psn;	/* drop the first RoCE request with this PSN, once; -1: off */
-	roce_time_t drop_acks_from; /* drop every ACK/NAK in [from, until) */
-	roce_time_t drop_acks_until;
+	uint64_t drop_nth;	/* drop the Nth frame sent after roce_link_set_impair() (1-based); 0: off */
+	bool drop_psn_on;	/* arm the drop_psn rule (a zeroed struct must mean "off") */
+	uint32_t drop_psn;	/* drop the first RoCE request (ROCE_F_REQ) with this PSN, once */
+	roce_time_t drop_acks_from; /* drop every ACK/NAK (ROCE_F_ACK) leaving in [from, until) */
+	roce_time_t drop_acks_until; /* end of that window, exclusive */
 };
 
 /* Counters of one direction. */
@@ -160,21 +161,30 @@ struct roce_link_stats {
 	uint64_t corrupted;	/* bit flipped */
 	uint64_t duplicated;	/* delivered twice */
 	uint64_t reordered;	/* delivered after a later frame */
-	uint64_t down_drops;	/* dropped because the link was down */
+	uint64_t down_drops;	/* sent while the link was down, or in flight when it went down */
+	uint64_t mtu_drops;	/* refused before the wire: L3 length above the MTU (not in tx_frames) */
+	uint64_t in_flight;	/* now: serialised or propagating, not yet delivered or dropped */
 	roce_time_t busy;	/* time spent serialising */
 };
+/*
+ * Conservation, per direction, at any time:
+ * tx_frames + duplicated == rx_frames + dropped + down_drops + in_flight.
+ */
 
 struct roce_link_conf {
-	uint64_t rate_bps;	/* line rate, bits per second */
+	uint64_t rate_bps;	/* line rate, bits per second; must be > 0 */
 	roce_time_t delay;	/* propagation delay */
-	uint32_t mtu;		/* largest L3 packet; bigger frames are dropped and counted */
+	uint32_t mtu;		/* largest L3 packet; bigger frames are dropped and counted; 0: no limit */
 };
 
 struct roce_link;
 
 /**
  * Create a full-duplex link between @p a and @p b (copied). Direction 0 sends a→b, 1 sends b→a.
- * @return the link, or NULL with errno set
+ * A frame pulled at time T leaves the wire at T + roce_wire_bytes(len) * 8 / rate (in ps,
+ * rounded up) and arrives at that time + delay (+ jitter). The link starts up, with no
+ * impairments and no tap. Destroy links before their engine.
+ * @return the link, or NULL with errno set (EINVAL: rate 0 or an end without pull/rx; ENOMEM)
  */
 struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_link_conf *conf,
 				   const struct roce_link_end *a, const struct roce_link_end *b);
@@ -185,18 +195,35 @@ void roce_link_destroy(struct roce_link *link);
 /** Tell direction @p dir that its sender has frames: pull now if the wire is idle. */
 void roce_link_kick(struct roce_link *link, int dir);
 
-/** Set one direction's impairments (copied). */
-void roce_link_set_impair(struct roce_link *link, int dir, const struct roce_link_impair *imp);
+/**
+ * Set one direction's impairments (copied; NULL clears them). Restarts the drop_nth count and
+ * re-arms the drop_psn rule. Random draws come from the engine's RNG in a fixed order (loss,
+ * corruption, jitter, duplication, reordering), each only when its probability is non-zero.
+ * @return 0; -EINVAL (bad @p dir, a probability outside [0, 1])
+ */
+int roce_link_set_impair(struct roce_link *link, int dir, const struct roce_link_impair *imp);
 
-/** Change the line rate (both directions) from now on, e.g. a 100G link degrading to 40G. */
-void roce_link_set_rate(struct roce_link *link, uint64_t rate_bps);
+/**
+ * Change the line rate (both directions) from the next frame on, e.g. a 100G link degrading to
+ * 40G; a frame on the wire finishes at the old rate.
+ * @return 0; -EINVAL (rate 0)
+ */
+int roce_link_set_rate(struct roce_link *link, uint64_t rate_bps);
 
-/** Bring the link down (frames sent while down are dropped and counted) or up. */
+/**
+ * Bring the link down or up. Down: frames in flight are lost, and frames the senders keep
+ * sending are serialised and dropped (down_drops). Up: both directions pull again.
+ */
 void roce_link_set_up(struct roce_link *link, bool up);
 
-/** Tap both directions into @p w at virtual timestamps (frames as they leave the sender). */
+/**
+ * Tap both directions into @p w (borrowed; NULL removes the tap): every frame the link pulls,
+ * as it starts leaving the sender, timestamped with the engine's time in ns, before any
+ * impairment touches it.
+ */
 void roce_link_set_tap(struct roce_link *link, struct roce_pcap_writer *w);
 
+/** Copy direction @p dir's counters (0 or 1) into @p st. */
 void roce_link_stats(const struct roce_link *link, int dir, struct roce_link_stats *st);
 
 /** Bytes a frame of @p len occupies on the wire: preamble+SFD 8, FCS 4, inter-frame gap 12. */

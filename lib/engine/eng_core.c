@@ -1,0 +1,234 @@
+/* The engine: its mbuf pool, its one RNG, and the run loop under either clock. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_atomic.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "eng_private.h"
+
+#define ENG_DEF_MBUFS 16384	/* conf.nb_mbufs == 0 */
+#define ENG_DEF_DATA 9216	/* conf.mbuf_data == 0: a jumbo frame, plus the headroom */
+#define ENG_POOL_CACHE 256	/* per-lcore mempool cache */
+
+/* Pool names must be unique in the process: tests and scale-out runs create several engines. */
+static uint32_t eng_instances;
+
+/* splitmix64: expands one 64-bit seed into the xoshiro state (Vigna's recommendation). */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t roce_engine_rand(struct roce_engine *eng)
+{
+	uint64_t *s = eng->rng;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+double roce_engine_rand01(struct roce_engine *eng)
+{
+	return (double)(roce_engine_rand(eng) >> 11) * 0x1.0p-53;
+}
+
+static roce_time_t wall_now(const struct roce_engine *eng)
+{
+	unsigned __int128 cyc = rte_rdtsc() - eng->tsc_start;
+
+	return (roce_time_t)(cyc * ROCE_SEC / eng->tsc_hz);
+}
+
+roce_time_t roce_engine_now(const struct roce_engine *eng)
+{
+	if (eng->clock == ROCE_CLOCK_WALL)
+		return wall_now(eng);
+	return eng->now;
+}
+
+struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
+{
+	static const struct roce_engine_conf defaults = { .clock = ROCE_CLOCK_VIRTUAL };
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	struct roce_engine *eng;
+	unsigned int nb, cache;
+	uint64_t x;
+	uint16_t data;
+	int i;
+
+	if (conf == NULL)
+		conf = &defaults;
+	if (conf->clock != ROCE_CLOCK_VIRTUAL && conf->clock != ROCE_CLOCK_WALL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	nb = conf->nb_mbufs ? conf->nb_mbufs : ENG_DEF_MBUFS;
+	data = conf->mbuf_data ? conf->mbuf_data : ENG_DEF_DATA + RTE_PKTMBUF_HEADROOM;
+	if (nb < 2 || data <= RTE_PKTMBUF_HEADROOM) {
+		errno = EINVAL;
+		return NULL;
+	}
+	eng = calloc(1, sizeof(*eng));
+	if (eng == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	eng->clock = conf->clock;
+	snprintf(eng->name, sizeof(eng->name), "%s", conf->name ? conf->name : "rocelab");
+	if (eng_timer_init(eng, 1024) != 0) {
+		errno = ENOMEM;
+		goto err_free_eng;
+	}
+
+	x = conf->seed;
+	for (i = 0; i < 4; i++)
+		eng->rng[i] = splitmix64(&x);
+
+	/* The cache may hold at most n / 1.5 objects (rte_mempool_create's rule). */
+	cache = ROCE_MIN(ENG_POOL_CACHE, nb * 2 / 3);
+	if (cache > RTE_MEMPOOL_CACHE_MAX_SIZE)
+		cache = RTE_MEMPOOL_CACHE_MAX_SIZE;
+	snprintf(pool_name, sizeof(pool_name), "%.16s_%u", eng->name,
+		 __atomic_fetch_add(&eng_instances, 1, __ATOMIC_RELAXED));
+	eng->pool = rte_pktmbuf_pool_create(pool_name, nb, cache, 0, data, SOCKET_ID_ANY);
+	if (eng->pool == NULL) {
+		ROCE_LOG(ERR, "%s: cannot create a pool of %u mbufs of %u bytes: %s", eng->name,
+			 nb, data, rte_strerror(rte_errno));
+		errno = rte_errno == EINVAL ? EINVAL : ENOMEM;
+		goto err_free_heap;
+	}
+
+	eng->tsc_hz = rte_get_tsc_hz();
+	eng->tsc_start = rte_rdtsc();
+	return eng;
+
+err_free_heap:
+	eng_timer_fini(eng);
+err_free_eng:
+	free(eng);
+	return NULL;
+}
+
+void roce_engine_destroy(struct roce_engine *eng)
+{
+	if (eng == NULL)
+		return;
+	eng_timer_fini(eng);
+	rte_mempool_free(eng->pool);
+	free(eng);
+}
+
+static inline void fire(struct roce_engine *eng, struct roce_timer *t)
+{
+	eng->stats.timers_fired++;
+	t->fn(eng, t, t->arg);
+}
+
+static uint64_t run_virtual(struct roce_engine *eng, roce_time_t until)
+{
+	uint64_t fired = eng->stats.timers_fired;
+	struct roce_timer *t;
+
+	while (!eng->stop) {
+		t = eng_timer_peek(eng);
+		if (t == NULL)
+			break;
+		if (t->when > until) {
+			if (until > eng->now)
+				eng->now = until;
+			break;
+		}
+		eng_timer_pop(eng);
+		eng->now = t->when;
+		fire(eng, t);
+	}
+	return eng->stats.timers_fired - fired;
+}
+
+static uint64_t run_wall(struct roce_engine *eng, roce_time_t until)
+{
+	uint64_t fired = eng->stats.timers_fired;
+	struct roce_timer *t;
+	roce_time_t now;
+	unsigned int i;
+
+	for (;;) {
+		now = wall_now(eng);
+		while ((t = eng_timer_peek(eng)) != NULL && t->when <= now && !eng->stop) {
+			eng_timer_pop(eng);
+			fire(eng, t);
+		}
+		for (i = 0; i < eng->nb_pollers && !eng->stop; i++)
+			eng->pollers[i].fn(eng, eng->pollers[i].arg);
+		if (eng->stop || now >= until)
+			break;
+		/* Nothing can ever happen again: no timer and nobody polling for input. */
+		if (eng->heap_len == 0 && eng->nb_pollers == 0)
+			break;
+	}
+	return eng->stats.timers_fired - fired;
+}
+
+uint64_t roce_engine_run(struct roce_engine *eng, roce_time_t until)
+{
+	eng->stop = false;
+	if (eng->clock == ROCE_CLOCK_WALL)
+		return run_wall(eng, until);
+	return run_virtual(eng, until);
+}
+
+void roce_engine_stop(struct roce_engine *eng)
+{
+	eng->stop = true;
+}
+
+int roce_engine_add_poller(struct roce_engine *eng, roce_poll_fn fn, void *arg)
+{
+	if (fn == NULL)
+		return -EINVAL;
+	if (eng->nb_pollers == ENG_MAX_POLLERS)
+		return -ENOSPC;
+	eng->pollers[eng->nb_pollers++] = (struct eng_poller){ .fn = fn, .arg = arg };
+	return 0;
+}
+
+struct rte_mempool *roce_engine_pool(struct roce_engine *eng)
+{
+	return eng->pool;
+}
+
+struct rte_mbuf *roce_engine_mbuf(struct roce_engine *eng)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(eng->pool);
+
+	if (roce_unlikely(m == NULL))
+		eng->stats.mbuf_alloc_fail++;
+	return m;
+}
+
+void roce_engine_stats(const struct roce_engine *eng, struct roce_engine_stats *st)
+{
+	*st = eng->stats;
+}

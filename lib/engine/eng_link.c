@@ -1,0 +1,446 @@
+/* Model links: full-duplex wires with a rate, a delay, an MTU, impairments and a pcap tap. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "eng_private.h"
+#include "roce_io.h"
+#include "roce_wire.h"
+
+#define FLIGHT_INIT 256		/* initial in-flight ring size per direction (a power of two) */
+#define ETH_HDR_LEN 14		/* destination, source, Ethertype */
+#define VLAN_TAG_LEN 4		/* one 802.1Q tag */
+
+/* A frame on the wire or propagating: it reaches the far end at @when. */
+struct flight {
+	struct rte_mbuf *m;	/* the frame */
+	roce_time_t when;	/* arrival time */
+	uint64_t txseq;		/* order it was sent in (1-based); a copy keeps its original's */
+};
+
+/* One direction of a link: it pulls from @src and hands to @dst. */
+struct link_dir {
+	struct roce_link *link;		/* back pointer */
+	struct roce_link_end src;	/* sender: pulled when the wire is idle */
+	struct roce_link_end dst;	/* receiver: gets arrivals */
+	bool busy;			/* a frame is being serialised (tx_done armed) */
+	struct roce_timer tx_done;	/* end of the current frame's serialisation */
+	struct roce_timer arrive;	/* arrival of flight[head] */
+
+	struct flight *fl;		/* ring of frames in flight, sorted by arrival time */
+	uint32_t fl_head;		/* index of the earliest */
+	uint32_t fl_len;		/* frames in the ring */
+	uint32_t fl_cap;		/* ring size, a power of two */
+	struct flight held;		/* a frame held back to arrive behind the next one */
+	bool has_held;			/* @held is in use */
+
+	struct roce_link_impair imp;	/* impairments */
+	uint64_t nth;			/* frames sent since roce_link_set_impair() */
+	bool psn_done;			/* the drop_psn rule has fired */
+	uint64_t txseq;			/* frames sent, for reorder accounting */
+	uint64_t rx_max_seq;		/* highest txseq delivered */
+	struct roce_link_stats st;	/* counters, in_flight excepted */
+};
+
+struct roce_link {
+	struct roce_engine *eng;	/* the clock and the RNG */
+	struct roce_link_conf conf;	/* rate, delay, MTU */
+	bool up;			/* false: frames are dropped */
+	struct roce_pcap_writer *tap;	/* capture, or NULL */
+	struct link_dir d[2];		/* 0: a→b, 1: b→a */
+};
+
+/* Serialisation time of @p len frame bytes, rounded up so the line rate is never exceeded. */
+static inline roce_time_t ser_time(uint32_t len, uint64_t rate_bps)
+{
+	unsigned __int128 bits_ps = (unsigned __int128)roce_wire_bytes(len) * 8 * ROCE_SEC;
+
+	return (roce_time_t)((bits_ps + rate_bps - 1) / rate_bps);
+}
+
+#define FL(d, i) ((d)->fl[((d)->fl_head + (i)) & ((d)->fl_cap - 1)])
+
+static int flight_grow(struct link_dir *d)
+{
+	uint32_t cap = d->fl_cap * 2, i;
+	struct flight *fl = malloc(cap * sizeof(*fl));
+
+	if (fl == NULL)
+		return -ENOMEM;
+	for (i = 0; i < d->fl_len; i++)
+		fl[i] = FL(d, i);
+	free(d->fl);
+	d->fl = fl;
+	d->fl_cap = cap;
+	d->fl_head = 0;
+	return 0;
+}
+
+/* Insert in arrival order, after any frame arriving at the same time (so FIFO at equal times). */
+static void flight_insert(struct link_dir *d, struct flight e)
+{
+	struct roce_engine *eng = d->link->eng;
+	uint32_t pos;
+
+	/* Amortised growth: the ring only grows past the most frames ever in flight. */
+	if (roce_unlikely(d->fl_len == d->fl_cap) && flight_grow(d) != 0) {
+		ROCE_LOG(ERR, "%s: link: out of memory for %u frames in flight", eng->name, d->fl_cap * 2);
+		d->st.dropped++;
+		rte_pktmbuf_free(e.m);
+		return;
+	}
+	pos = d->fl_len;
+	while (pos > 0 && FL(d, pos - 1).when > e.when) {
+		FL(d, pos) = FL(d, pos - 1);
+		pos--;
+	}
+	FL(d, pos) = e;
+	d->fl_len++;
+	if (pos == 0)
+		roce_timer_arm(eng, &d->arrive, e.when);
+}
+
+static void release_held(struct link_dir *d)
+{
+	if (d->has_held) {
+		d->has_held = false;
+		flight_insert(d, d->held);
+	}
+}
+
+/* L3 length: the frame minus its Ethernet header and 802.1Q tags. */
+static uint32_t l3_len(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_pkt_len(m), off = ETH_HDR_LEN - 2;
+	uint16_t type;
+
+	for (;;) {
+		if (off + 2 > m->data_len)
+			return len > off ? len - off : 0;
+		type = (uint16_t)(p[off] << 8 | p[off + 1]);
+		if (type != 0x8100 && type != 0x88a8)
+			break;
+		off += VLAN_TAG_LEN;
+	}
+	off += 2;
+	return len > off ? len - off : 0;
+}
+
+/* Parse the headers of a RoCE frame (first segment, no ICRC). @return true if it is RoCE */
+static bool parse_roce(const struct rte_mbuf *m, struct roce_pkt *pkt)
+{
+	int rc = roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
+				 ROCE_PARSE_NO_ICRC, pkt);
+
+	return rc == 0 && (pkt->kind == ROCE_KIND_ROCEV2 || pkt->kind == ROCE_KIND_ROCEV1);
+}
+
+/*
+ * Flip one random bit. In a RoCE frame the bit is chosen after the BTH (extended headers,
+ * payload, ICRC): a real link's FCS would drop any corrupted frame, so the point of this
+ * impairment is corruption that only the end-to-end ICRC can see (a bad switch buffer).
+ */
+static void corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m), lo = 0, byte;
+	struct rte_mbuf *seg = m;
+	struct roce_pkt pkt;
+	uint64_t bit;
+
+	if (len == 0)
+		return;
+	if (parse_roce(m, &pkt) && pkt.bth_off && (uint32_t)pkt.bth_off + ROCE_BTH_LEN < len)
+		lo = pkt.bth_off + ROCE_BTH_LEN;
+	bit = (uint64_t)lo * 8 + roce_engine_rand(d->link->eng) % ((uint64_t)(len - lo) * 8);
+	byte = (uint32_t)(bit / 8);
+	while (byte >= seg->data_len) {
+		byte -= seg->data_len;
+		seg = seg->next;
+	}
+	rte_pktmbuf_mtod(seg, uint8_t *)[byte] ^= (uint8_t)(1u << (bit & 7));
+}
+
+/* The rule-based drops: drop_nth, drop_psn, drop_acks. */
+static bool rule_drop(struct link_dir *d, const struct rte_mbuf *m, roce_time_t now)
+{
+	const struct roce_link_impair *imp = &d->imp;
+	bool psn_rule = imp->drop_psn_on && !d->psn_done;
+	bool ack_rule = now >= imp->drop_acks_from && now < imp->drop_acks_until;
+	struct roce_pkt pkt;
+	uint32_t mask;
+
+	if (++d->nth == imp->drop_nth)
+		return true;
+	if (!psn_rule && !ack_rule)
+		return false;
+	if (!parse_roce(m, &pkt))
+		return false;
+	mask = roce_opcode[pkt.opcode].mask;
+	if (psn_rule && (mask & ROCE_F_REQ) && pkt.psn == (imp->drop_psn & ROCE_PSN_MASK)) {
+		d->psn_done = true;
+		return true;
+	}
+	return ack_rule && (mask & ROCE_F_ACK);
+}
+
+/* A frame went on the wire at @p now and leaves it at @p end: impair it and schedule arrival. */
+static void dir_send(struct link_dir *d, struct rte_mbuf *m, roce_time_t now, roce_time_t end)
+{
+	struct roce_engine *eng = d->link->eng;
+	const struct roce_link_impair *imp = &d->imp;
+	struct flight e = { .m = m, .when = end + d->link->conf.delay, .txseq = ++d->txseq };
+	struct rte_mbuf *copy = NULL;
+	bool reorder;
+
+	if (rule_drop(d, m, now) || (imp->loss > 0 && roce_engine_rand01(eng) < imp->loss)) {
+		d->st.dropped++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (imp->corrupt > 0 && roce_engine_rand01(eng) < imp->corrupt) {
+		corrupt_frame(d, m);
+		d->st.corrupted++;
+	}
+	if (imp->jitter)
+		e.when += imp->jitter == ROCE_TIME_NEVER ? roce_engine_rand(eng) :
+			  roce_engine_rand(eng) % (imp->jitter + 1);
+	if (imp->dup > 0 && roce_engine_rand01(eng) < imp->dup) {
+		copy = rte_pktmbuf_copy(m, eng->pool, 0, UINT32_MAX);
+		if (copy == NULL)
+			eng->stats.mbuf_alloc_fail++;
+	}
+	reorder = imp->reorder > 0 && roce_engine_rand01(eng) < imp->reorder;
+
+	if (d->has_held) {
+		/* The held frame goes behind this one: same arrival time or later, inserted after. */
+		flight_insert(d, e);
+		if (d->held.when < e.when)
+			d->held.when = e.when;
+		release_held(d);
+	} else if (reorder) {
+		d->held = e;
+		d->has_held = true;
+	} else {
+		flight_insert(d, e);
+	}
+	if (copy != NULL) {
+		d->st.duplicated++;
+		flight_insert(d, (struct flight){ .m = copy, .when = e.when, .txseq = e.txseq });
+	}
+}
+
+/* The wire of @p d is idle: take the sender's next frame, if any, and start serialising it. */
+static void dir_pull(struct link_dir *d)
+{
+	struct roce_link *l = d->link;
+	struct rte_mbuf *m;
+	roce_time_t now, ser;
+	uint32_t len;
+
+	d->busy = true;		/* a kick from inside pull() must not recurse */
+	for (;;) {
+		m = d->src.pull(d->src.owner);
+		if (m == NULL) {
+			d->busy = false;
+			/* Nothing follows the held frame: it arrives in its turn, not reordered. */
+			release_held(d);
+			return;
+		}
+		if (l->conf.mtu == 0 || l3_len(m) <= l->conf.mtu)
+			break;
+		d->st.mtu_drops++;
+		rte_pktmbuf_free(m);
+	}
+	now = roce_engine_now(l->eng);
+	len = rte_pktmbuf_pkt_len(m);
+	ser = ser_time(len, l->conf.rate_bps);
+	d->st.tx_frames++;
+	d->st.tx_bytes += len;
+	d->st.busy += ser;
+	if (l->tap != NULL)
+		(void)roce_pcap_write_mbuf(l->tap, now / ROCE_NS, m);
+	roce_timer_arm(l->eng, &d->tx_done, now + ser);
+	if (!l->up) {
+		d->st.down_drops++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	dir_send(d, m, now, now + ser);
+}
+
+static void on_tx_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	RTE_SET_USED(eng);
+	RTE_SET_USED(t);
+	dir_pull(arg);
+}
+
+static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	struct link_dir *d = arg;
+	roce_time_t now = roce_engine_now(eng);
+	struct flight e;
+
+	/* Deliver every frame due now, in order; the receiver may send (other direction). */
+	while (d->fl_len && FL(d, 0).when <= now) {
+		e = FL(d, 0);
+		d->fl_head = (d->fl_head + 1) & (d->fl_cap - 1);
+		d->fl_len--;
+		if (e.txseq < d->rx_max_seq)
+			d->st.reordered++;
+		else
+			d->rx_max_seq = e.txseq;
+		d->st.rx_frames++;
+		d->dst.rx(d->dst.owner, e.m);
+	}
+	if (d->fl_len)
+		roce_timer_arm(eng, t, FL(d, 0).when);
+}
+
+static bool end_ok(const struct roce_link_end *e)
+{
+	return e != NULL && e->pull != NULL && e->rx != NULL;
+}
+
+struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_link_conf *conf,
+				   const struct roce_link_end *a, const struct roce_link_end *b)
+{
+	struct roce_link *l;
+	int i;
+
+	if (eng == NULL || conf == NULL || conf->rate_bps == 0 || !end_ok(a) || !end_ok(b)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (l == NULL)
+		goto err_nomem;
+	l->eng = eng;
+	l->conf = *conf;
+	l->up = true;
+	for (i = 0; i < 2; i++) {
+		struct link_dir *d = &l->d[i];
+
+		d->link = l;
+		d->src = i == 0 ? *a : *b;
+		d->dst = i == 0 ? *b : *a;
+		roce_timer_init(&d->tx_done, on_tx_done, d);
+		roce_timer_init(&d->arrive, on_arrive, d);
+		d->fl_cap = FLIGHT_INIT;
+		d->fl = malloc(FLIGHT_INIT * sizeof(*d->fl));
+		if (d->fl == NULL)
+			goto err_free_link;
+	}
+	return l;
+
+err_free_link:
+	free(l->d[0].fl);
+	free(l);
+err_nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* Free every frame in flight (and the held one); @return how many. */
+static uint64_t dir_flush(struct link_dir *d)
+{
+	uint64_t n = d->fl_len;
+
+	roce_timer_cancel(d->link->eng, &d->arrive);
+	while (d->fl_len) {
+		rte_pktmbuf_free(FL(d, 0).m);
+		d->fl_head = (d->fl_head + 1) & (d->fl_cap - 1);
+		d->fl_len--;
+	}
+	if (d->has_held) {
+		rte_pktmbuf_free(d->held.m);
+		d->has_held = false;
+		n++;
+	}
+	return n;
+}
+
+void roce_link_destroy(struct roce_link *link)
+{
+	int i;
+
+	if (link == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		roce_timer_cancel(link->eng, &link->d[i].tx_done);
+		dir_flush(&link->d[i]);
+		free(link->d[i].fl);
+	}
+	free(link);
+}
+
+void roce_link_kick(struct roce_link *link, int dir)
+{
+	struct link_dir *d = &link->d[dir & 1];
+
+	if (!d->busy)
+		dir_pull(d);
+}
+
+static bool prob_ok(double p)
+{
+	return p >= 0.0 && p <= 1.0;	/* false for NaN too */
+}
+
+int roce_link_set_impair(struct roce_link *link, int dir, const struct roce_link_impair *imp)
+{
+	static const struct roce_link_impair none;
+	struct link_dir *d;
+
+	if (dir != 0 && dir != 1)
+		return -EINVAL;
+	if (imp == NULL)
+		imp = &none;
+	if (!prob_ok(imp->loss) || !prob_ok(imp->corrupt) || !prob_ok(imp->dup) ||
+	    !prob_ok(imp->reorder))
+		return -EINVAL;
+	d = &link->d[dir];
+	d->imp = *imp;
+	d->nth = 0;
+	d->psn_done = false;
+	return 0;
+}
+
+int roce_link_set_rate(struct roce_link *link, uint64_t rate_bps)
+{
+	if (rate_bps == 0)
+		return -EINVAL;
+	link->conf.rate_bps = rate_bps;
+	return 0;
+}
+
+void roce_link_set_up(struct roce_link *link, bool up)
+{
+	int i;
+
+	if (link->up == up)
+		return;
+	link->up = up;
+	for (i = 0; i < 2; i++) {
+		if (!up)
+			link->d[i].st.down_drops += dir_flush(&link->d[i]);
+		else
+			roce_link_kick(link, i);
+	}
+}
+
+void roce_link_set_tap(struct roce_link *link, struct roce_pcap_writer *w)
+{
+	link->tap = w;
+}
+
+void roce_link_stats(const struct roce_link *link, int dir, struct roce_link_stats *st)
+{
+	const struct link_dir *d = &link->d[dir & 1];
+
+	*st = d->st;
+	st->in_flight = d->fl_len + d->has_held;
+}
