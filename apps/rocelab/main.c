@@ -11,6 +11,7 @@
 
 static const struct rocelab_cmd *const commands[] = {
 	&cmd_demo,
+	&cmd_dissect,
 };
 
 static const char global_usage[] =
