@@ -401,4 +401,76 @@ static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
+/* ---- Text frame descriptors (wire_desc.c) and checksum repair (wire_fixup.c) ---- */
+
+/*
+ * A frame described as one line of key=value words, e.g.
+ *   op=RC_RDMA_WRITE_FIRST src=10.0.0.1 dst=10.0.0.2 qp=0x11 psn=100 va=0x1000 len=1024 ecn=ce
+ * Keys not given keep the defaults of roce_pkt_init(). docs/craft.md lists every key.
+ */
+
+#define ROCE_DESC_PAYLOAD_MAX 65535	/* payload bytes a descriptor can hold */
+
+/* How a descriptor's payload is filled. */
+enum roce_desc_fill {
+	ROCE_FILL_INC,		/* byte i is i mod 256 (roce_wire_build()'s default) */
+	ROCE_FILL_BYTE,		/* every byte is desc.fill_byte */
+	ROCE_FILL_RANDOM,	/* xorshift64* stream from desc.seed: the same seed, the same bytes */
+	ROCE_FILL_HEX,		/* the bytes given by payload=HEX */
+};
+
+/* A parsed descriptor: the headers, the build flags and the payload bytes. */
+struct roce_desc {
+	struct roce_pkt pkt;		/* headers; pkt.payload is set by roce_desc_build() */
+	unsigned int flags;		/* ROCE_BUILD_* implied by the line (icrc=, pad=, ipcsum=) */
+	enum roce_desc_fill fill;	/* payload pattern */
+	uint8_t fill_byte;		/* ROCE_FILL_BYTE */
+	uint64_t seed;			/* ROCE_FILL_RANDOM */
+	uint8_t payload[ROCE_DESC_PAYLOAD_MAX]; /* the payload, filled by roce_desc_parse() */
+};
+
+/**
+ * Parse one descriptor line into @p d. A '#' starts a comment; a blank line describes no frame.
+ * @param line  NUL-terminated text; borrowed
+ * @param d     filled (roce_pkt_init() defaults, then every key in order)
+ * @param err   receives one line naming the word and what was expected, e.g.
+ *              "'psn=0x1000000': psn is 24 bits (0..16777215)"
+ * @return 1 (a frame), 0 (blank or comment only: @p d untouched), -EINVAL (unknown key, bad value,
+ *         key not valid for the kind or opcode, duplicate key)
+ */
+int roce_desc_parse(const char *line, struct roce_desc *d, char *err, size_t errlen);
+
+/**
+ * Build the frame a descriptor describes, with roce_wire_build() and d->flags.
+ * @return frame length; the errors of roce_wire_build()
+ */
+int roce_desc_build(const struct roce_desc *d, uint8_t *buf, uint32_t size);
+
+/* roce_desc_snprint() flags */
+#define ROCE_DESC_NO_PAYLOAD 0x1u	/* print len= only, never payload=HEX */
+
+/**
+ * Print a parsed frame as a descriptor line that roce_desc_parse() turns back into the same
+ * bytes: kind (unless rocev2), op, addresses, qp and psn always, every other field only where it
+ * differs from roce_pkt_init()'s default; the payload as len= when it is the incrementing
+ * pattern, pattern=0xNN when one byte repeats, else payload=HEX; icrc=0x... when the stored
+ * ICRC was found wrong.
+ * @param pkt  the result of roce_wire_parse(); borrowed
+ * @return the length snprintf() would have written
+ */
+int roce_desc_snprint(char *out, size_t size, const struct roce_pkt *pkt, unsigned int flags);
+
+/* What roce_wire_fixup() changed. */
+#define ROCE_FIXUP_IP_CSUM 0x1u		/* IPv4 header checksum rewritten */
+#define ROCE_FIXUP_ICRC 0x2u		/* ICRC rewritten */
+
+/**
+ * Recompute, in place, the IPv4 header checksum and the ICRC of a RoCEv2 or RoCEv1 frame (for
+ * example after editing its TTL or DSCP). Lengths are left as they are.
+ * @param buf  frame bytes; written
+ * @return ROCE_FIXUP_* bits of what changed (0: already right); -EINVAL if the frame is not RoCE
+ *         or breaks off before its BTH (nothing is written then)
+ */
+int roce_wire_fixup(uint8_t *buf, uint32_t len);
+
 #endif /* ROCE_WIRE_H */
