@@ -1,0 +1,414 @@
+/* Completer: ACKs, NAKs, READ responses and atomic ACKs retire WQEs; timers drive retries. */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "tr_private.h"
+
+static bool wqe_rd_atomic(const struct verbs_send_wqe *wqe)
+{
+	return wqe->wr.opcode == ROCE_WR_RDMA_READ || wqe->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
+{
+	switch (op) {
+	case ROCE_WR_RDMA_WRITE:
+	case ROCE_WR_RDMA_WRITE_WITH_IMM:
+		return ROCE_WC_RDMA_WRITE;
+	case ROCE_WR_RDMA_READ:
+		return ROCE_WC_RDMA_READ;
+	case ROCE_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_WC_COMP_SWAP;
+	case ROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return ROCE_WC_FETCH_ADD;
+	default:
+		return ROCE_WC_SEND;
+	}
+}
+
+/* A completion could not be delivered: the CQ overflowed, which is fatal for the QP. */
+static void cq_lost(struct roce_qp *qp)
+{
+	tr_trace(qp, "CQ overflow: completion lost");
+	if (qp->state != ROCE_QPS_ERR)
+		verbs_qp_set_state(qp, ROCE_QPS_ERR);
+}
+
+/* Retire DONE WQEs in posting order, with a CQE for the signaled ones and every error. */
+static void comp_retire(struct roce_qp *qp)
+{
+	while (qp->sq_head != qp->req.next_new) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, qp->sq_head);
+
+		if (wqe->state != WQE_DONE)
+			break;
+		qp->sq_head++;
+		qp->comp.wqe = qp->sq_head;
+		if (wqe->signaled || wqe->status != ROCE_WC_SUCCESS) {
+			struct roce_wc wc = {
+				.wr_id = wqe->wr.wr_id,
+				.status = wqe->status,
+				.opcode = wc_opcode(wqe->wr.opcode),
+				.byte_len = wqe->length,
+				.qp_num = qp->qpn,
+			};
+
+			if (!verbs_cq_push(qp->scq, &wc)) {
+				cq_lost(qp);
+				return;
+			}
+		}
+	}
+}
+
+void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+{
+	if (wqe->state == WQE_DONE)
+		return;
+	if (qp->type == ROCE_QPT_RC && wqe_rd_atomic(wqe) && qp->req.rd_atomic > 0)
+		qp->req.rd_atomic--;
+	wqe->state = WQE_DONE;
+	wqe->status = status;
+	comp_retire(qp);
+}
+
+void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_wc_status status,
+		      enum roce_wc_opcode opcode, uint32_t byte_len, unsigned int flags,
+		      uint32_t imm, uint32_t src_qp)
+{
+	struct roce_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.imm_data = imm,
+		.qp_num = qp->qpn,
+		.src_qp = src_qp,
+		.wc_flags = status == ROCE_WC_SUCCESS ? flags : 0,
+	};
+
+	if (!verbs_cq_push(qp->rcq, &wc))
+		cq_lost(qp);
+}
+
+/* Fail @p wqe with @p status and put the QP in ERR, which flushes the rest. */
+void tr_qp_error(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+{
+	tr_trace(qp, "wqe %llu completes with %s", (unsigned long long)wqe->wr.wr_id,
+		 roce_wc_status_name(status));
+	if (status == ROCE_WC_RETRY_EXC_ERR)
+		VERBS_CNT(qp->dev, RETRY_EXCEEDED);
+	else if (status == ROCE_WC_RNR_RETRY_EXC_ERR)
+		VERBS_CNT(qp->dev, RNR_RETRY_EXCEEDED);
+	tr_comp_done(qp, wqe, status);
+	if (qp->state != ROCE_QPS_ERR)
+		verbs_qp_set_state(qp, ROCE_QPS_ERR);
+}
+
+/* ERR: every WQE still queued completes with WR_FLUSH_ERR (IBA 10.3.1.2), sends and receives. */
+void tr_qp_flush(struct roce_qp *qp)
+{
+	struct verbs_recv_wqe *rw;
+
+	qp->req.next_new = qp->sq_tail;
+	qp->req.wqe = qp->sq_tail;
+	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, i);
+
+		if (wqe->state != WQE_DONE) {
+			wqe->state = WQE_DONE;
+			wqe->status = ROCE_WC_WR_FLUSH_ERR;
+		}
+	}
+	comp_retire(qp);
+	if (qp->resp.in_msg && qp->resp.wqe != NULL && (roce_opcode[qp->resp.msg_opcode].mask &
+							 ROCE_F_SEND)) {
+		tr_recv_complete(qp, qp->resp.wqe, ROCE_WC_WR_FLUSH_ERR, ROCE_WC_RECV, 0, 0, 0, 0);
+		qp->resp.in_msg = false;
+	}
+	if (qp->srq != NULL)
+		return;
+	while ((rw = verbs_rq_peek(&qp->rq)) != NULL) {
+		tr_recv_complete(qp, rw, ROCE_WC_WR_FLUSH_ERR, ROCE_WC_RECV, 0, 0, 0, 0);
+		verbs_rq_pop(&qp->rq);
+	}
+}
+
+static bool comp_outstanding(const struct roce_qp *qp)
+{
+	return qp->sq_head != qp->req.next_new;
+}
+
+static roce_time_t ack_timeout(const struct roce_qp *qp)
+{
+	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout */
+	return (4096 * ROCE_NS) << qp->attr.timeout;
+}
+
+void tr_comp_arm_ack_timer(struct roce_qp *qp)
+{
+	if (qp->attr.timeout == 0 || roce_timer_armed(&qp->comp.ack_timer) || qp->comp.rnr_wait)
+		return;
+	roce_timer_arm(qp->dev->eng, &qp->comp.ack_timer,
+		       roce_engine_now(qp->dev->eng) + ack_timeout(qp));
+}
+
+/* Progress was made: the retry budget is whole again and the timer restarts. */
+static void comp_progress(struct roce_qp *qp)
+{
+	qp->comp.retry_cnt = qp->attr.retry_cnt;
+	qp->comp.rnr_retry = qp->attr.rnr_retry;
+	roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
+	if (comp_outstanding(qp))
+		tr_comp_arm_ack_timer(qp);
+}
+
+/* Resend from @p psn, if the retry budget allows; else fail the oldest WQE. */
+static void comp_retry(struct roce_qp *qp, uint32_t psn, const char *why)
+{
+	struct verbs_send_wqe *oldest = verbs_sq_wqe(qp, qp->sq_head);
+
+	if (qp->comp.retry_cnt == 0) {
+		tr_trace(qp, "%s at psn %u: retry_cnt exhausted", why, psn);
+		tr_qp_error(qp, oldest, ROCE_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_cnt--;
+	tr_trace(qp, "%s: go back to psn %u (%u retries left)", why, psn, qp->comp.retry_cnt);
+	if (oldest->wr.opcode == ROCE_WR_RDMA_READ && qp->comp.read_offset != 0)
+		VERBS_CNT(qp->dev, READ_RETRIES);
+	tr_req_rewind(qp, psn);
+	roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
+	tr_comp_arm_ack_timer(qp);
+}
+
+static void ack_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	struct roce_qp *qp = arg;
+
+	(void)eng;
+	(void)t;
+	if (qp->state != ROCE_QPS_RTS && qp->state != ROCE_QPS_SQD)
+		return;
+	if (!comp_outstanding(qp))
+		return;
+	qp->st.timeouts++;
+	VERBS_CNT(qp->dev, TIMEOUTS);
+	comp_retry(qp, qp->comp.psn, "local ACK timeout");
+}
+
+static void rnr_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	struct roce_qp *qp = arg;
+
+	(void)eng;
+	(void)t;
+	qp->comp.rnr_wait = false;
+	if (qp->state != ROCE_QPS_RTS)
+		return;
+	tr_trace(qp, "RNR wait over: resending from psn %u", qp->req.psn);
+	tr_comp_arm_ack_timer(qp);
+	tr_qp_kick(qp);
+}
+
+void tr_timers_init(struct roce_qp *qp)
+{
+	roce_timer_init(&qp->comp.ack_timer, ack_timer_fired, qp);
+	roce_timer_init(&qp->comp.rnr_timer, rnr_timer_fired, qp);
+}
+
+void tr_timers_cancel(struct roce_qp *qp)
+{
+	if (qp->comp.ack_timer.fn != NULL) {
+		roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
+		roce_timer_cancel(qp->dev->eng, &qp->comp.rnr_timer);
+	}
+	qp->comp.rnr_wait = false;
+}
+
+/*
+ * Retire every WQE wholly before @p psn (inclusive when @p inclusive): SENDs and WRITEs are
+ * implicitly acknowledged; an unanswered READ or atomic there means its response was lost
+ * (an implied NAK, IBA 9.7.5.2.x): resend from it. @return false if a retry was started.
+ */
+static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
+{
+	while (comp_outstanding(qp)) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, qp->sq_head);
+		int32_t d = roce_psn_diff(wqe->last_psn, psn);
+
+		if (d > 0 || (d == 0 && !inclusive))
+			break;
+		if (wqe_rd_atomic(wqe)) {
+			VERBS_CNT(qp->dev, IMPLIED_NAK);
+			comp_retry(qp, qp->comp.psn, "implied NAK (READ/atomic unanswered)");
+			return false;
+		}
+		qp->comp.psn = (wqe->last_psn + 1) & ROCE_PSN_MASK;
+		tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
+	}
+	/* a late ACK may cover what the requester was about to resend: skip it */
+	if ((int32_t)(qp->req.wqe - qp->sq_head) < 0) {
+		qp->req.wqe = qp->sq_head;
+		qp->req.psn = qp->comp.psn;
+		qp->req.offset = 0;
+	}
+	return true;
+}
+
+static enum roce_wc_status nak_status(uint8_t code)
+{
+	switch (code) {
+	case ROCE_NAK_INVALID_REQ:
+		return ROCE_WC_REM_INV_REQ_ERR;
+	case ROCE_NAK_REM_ACCESS:
+		return ROCE_WC_REM_ACCESS_ERR;
+	case ROCE_NAK_INVALID_RD_REQ:
+		return ROCE_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return ROCE_WC_REM_OP_ERR;
+	}
+}
+
+/* Is @p psn one the requester has sent and not yet seen answered? */
+static bool psn_outstanding(const struct roce_qp *qp, uint32_t psn)
+{
+	return roce_psn_diff(psn, qp->comp.psn) >= 0 && roce_psn_diff(psn, qp->req.psn_hw) < 0;
+}
+
+static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
+{
+	uint8_t syn = pkt->aeth.syndrome;
+	uint32_t psn = pkt->psn;
+
+	switch (roce_aeth_kind(syn)) {
+	case ROCE_AETH_ACK:
+		VERBS_CNT(qp->dev, ACKS_RCVD);
+		if (!psn_outstanding(qp, psn)) {
+			VERBS_CNT(qp->dev, GHOST_ACK);	/* duplicate or stale ACK: nothing to do */
+			return;
+		}
+		if (!comp_implied_ack(qp, psn, true))
+			return;
+		/* part of a multi-packet message acknowledged: keep the resend point */
+		if (roce_psn_diff(psn, qp->comp.psn) >= 0)
+			qp->comp.psn = (psn + 1) & ROCE_PSN_MASK;
+		comp_progress(qp);
+		tr_qp_kick(qp);	/* the window moved */
+		return;
+	case ROCE_AETH_RNR_NAK:
+		qp->st.rnr_naks_rcvd++;
+		VERBS_CNT(qp->dev, RNR_NAK_RCVD);
+		if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
+			return;
+		qp->comp.psn = psn;
+		if (qp->comp.rnr_retry == 0) {
+			tr_trace(qp, "RNR NAK psn %u: rnr_retry exhausted", psn);
+			tr_qp_error(qp, verbs_sq_wqe(qp, qp->sq_head), ROCE_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->comp.rnr_retry != 7)	/* 7: retry forever */
+			qp->comp.rnr_retry--;
+		tr_trace(qp, "RNR NAK psn %u: waiting %llu us", psn,
+			 (unsigned long long)(roce_rnr_timer_ns(syn & 0x1f) / 1000));
+		qp->comp.rnr_wait = true;
+		tr_req_rewind(qp, psn);
+		roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
+		roce_timer_arm(qp->dev->eng, &qp->comp.rnr_timer, roce_engine_now(qp->dev->eng) +
+			       roce_rnr_timer_ns(syn & 0x1f) * ROCE_NS);
+		return;
+	case ROCE_AETH_NAK:
+		if ((syn & 0x1f) == ROCE_NAK_PSN_SEQ_ERR) {
+			qp->st.seq_naks_rcvd++;
+			VERBS_CNT(qp->dev, SEQ_NAK_RCVD);
+			/* IBA 9.7.5.1.2: a sequence NAK acknowledges everything before its PSN */
+			if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
+				return;
+			qp->comp.psn = psn;
+			comp_retry(qp, psn, "NAK sequence error");
+			return;
+		}
+		VERBS_CNT(qp->dev, ERR_NAK_RCVD);
+		if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
+			return;
+		if (comp_outstanding(qp))
+			tr_qp_error(qp, verbs_sq_wqe(qp, qp->sq_head), nak_status(syn & 0x1f));
+		return;
+	default:
+		VERBS_CNT(qp->dev, GHOST_ACK);
+	}
+}
+
+/* READ response or atomic ACK for the oldest outstanding WQE. */
+static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+{
+	struct verbs_send_wqe *wqe;
+	int32_t d;
+
+	if (!psn_outstanding(qp, pkt->psn)) {
+		VERBS_CNT(qp->dev, GHOST_ACK);
+		return;
+	}
+	/* everything before this response is acknowledged by it */
+	if (!comp_implied_ack(qp, pkt->psn, false) || !comp_outstanding(qp))
+		return;
+	wqe = verbs_sq_wqe(qp, qp->sq_head);
+	if (roce_psn_diff(pkt->psn, wqe->first_psn) < 0 ||
+	    roce_psn_diff(pkt->psn, wqe->last_psn) > 0 ||
+	    ((mask & ROCE_F_READ) ? wqe->wr.opcode != ROCE_WR_RDMA_READ : !wqe_rd_atomic(wqe) ||
+	     wqe->wr.opcode == ROCE_WR_RDMA_READ)) {
+		tr_qp_error(qp, wqe, ROCE_WC_BAD_RESP_ERR);
+		return;
+	}
+	d = roce_psn_diff(pkt->psn, qp->comp.psn);
+	if (d > 0) {
+		/* responses were lost: ask again for the rest (partial READ retry) */
+		comp_retry(qp, qp->comp.psn, "READ response gap");
+		return;
+	}
+	if (d < 0)
+		return;	/* duplicate response */
+
+	if (mask & ROCE_F_ATOMIC) {
+		uint64_t orig = pkt->atmack_orig;
+
+		verbs_sge_copy(wqe->sge, (uint32_t)wqe->wr.num_sge, 0, (uint8_t *)&orig, 8, true);
+		qp->comp.psn = (pkt->psn + 1) & ROCE_PSN_MASK;
+		tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
+	} else {
+		if (qp->comp.read_offset + pkt->payload_len > wqe->length ||
+		    (!(mask & ROCE_F_LAST) && pkt->payload_len != qp->mtu)) {
+			tr_qp_error(qp, wqe, ROCE_WC_BAD_RESP_ERR);
+			return;
+		}
+		verbs_sge_copy(wqe->sge, (uint32_t)wqe->wr.num_sge, qp->comp.read_offset,
+			       (uint8_t *)pkt->payload, pkt->payload_len, true);
+		qp->comp.read_offset += pkt->payload_len;
+		qp->st.rx_bytes += pkt->payload_len;
+		qp->comp.psn = (pkt->psn + 1) & ROCE_PSN_MASK;
+		if (mask & ROCE_F_LAST) {
+			if (qp->comp.read_offset != wqe->length) {
+				tr_qp_error(qp, wqe, ROCE_WC_BAD_RESP_ERR);
+				return;
+			}
+			qp->comp.read_offset = 0;
+			tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
+		}
+	}
+	comp_progress(qp);
+	tr_qp_kick(qp);
+}
+
+void tr_comp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
+{
+	uint32_t mask = roce_opcode[pkt->opcode].mask;
+
+	if (qp->type != ROCE_QPT_RC || qp->state == ROCE_QPS_ERR)
+		return;
+	if (mask & (ROCE_F_READ | ROCE_F_ATOMIC))
+		comp_data(qp, pkt, mask);
+	else
+		comp_aeth(qp, pkt);
+}

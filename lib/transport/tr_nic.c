@@ -1,0 +1,386 @@
+/* The emulated NIC: device set-up, the transmit arbiter over QPs, receive demux, the trace. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "rocelab_config.h"
+#include "tr_private.h"
+
+static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old);
+static void hook_destroy(struct roce_qp *qp);
+
+static const struct verbs_hooks tr_hooks = {
+	.qp_kick = tr_qp_kick,
+	.qp_state_changed = hook_state_changed,
+	.qp_destroy = hook_destroy,
+};
+
+struct roce_device *roce_device_create(struct roce_engine *eng, const struct roce_device_conf *conf)
+{
+	struct roce_device *dev;
+	struct tr_nic *nic;
+
+	dev = calloc(1, sizeof(*dev));
+	nic = calloc(1, sizeof(*nic));
+	if (dev == NULL || nic == NULL)
+		goto err_free;
+	dev->conf = *conf;
+	if (dev->conf.max_mtu == 0)
+		dev->conf.max_mtu = ROCE_MTU_4096;
+	if (dev->conf.speed_bps == 0)
+		dev->conf.speed_bps = 100000000000ull;
+	if (dev->conf.qpn_base == 0)
+		dev->conf.qpn_base = 0x11;
+	snprintf(dev->name, sizeof(dev->name), "%s", conf->name != NULL ? conf->name : "rocelab0");
+	dev->conf.name = dev->name;
+	dev->eng = eng;
+	dev->attr = (struct roce_device_attr){
+		.fw_ver = "rocelab " ROCELAB_VERSION,
+		.node_guid = (uint64_t)conf->mac[0] << 56 | (uint64_t)conf->mac[1] << 48 |
+			     (uint64_t)conf->mac[2] << 40 | 0xfffe000000ull |
+			     (uint64_t)conf->mac[3] << 16 | (uint64_t)conf->mac[4] << 8 | conf->mac[5],
+		.max_mr_size = 1ull << 40,
+		.max_qp = VERBS_MAX_QP,
+		.max_qp_wr = VERBS_MAX_WR,
+		.max_sge = VERBS_MAX_SGE,
+		.max_cq = VERBS_MAX_QP,
+		.max_cqe = VERBS_MAX_CQE,
+		.max_mr = VERBS_MAX_MR - 1,
+		.max_pd = VERBS_MAX_QP,
+		.max_srq = VERBS_MAX_QP,
+		.max_srq_wr = VERBS_MAX_WR,
+		.max_inline_data = VERBS_MAX_INLINE,
+		.max_qp_rd_atom = VERBS_MAX_RD_ATOMIC,
+		.max_qp_init_rd_atom = VERBS_MAX_RD_ATOMIC,
+		.phys_port_cnt = 1,
+	};
+	dev->port = (struct roce_port_attr){
+		.state = ROCE_PORT_ACTIVE,
+		.max_mtu = dev->conf.max_mtu,
+		.active_mtu = dev->conf.max_mtu,
+		.gid_tbl_len = 5,
+		.speed_bps = dev->conf.speed_bps,
+	};
+	dev->qp = calloc(VERBS_MAX_QP, sizeof(*dev->qp));
+	if (dev->qp == NULL)
+		goto err_free;
+	nic->dev = dev;
+	dev->nic = nic;
+	dev->hooks = &tr_hooks;
+	return dev;
+
+err_free:
+	free(nic);
+	free(dev);
+	errno = ENOMEM;
+	return NULL;
+}
+
+int roce_device_destroy(struct roce_device *dev)
+{
+	if (dev == NULL)
+		return 0;
+	if (dev->npd || dev->ncq || dev->nqp || dev->nsrq || dev->nah || dev->nmr)
+		return -EBUSY;
+	free(dev->qp);
+	free(dev->nic);
+	free(dev);
+	return 0;
+}
+
+void roce_device_attach(struct roce_device *dev, struct roce_link *link, int dir)
+{
+	tr_nic(dev)->link = link;
+	tr_nic(dev)->dir = dir;
+}
+
+void roce_device_set_trace(struct roce_device *dev, FILE *f)
+{
+	tr_nic(dev)->trace = f;
+}
+
+void tr_trace(struct roce_qp *qp, const char *fmt, ...)
+{
+	FILE *f = tr_nic(qp->dev)->trace;
+	va_list ap;
+
+	if (f == NULL)
+		return;
+	fprintf(f, "%14.6f us %s qp 0x%06x ", (double)roce_engine_now(qp->dev->eng) / ROCE_US,
+		qp->dev->name, qp->qpn);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+int roce_device_ncounters(void)
+{
+	return ROCE_CNT_NUM;
+}
+
+const char *roce_device_counter_name(int i)
+{
+	return roce_counter_name((enum roce_dev_counter)i);
+}
+
+uint64_t roce_device_counter(const struct roce_device *dev, int i)
+{
+	return i >= 0 && i < ROCE_CNT_NUM ? dev->cnt[i] : 0;
+}
+
+uint64_t roce_device_counter_by_name(const struct roce_device *dev, const char *name)
+{
+	for (int i = 0; i < ROCE_CNT_NUM; i++)
+		if (strcmp(roce_counter_name((enum roce_dev_counter)i), name) == 0)
+			return dev->cnt[i];
+	return UINT64_MAX;
+}
+
+void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st)
+{
+	*st = qp->st;
+}
+
+/* ---- transmit ---- */
+
+/* Put @p qp on the arbiter's list (if not already there) and wake the link. */
+void tr_qp_kick(struct roce_qp *qp)
+{
+	struct tr_nic *nic = tr_nic(qp->dev);
+
+	if (qp->state == ROCE_QPS_ERR) {
+		tr_qp_flush(qp);
+		return;
+	}
+	if (!qp->tx_listed) {
+		qp->tx_listed = true;
+		qp->tx_next = NULL;
+		if (nic->tx_tail != NULL)
+			nic->tx_tail->tx_next = qp;
+		else
+			nic->tx_head = qp;
+		nic->tx_tail = qp;
+	}
+	if (nic->link != NULL)
+		roce_link_kick(nic->link, nic->dir);
+}
+
+static void tx_unlist_head(struct tr_nic *nic)
+{
+	struct roce_qp *qp = nic->tx_head;
+
+	nic->tx_head = qp->tx_next;
+	if (nic->tx_head == NULL)
+		nic->tx_tail = NULL;
+	qp->tx_listed = false;
+	qp->tx_next = NULL;
+}
+
+/* The link's wire is idle: the next frame, round robin over QPs, responses before requests. */
+static struct rte_mbuf *nic_pull(void *owner)
+{
+	struct roce_device *dev = owner;
+	struct tr_nic *nic = tr_nic(dev);
+
+	while (nic->tx_head != NULL) {
+		struct roce_qp *qp = nic->tx_head;
+		struct rte_mbuf *m = tr_resp_next(qp);
+
+		if (m == NULL)
+			m = tr_req_next(qp);
+		tx_unlist_head(nic);
+		if (m != NULL) {
+			/* back of the line: it may have more */
+			qp->tx_listed = true;
+			if (nic->tx_tail != NULL)
+				nic->tx_tail->tx_next = qp;
+			else
+				nic->tx_head = qp;
+			nic->tx_tail = qp;
+			VERBS_CNT(dev, TX_FRAMES);
+			return m;
+		}
+	}
+	return NULL;
+}
+
+static void hook_destroy(struct roce_qp *qp)
+{
+	struct tr_nic *nic = tr_nic(qp->dev);
+	struct roce_qp **pp = &nic->tx_head;
+
+	tr_timers_cancel(qp);
+	nic->tx_tail = NULL;
+	while (*pp != NULL) {
+		if (*pp == qp)
+			*pp = qp->tx_next;
+		else
+			nic->tx_tail = *pp, pp = &(*pp)->tx_next;
+	}
+}
+
+static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old)
+{
+	if (old == ROCE_QPS_RESET)
+		tr_timers_init(qp);
+	if (qp->state == ROCE_QPS_ERR) {
+		tr_timers_cancel(qp);
+		tr_trace(qp, "state %s -> ERR: flushing", roce_qp_state_name(old));
+		tr_qp_flush(qp);
+	} else if (qp->state == ROCE_QPS_RESET) {
+		tr_timers_cancel(qp);
+	} else if (qp->state == ROCE_QPS_RTS) {
+		tr_qp_kick(qp);
+	}
+}
+
+/* Addresses and BTH defaults of a packet @p qp sends to @p av / @p dqpn. */
+void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
+		 const struct roce_ah_attr *av, uint32_t dqpn)
+{
+	const struct roce_device_conf *conf = &qp->dev->conf;
+
+	memset(pkt, 0, offsetof(struct roce_pkt, payload));
+	pkt->kind = ROCE_KIND_ROCEV2;
+	memcpy(pkt->dmac, av->dmac, 6);
+	memcpy(pkt->smac, conf->mac, 6);
+	pkt->ip_ver = av->ip_ver;
+	pkt->dscp = av->traffic_class >> 2;
+	pkt->ecn = av->traffic_class & 3;
+	pkt->ttl = av->hop_limit ? av->hop_limit : 64;
+	pkt->ip_df = true;
+	pkt->flow_label = av->flow_label;
+	for (int i = 0; i < 4; i++) {
+		if (conf->ip_ver[i] == av->ip_ver) {
+			pkt->src = conf->ip[i];
+			break;
+		}
+	}
+	pkt->dst = av->dip;
+	pkt->sport = qp->sport;
+	pkt->dport = ROCE_UDP_PORT;
+	pkt->opcode = opcode;
+	pkt->pkey = 0xffff;
+	pkt->dqpn = dqpn;
+	pkt->payload = NULL;
+	pkt->payload_len = 0;
+}
+
+/*
+ * Build @p pkt into a fresh mbuf. The payload comes from pkt->payload if set, else from
+ * @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
+ */
+struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
+			      const struct roce_sge *sge, uint32_t nsge, uint32_t offset)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
+
+	if (m == NULL) {
+		VERBS_CNT(qp->dev, TX_NO_MBUF);
+		return NULL;
+	}
+	if (pkt->payload == NULL && pkt->payload_len != 0) {
+		uint32_t i = 0, off = offset;
+
+		while (i < nsge && off >= sge[i].length)
+			off -= sge[i++].length;
+		if (i < nsge && sge[i].length - off >= pkt->payload_len) {
+			pkt->payload = (const uint8_t *)(uintptr_t)sge[i].addr + off;
+		} else {
+			uint8_t *buf = tr_nic(qp->dev)->scratch;
+
+			verbs_sge_copy(sge, nsge, offset, buf, pkt->payload_len, false);
+			pkt->payload = buf;
+		}
+	}
+	if (roce_wire_build_mbuf(pkt, 0, m) < 0) {
+		rte_pktmbuf_free(m);
+		VERBS_CNT(qp->dev, TX_NO_MBUF);
+		return NULL;
+	}
+	qp->st.tx_pkts++;
+	qp->st.tx_bytes += pkt->payload_len;
+	return m;
+}
+
+/* ---- receive ---- */
+
+static bool opcode_fits_qp(const struct roce_qp *qp, uint32_t mask)
+{
+	switch (qp->type) {
+	case ROCE_QPT_RC:
+		return mask & ROCE_F_RC;
+	case ROCE_QPT_UC:
+		return mask & ROCE_F_UC;
+	default:
+		return mask & ROCE_F_UD;
+	}
+}
+
+static void nic_rx(void *owner, struct rte_mbuf *m)
+{
+	struct roce_device *dev = owner;
+	struct roce_pkt pkt;
+	struct roce_qp *qp;
+	uint32_t mask;
+	int rc;
+
+	VERBS_CNT(dev, RX_FRAMES);
+	if (roce_unlikely(m->nb_segs != 1)) {
+		struct rte_mbuf *flat = rte_pktmbuf_copy(m, roce_engine_pool(dev->eng), 0, UINT32_MAX);
+
+		rte_pktmbuf_free(m);
+		if (flat == NULL || flat->nb_segs != 1) {
+			rte_pktmbuf_free(flat);
+			VERBS_CNT(dev, RX_MALFORMED);
+			return;
+		}
+		m = flat;
+	}
+	rc = roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), 0, &pkt);
+	if (rc != 0 || pkt.kind != ROCE_KIND_ROCEV2) {
+		if (pkt.err == ROCE_WERR_ICRC_MISMATCH)
+			VERBS_CNT(dev, RX_ICRC_ERR);
+		else if (pkt.kind == ROCE_KIND_ROCEV2 || pkt.kind == ROCE_KIND_ROCEV1)
+			VERBS_CNT(dev, RX_MALFORMED);
+		goto out;
+	}
+	if (pkt.ecn == 3)
+		VERBS_CNT(dev, ECN_CE_RCVD);
+	mask = roce_opcode[pkt.opcode].mask;
+	if (mask & ROCE_F_CNP) {
+		VERBS_CNT(dev, CNP_RCVD);
+		goto out;
+	}
+	qp = verbs_qp_lookup(dev, pkt.dqpn);
+	if (qp == NULL) {
+		VERBS_CNT(dev, RX_NO_QP);
+		goto out;
+	}
+	if (!opcode_fits_qp(qp, mask)) {
+		VERBS_CNT(dev, RX_OPCODE_ERR);
+		goto out;
+	}
+	if (qp->state != ROCE_QPS_RTR && qp->state != ROCE_QPS_RTS && qp->state != ROCE_QPS_SQD) {
+		VERBS_CNT(dev, RX_BAD_STATE);
+		goto out;
+	}
+	qp->st.rx_pkts++;
+	if (mask & ROCE_F_REQ)
+		tr_resp_rx(qp, &pkt);
+	else if (qp->state != ROCE_QPS_RTR)
+		tr_comp_rx(qp, &pkt);
+	else
+		VERBS_CNT(dev, RX_BAD_STATE);
+out:
+	rte_pktmbuf_free(m);
+}
+
+struct roce_link_end roce_device_link_end(struct roce_device *dev)
+{
+	return (struct roce_link_end){ .owner = dev, .pull = nic_pull, .rx = nic_rx };
+}

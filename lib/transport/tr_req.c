@@ -1,0 +1,233 @@
+/* Requester: turns send WQEs into request packets: segmentation, PSNs, AckReq, limits, retries. */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "tr_private.h"
+
+static bool wqe_is_rd_atomic(const struct verbs_send_wqe *wqe)
+{
+	return wqe->wr.opcode == ROCE_WR_RDMA_READ || wqe->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Opcode of packet @p i of @p n of a WQE (IBA 9.2 table 38), for RC or UC. */
+static uint8_t req_opcode(const struct roce_qp *qp, const struct verbs_send_wqe *wqe, uint32_t i,
+			  uint32_t n)
+{
+	uint8_t base = qp->type == ROCE_QPT_UC ? 0x20 : 0x00;	/* UC opcodes are RC's + 0x20 */
+	bool first = tr_first(i), last = tr_last(i, n);
+
+	switch (wqe->wr.opcode) {
+	case ROCE_WR_SEND:
+	case ROCE_WR_SEND_WITH_IMM:
+	case ROCE_WR_SEND_WITH_INV: {
+		bool imm = wqe->wr.opcode == ROCE_WR_SEND_WITH_IMM;
+		bool inv = wqe->wr.opcode == ROCE_WR_SEND_WITH_INV;
+
+		if (qp->type == ROCE_QPT_UD)
+			return imm ? ROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCE_OP_UD_SEND_ONLY;
+		if (first && last)
+			return inv ? ROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE :
+			       base + (imm ? ROCE_OP_RC_SEND_ONLY_WITH_IMMEDIATE : ROCE_OP_RC_SEND_ONLY);
+		if (first)
+			return base + ROCE_OP_RC_SEND_FIRST;
+		if (last)
+			return inv ? ROCE_OP_RC_SEND_LAST_WITH_INVALIDATE :
+			       base + (imm ? ROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE : ROCE_OP_RC_SEND_LAST);
+		return base + ROCE_OP_RC_SEND_MIDDLE;
+	}
+	case ROCE_WR_RDMA_WRITE:
+	case ROCE_WR_RDMA_WRITE_WITH_IMM: {
+		bool imm = wqe->wr.opcode == ROCE_WR_RDMA_WRITE_WITH_IMM;
+
+		if (first && last)
+			return base + (imm ? ROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				       ROCE_OP_RC_RDMA_WRITE_ONLY);
+		if (first)
+			return base + ROCE_OP_RC_RDMA_WRITE_FIRST;
+		if (last)
+			return base + (imm ? ROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+				       ROCE_OP_RC_RDMA_WRITE_LAST);
+		return base + ROCE_OP_RC_RDMA_WRITE_MIDDLE;
+	}
+	case ROCE_WR_RDMA_READ:
+		return ROCE_OP_RC_RDMA_READ_REQUEST;
+	case ROCE_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_OP_RC_COMPARE_SWAP;
+	default:
+		return ROCE_OP_RC_FETCH_ADD;
+	}
+}
+
+/* First visit of a WQE: check it, give it its PSNs. false: it cannot start yet (or failed). */
+static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
+{
+	bool rd_atomic = wqe_is_rd_atomic(wqe);
+	unsigned int access = rd_atomic ? ROCE_ACCESS_LOCAL_WRITE : 0;
+	int rc;
+
+	if (qp->type == ROCE_QPT_RC) {
+		/* IBA 10.8.3.3: a fenced WQE waits for every earlier READ and atomic */
+		if ((wqe->wr.send_flags & ROCE_SEND_FENCE) && qp->req.rd_atomic > 0)
+			return false;
+		if (rd_atomic && qp->req.rd_atomic >= ROCE_MAX(qp->attr.max_rd_atomic, 1))
+			return false;
+	}
+	rc = wqe->inline_data != NULL && (wqe->wr.send_flags & ROCE_SEND_INLINE) ? 0 :
+	     verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, access);
+	if (rc == 0 && (wqe->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ||
+			wqe->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD) && wqe->length != 8)
+		rc = -EINVAL;
+	if (rc == 0 && qp->type == ROCE_QPT_UD && wqe->length > qp->mtu)
+		rc = -EMSGSIZE;
+	if (rc != 0) {
+		enum roce_wc_status st = rc == -EMSGSIZE || (rc == -EINVAL && rd_atomic) ?
+					 ROCE_WC_LOC_LEN_ERR : ROCE_WC_LOC_PROT_ERR;
+
+		tr_trace(qp, "wqe %llu: local check failed: %s", (unsigned long long)wqe->wr.wr_id,
+			 roce_wc_status_name(st));
+		qp->req.next_new++;
+		qp->req.wqe++;
+		tr_qp_error(qp, wqe, st);
+		return false;
+	}
+	wqe->first_psn = qp->req.psn;
+	wqe->npsn = rd_atomic && wqe->wr.opcode != ROCE_WR_RDMA_READ ? 1 : tr_npkts(wqe->length, qp->mtu);
+	wqe->last_psn = (wqe->first_psn + wqe->npsn - 1) & ROCE_PSN_MASK;
+	if (rd_atomic)
+		qp->req.rd_atomic++;
+	qp->req.next_new++;
+	return true;
+}
+
+/* The next request packet of @p qp, or NULL if it has none to send now. */
+struct rte_mbuf *tr_req_next(struct roce_qp *qp)
+{
+	struct tr_req *req = &qp->req;
+	struct verbs_send_wqe *wqe;
+	const struct roce_ah_attr *av;
+	struct roce_pkt pkt;
+	struct rte_mbuf *m;
+	uint32_t idx, len, n;
+	uint8_t opcode;
+
+	if (qp->state != ROCE_QPS_RTS || qp->comp.rnr_wait || req->wqe == qp->sq_tail)
+		return NULL;
+	if (qp->type == ROCE_QPT_RC &&
+	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
+		return NULL;
+	wqe = verbs_sq_wqe(qp, req->wqe);
+	if (req->wqe == req->next_new && !req_start(qp, wqe))
+		return NULL;
+
+	idx = roce_psn_diff(req->psn, wqe->first_psn) >= 0 ?
+	      (uint32_t)roce_psn_diff(req->psn, wqe->first_psn) : 0;
+	opcode = req_opcode(qp, wqe, idx, wqe->npsn);
+	av = qp->type == ROCE_QPT_UD ? &wqe->av : &qp->attr.ah_attr;
+	tr_pkt_init(qp, &pkt, opcode, av, qp->type == ROCE_QPT_UD ? wqe->wr.wr.ud.remote_qpn :
+					  qp->attr.dest_qp_num);
+	pkt.psn = req->psn;
+
+	switch (wqe->wr.opcode) {
+	case ROCE_WR_RDMA_READ:
+		/* a retry asks only for what has not arrived (partial READ retry) */
+		pkt.reth.va = wqe->wr.wr.rdma.remote_addr + req->offset;
+		pkt.reth.rkey = wqe->wr.wr.rdma.rkey;
+		pkt.reth.dmalen = wqe->length - req->offset;
+		n = wqe->npsn - idx;
+		len = 0;
+		break;
+	case ROCE_WR_ATOMIC_CMP_AND_SWP:
+	case ROCE_WR_ATOMIC_FETCH_AND_ADD:
+		pkt.atmeth.va = wqe->wr.wr.atomic.remote_addr;
+		pkt.atmeth.rkey = wqe->wr.wr.atomic.rkey;
+		pkt.atmeth.swap = wqe->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ?
+				  wqe->wr.wr.atomic.swap : wqe->wr.wr.atomic.compare_add;
+		pkt.atmeth.cmp = wqe->wr.wr.atomic.compare_add;
+		n = 1;
+		len = 0;
+		break;
+	default:
+		len = ROCE_MIN(qp->mtu, wqe->length - req->offset);
+		n = 1;
+		pkt.reth.va = wqe->wr.wr.rdma.remote_addr;
+		pkt.reth.rkey = wqe->wr.wr.rdma.rkey;
+		pkt.reth.dmalen = wqe->length;
+		pkt.immdt = wqe->wr.imm_data;
+		pkt.ieth_rkey = wqe->wr.invalidate_rkey;
+		if (qp->type == ROCE_QPT_UD) {
+			pkt.deth.qkey = (wqe->wr.wr.ud.remote_qkey & 0x80000000u) ?
+					qp->attr.qkey : wqe->wr.wr.ud.remote_qkey;
+			pkt.deth.srcqp = qp->qpn;
+		}
+		break;
+	}
+	pkt.payload_len = len;
+	if (tr_last(idx, wqe->npsn) && (wqe->wr.send_flags & ROCE_SEND_SOLICITED))
+		pkt.se = true;
+	if (qp->type == ROCE_QPT_RC) {
+		req->noack_pkts++;
+		if (tr_last(idx + n - 1, wqe->npsn) || req->noack_pkts >= TR_MAX_PKT_PER_ACK) {
+			pkt.ackreq = true;
+			req->noack_pkts = 0;
+		}
+	}
+	if (wqe->wr.send_flags & ROCE_SEND_INLINE) {
+		pkt.payload = wqe->inline_data + req->offset;
+		m = tr_pkt_build(qp, &pkt, NULL, 0, 0);
+	} else {
+		m = tr_pkt_build(qp, &pkt, wqe->sge, (uint32_t)wqe->wr.num_sge, req->offset);
+	}
+	if (m == NULL)
+		return NULL;
+
+	if (roce_psn_diff(req->psn, req->psn_hw) < 0) {
+		qp->st.retransmits++;
+		VERBS_CNT(qp->dev, RETRANSMITS);
+	}
+	req->psn = (req->psn + n) & ROCE_PSN_MASK;
+	if (roce_psn_diff(req->psn, req->psn_hw) > 0)
+		req->psn_hw = req->psn;
+	req->offset += len;
+	if (tr_last(idx + n - 1, wqe->npsn)) {
+		wqe->state = WQE_PENDING;
+		req->wqe++;
+		req->offset = 0;
+		/* UC and UD have no ACKs: a WQE is done once it is on the wire */
+		if (qp->type != ROCE_QPT_RC)
+			tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
+	}
+	if (qp->type == ROCE_QPT_RC)
+		tr_comp_arm_ack_timer(qp);
+	return m;
+}
+
+/* Go back to @p psn: the WQE holding it and everything after it are sent again (go-back-N). */
+void tr_req_rewind(struct roce_qp *qp, uint32_t psn)
+{
+	struct tr_req *req = &qp->req;
+
+	for (uint32_t i = qp->sq_head; i != req->next_new; i++) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, i);
+
+		if (wqe->state == WQE_DONE)
+			continue;
+		if (roce_psn_diff(psn, wqe->last_psn) > 0)
+			continue;
+		if (roce_psn_diff(psn, wqe->first_psn) < 0)
+			psn = wqe->first_psn;
+		req->wqe = i;
+		req->psn = psn;
+		if (wqe->wr.opcode == ROCE_WR_RDMA_READ)
+			req->offset = qp->comp.read_offset;
+		else
+			req->offset = (uint32_t)roce_psn_diff(psn, wqe->first_psn) * qp->mtu;
+		for (uint32_t j = i; j != req->next_new; j++)
+			if (verbs_sq_wqe(qp, j)->state == WQE_PENDING)
+				verbs_sq_wqe(qp, j)->state = WQE_POSTED;
+		req->noack_pkts = 0;
+		tr_qp_kick(qp);
+		return;
+	}
+}

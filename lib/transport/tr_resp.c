@@ -1,0 +1,553 @@
+/* Responder: checks PSNs, keys and rights, executes requests, and answers them (IBA 9.7.5). */
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "tr_private.h"
+
+#define AETH_ACK_NO_CREDIT 0x1f		/* ACK, credit field "no end-to-end credits" (as rxe) */
+
+static struct roce_mr zero_len_mr;	/* what a zero-length RETH "finds": nothing is touched */
+
+static uint8_t nak_syndrome(enum roce_nak_code code)
+{
+	return (uint8_t)(ROCE_AETH_NAK << 5 | code);
+}
+
+/* Queue an ACK for @p psn; later ones overwrite it (coalescing), a NAK is not overwritten. */
+static void resp_ack(struct roce_qp *qp, uint32_t psn)
+{
+	if (qp->resp.ack == RESP_ACK_NAK)
+		return;
+	qp->resp.ack = RESP_ACK_ACK;
+	qp->resp.ack_psn = psn;
+	tr_qp_kick(qp);
+}
+
+static void resp_nak(struct roce_qp *qp, uint32_t psn, uint8_t syndrome)
+{
+	qp->resp.ack = RESP_ACK_NAK;
+	qp->resp.ack_psn = psn;
+	qp->resp.nak_syndrome = syndrome;
+	tr_qp_kick(qp);
+}
+
+/* A fatal NAK: send it, then the QP goes to ERR once it is out (IBA 9.9.2). */
+static void resp_fatal(struct roce_qp *qp, uint32_t psn, enum roce_nak_code code)
+{
+	static const enum roce_dev_counter cnt[] = {
+		[ROCE_NAK_INVALID_REQ] = ROCE_CNT_INV_REQ_NAK_SENT,
+		[ROCE_NAK_REM_ACCESS] = ROCE_CNT_ACCESS_NAK_SENT,
+		[ROCE_NAK_REM_OP_ERR] = ROCE_CNT_OP_ERR_NAK_SENT,
+	};
+
+	qp->dev->cnt[cnt[code]]++;
+	tr_trace(qp, "NAK %s psn %u", roce_aeth_name(nak_syndrome(code)), psn);
+	resp_nak(qp, psn, nak_syndrome(code));
+}
+
+/* Receive completion for the WQE the responder is filling; releases it. */
+static void resp_recv_done(struct roce_qp *qp, enum roce_wc_status status, enum roce_wc_opcode op,
+			   uint32_t byte_len, unsigned int flags, uint32_t imm, uint32_t src_qp)
+{
+	tr_recv_complete(qp, qp->resp.wqe, status, op, byte_len, flags, imm, src_qp);
+	qp->resp.wqe_offset = 0;
+}
+
+/* Take the next receive WQE into resp.wqe. false: none posted. */
+static bool resp_take_wqe(struct roce_qp *qp)
+{
+	struct verbs_rq *rq = verbs_qp_rq(qp);
+	struct verbs_recv_wqe *w = verbs_rq_peek(rq);
+
+	if (w == NULL)
+		return false;
+	if (qp->resp.wqe == NULL) {
+		qp->resp.wqe = malloc(sizeof(*w) + VERBS_MAX_SGE * sizeof(struct roce_sge));
+		if (qp->resp.wqe == NULL)
+			return false;
+	}
+	memcpy(qp->resp.wqe, w, sizeof(*w) + w->num_sge * sizeof(struct roce_sge));
+	verbs_rq_pop(rq);
+	qp->resp.wqe_offset = 0;
+	return true;
+}
+
+/* Place a SEND payload into the current receive WQE. false: it does not fit, or bad lkey. */
+static int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t hdr_extra)
+{
+	struct verbs_recv_wqe *w = qp->resp.wqe;
+	uint32_t len = pkt->payload_len + hdr_extra;
+
+	if (qp->resp.wqe_offset + len > w->length)
+		return -EMSGSIZE;
+	if (verbs_sge_check(qp->pd, w->sge, w->num_sge, ROCE_ACCESS_LOCAL_WRITE) != 0)
+		return -EACCES;
+	if (hdr_extra != 0) {
+		/* UD: the 40-byte GRH area; a RoCEv2 IPv4 header sits in its last 20 bytes */
+		uint8_t grh[ROCE_GRH_LEN] = { 0 };
+		const uint8_t *l3 = pkt->payload - pkt->payload_off + pkt->l3_off;
+
+		if (pkt->ip_ver == 4)
+			memcpy(grh + 20, l3, 20);
+		else
+			memcpy(grh, l3, ROCE_GRH_LEN);
+		verbs_sge_copy(w->sge, w->num_sge, qp->resp.wqe_offset, grh, ROCE_GRH_LEN, true);
+	}
+	verbs_sge_copy(w->sge, w->num_sge, qp->resp.wqe_offset + hdr_extra, (uint8_t *)pkt->payload,
+		       pkt->payload_len, true);
+	qp->resp.wqe_offset += len;
+	qp->st.rx_bytes += pkt->payload_len;
+	return 0;
+}
+
+/* RETH/AtomicETH checks: key, bounds, the MR's and the QP's rights. */
+static struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+				       unsigned int access)
+{
+	struct roce_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & access))
+		return NULL;
+	if (len == 0)
+		return &zero_len_mr;	/* zero-length: no key is looked at (IBA 9.4.1.1) */
+	mr = verbs_mr_lookup(qp->pd, rkey, true);
+	if (mr == NULL || verbs_mr_check(mr, va, len, access) != 0)
+		return NULL;
+	return mr;
+}
+
+static struct tr_resource *resp_find_res(struct roce_qp *qp, uint32_t psn)
+{
+	for (uint32_t i = 0; i < qp->resp.res_size; i++) {
+		struct tr_resource *r = &qp->resp.res[i];
+
+		if (r->opcode != 0 && roce_psn_diff(psn, r->first_psn) >= 0 &&
+		    roce_psn_diff(psn, r->last_psn) <= 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* A READ or atomic to answer: claim a resource slot. NULL: more outstanding than granted. */
+static struct tr_resource *resp_new_res(struct roce_qp *qp)
+{
+	struct tr_resp *resp = &qp->resp;
+	struct tr_resource *r;
+
+	if (resp->res_tail - resp->res_head >= resp->res_size)
+		return NULL;
+	r = &resp->res[resp->res_tail++ % resp->res_size];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* A duplicate request (IBA 9.7.5.1.1 / 9.7.5.2.4): answer it again without executing twice. */
+static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+{
+	struct tr_resource *r;
+
+	qp->st.duplicates++;
+	VERBS_CNT(qp->dev, DUPLICATE);
+	if (mask & ROCE_F_READ) {
+		r = resp_find_res(qp, pkt->psn);
+		if (r == NULL || r->active)
+			return;		/* evicted, or still being answered: the retry will come */
+		/* replay from the requested PSN over the requested range (reads are idempotent) */
+		r->cur_psn = pkt->psn;
+		r->start_psn = pkt->psn;
+		r->va = pkt->reth.va;
+		r->resid = pkt->reth.dmalen;
+		r->active = true;
+		VERBS_CNT(qp->dev, DUP_READ);
+		tr_trace(qp, "duplicate READ psn %u: replaying", pkt->psn);
+		tr_qp_kick(qp);
+		return;
+	}
+	if (mask & ROCE_F_ATOMIC) {
+		r = resp_find_res(qp, pkt->psn);
+		if (r == NULL || r->active)
+			return;
+		r->cur_psn = r->first_psn;
+		r->active = true;
+		VERBS_CNT(qp->dev, DUP_ATOMIC);
+		tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
+		tr_qp_kick(qp);
+		return;
+	}
+	/* SEND/WRITE: acknowledge again what has been received */
+	if (pkt->ackreq)
+		resp_ack(qp, (qp->resp.epsn - 1) & ROCE_PSN_MASK);
+}
+
+/* Resources still owe answers: the oldest one comes before any ACK. Keep head on the oldest. */
+static bool resp_res_pending(struct roce_qp *qp)
+{
+	struct tr_resp *resp = &qp->resp;
+
+	for (uint32_t i = resp->res_head; i != resp->res_tail; i++)
+		if (resp->res[i % resp->res_size].active)
+			return true;
+	/* answered replays leave no trace; find any active replay in the ring */
+	for (uint32_t i = 0; i < resp->res_size; i++)
+		if (resp->res[i].active)
+			return true;
+	return false;
+}
+
+static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *r)
+{
+	uint64_t *p = (uint64_t *)(uintptr_t)pkt->atmeth.va;
+
+	r->orig = *p;
+	if (pkt->opcode == ROCE_OP_RC_COMPARE_SWAP) {
+		if (r->orig == pkt->atmeth.cmp)
+			*p = pkt->atmeth.swap;
+	} else {
+		*p = r->orig + pkt->atmeth.swap;
+	}
+}
+
+/* RC and UC requests that arrived in order. */
+static void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+{
+	struct tr_resp *resp = &qp->resp;
+	bool rc = qp->type == ROCE_QPT_RC;
+	bool first = mask & ROCE_F_FIRST, last = mask & ROCE_F_LAST;
+	int err;
+
+	/* opcode sequence (IBA 9.7.5.1.4): FIRST/ONLY only between messages */
+	if (first == resp->in_msg || (resp->in_msg && (mask & (ROCE_F_SEND | ROCE_F_WRITE)) !=
+				      (roce_opcode[resp->msg_opcode].mask & (ROCE_F_SEND | ROCE_F_WRITE)))) {
+		if (rc) {
+			resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
+		} else {
+			resp->in_msg = false;	/* UC: drop the broken message */
+			resp->uc_drop = !first;
+		}
+		return;
+	}
+
+	if (mask & ROCE_F_SEND) {
+		if (first && !resp_take_wqe(qp)) {
+			if (rc) {
+				VERBS_CNT(qp->dev, RNR_NAK_SENT);
+				tr_trace(qp, "RNR NAK psn %u timer %u", pkt->psn, qp->attr.min_rnr_timer);
+				resp->rnr_nak_sent = true;
+				resp_nak(qp, pkt->psn, (uint8_t)(ROCE_AETH_RNR_NAK << 5 |
+								 qp->attr.min_rnr_timer));
+			}
+			return;
+		}
+		err = resp_place_send(qp, pkt, 0);
+		if (err != 0) {
+			resp_recv_done(qp, err == -EMSGSIZE ? ROCE_WC_LOC_LEN_ERR : ROCE_WC_LOC_PROT_ERR,
+				       ROCE_WC_RECV, 0, 0, 0, 0);
+			resp->in_msg = false;
+			if (rc)
+				resp_fatal(qp, pkt->psn, err == -EMSGSIZE ? ROCE_NAK_INVALID_REQ :
+							 ROCE_NAK_REM_OP_ERR);
+			else
+				resp->uc_drop = !last;
+			return;
+		}
+		if (last) {
+			unsigned int flags = 0;
+			uint32_t imm = 0;
+
+			if (mask & ROCE_F_IMMDT)
+				flags |= ROCE_WC_WITH_IMM, imm = pkt->immdt;
+			if (mask & ROCE_F_IETH)
+				flags |= ROCE_WC_WITH_INV, imm = pkt->ieth_rkey;
+			resp_recv_done(qp, ROCE_WC_SUCCESS, ROCE_WC_RECV, resp->wqe_offset, flags, imm, 0);
+		}
+	} else {
+		/* RDMA WRITE */
+		if (first) {
+			resp->wr_mr = resp_check_rkey(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.dmalen,
+						      ROCE_ACCESS_REMOTE_WRITE);
+			if (resp->wr_mr == NULL) {
+				if (rc)
+					resp_fatal(qp, pkt->psn, ROCE_NAK_REM_ACCESS);
+				else
+					resp->uc_drop = !last;
+				return;
+			}
+			resp->wr_va = pkt->reth.va;
+			resp->wr_resid = pkt->reth.dmalen;
+			resp->wqe_offset = pkt->reth.dmalen;	/* WRITE_WITH_IMM reports it */
+		}
+		if (pkt->payload_len > resp->wr_resid || (last && pkt->payload_len != resp->wr_resid) ||
+		    (!last && pkt->payload_len != qp->mtu)) {
+			if (rc)
+				resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
+			else
+				resp->in_msg = false, resp->uc_drop = !last;
+			return;
+		}
+		if (last && (mask & ROCE_F_IMMDT)) {
+			/* the immediate consumes a receive WQE: check before touching memory */
+			uint32_t total = resp->wqe_offset;
+
+			if (!resp_take_wqe(qp)) {
+				if (rc) {
+					VERBS_CNT(qp->dev, RNR_NAK_SENT);
+					resp->rnr_nak_sent = true;
+					resp_nak(qp, pkt->psn, (uint8_t)(ROCE_AETH_RNR_NAK << 5 |
+									 qp->attr.min_rnr_timer));
+				}
+				return;
+			}
+			memcpy((uint8_t *)(uintptr_t)resp->wr_va, pkt->payload, pkt->payload_len);
+			resp_recv_done(qp, ROCE_WC_SUCCESS, ROCE_WC_RECV_RDMA_WITH_IMM, total,
+				       ROCE_WC_WITH_IMM, pkt->immdt, 0);
+		} else if (pkt->payload_len != 0) {
+			memcpy((uint8_t *)(uintptr_t)resp->wr_va, pkt->payload, pkt->payload_len);
+		}
+		resp->wr_va += pkt->payload_len;
+		resp->wr_resid -= pkt->payload_len;
+		qp->st.rx_bytes += pkt->payload_len;
+	}
+
+	resp->in_msg = !last;
+	if (first)
+		resp->msg_opcode = pkt->opcode;
+	resp->rnr_nak_sent = false;
+	resp->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
+	if (last)
+		resp->msn = (resp->msn + 1) & 0xffffff;
+	if (rc && pkt->ackreq)
+		resp_ack(qp, pkt->psn);
+}
+
+static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+{
+	struct tr_resp *resp = &qp->resp;
+	struct tr_resource *r;
+	struct roce_mr *mr;
+
+	if (resp->in_msg) {
+		resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
+		return;
+	}
+	if (mask & ROCE_F_READ) {
+		mr = resp_check_rkey(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.dmalen,
+				     ROCE_ACCESS_REMOTE_READ);
+		if (mr == NULL) {
+			resp_fatal(qp, pkt->psn, ROCE_NAK_REM_ACCESS);
+			return;
+		}
+	} else {
+		mr = resp_check_rkey(qp, pkt->atmeth.rkey, pkt->atmeth.va, 8,
+				     ROCE_ACCESS_REMOTE_ATOMIC);
+		if (pkt->atmeth.va & 7) {	/* IBA 9.4.5: atomics are 8-byte aligned */
+			resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
+			return;
+		}
+		if (mr == NULL) {
+			resp_fatal(qp, pkt->psn, ROCE_NAK_REM_ACCESS);
+			return;
+		}
+	}
+	r = resp_new_res(qp);
+	if (r == NULL) {
+		resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
+		return;
+	}
+	r->opcode = pkt->opcode;
+	r->first_psn = pkt->psn;
+	r->cur_psn = pkt->psn;
+	r->start_psn = pkt->psn;
+	if (mask & ROCE_F_READ) {
+		uint32_t n = tr_npkts(pkt->reth.dmalen, qp->mtu);
+
+		r->last_psn = (pkt->psn + n - 1) & ROCE_PSN_MASK;
+		r->va = r->va0 = pkt->reth.va;
+		r->resid = r->len0 = pkt->reth.dmalen;
+		r->mr = mr;
+		resp->epsn = (pkt->psn + n) & ROCE_PSN_MASK;
+	} else {
+		r->last_psn = pkt->psn;
+		resp_execute_atomic(pkt, r);
+		resp->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
+	}
+	resp->msn = (resp->msn + 1) & 0xffffff;
+	r->msn = resp->msn;
+	r->active = true;
+	tr_qp_kick(qp);
+}
+
+void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
+{
+	struct tr_resp *resp = &qp->resp;
+	uint32_t mask = roce_opcode[pkt->opcode].mask;
+	int32_t d;
+
+	if (resp->ack == RESP_ACK_NAK && resp->nak_syndrome >> 5 == ROCE_AETH_NAK &&
+	    (resp->nak_syndrome & 0x1f) != ROCE_NAK_PSN_SEQ_ERR)
+		return;		/* a fatal NAK is on its way out: nothing more is executed */
+
+	if (qp->type == ROCE_QPT_UD) {
+		unsigned int flags = ROCE_WC_GRH;
+		int err;
+
+		if (pkt->deth.qkey != qp->attr.qkey) {
+			VERBS_CNT(qp->dev, RX_QKEY_ERR);
+			return;
+		}
+		if (!resp_take_wqe(qp)) {
+			VERBS_CNT(qp->dev, RX_BAD_STATE);	/* UD: no receive posted, dropped */
+			return;
+		}
+		err = resp_place_send(qp, pkt, ROCE_GRH_LEN);
+		if (mask & ROCE_F_IMMDT)
+			flags |= ROCE_WC_WITH_IMM;
+		resp_recv_done(qp, err == 0 ? ROCE_WC_SUCCESS : err == -EMSGSIZE ?
+			       ROCE_WC_LOC_LEN_ERR : ROCE_WC_LOC_PROT_ERR, ROCE_WC_RECV,
+			       err == 0 ? resp->wqe_offset : 0, flags, pkt->immdt, pkt->deth.srcqp);
+		return;
+	}
+
+	d = roce_psn_diff(pkt->psn, resp->epsn);
+	if (qp->type == ROCE_QPT_UC) {
+		if (d != 0) {
+			/* UC: a gap loses the message in progress; resynchronise on FIRST/ONLY */
+			qp->st.out_of_seq++;
+			VERBS_CNT(qp->dev, OUT_OF_SEQUENCE);
+			resp->in_msg = false;
+			resp->uc_drop = !(mask & ROCE_F_FIRST);
+			if (resp->uc_drop)
+				return;
+			resp->epsn = pkt->psn;
+		}
+		if (resp->uc_drop) {
+			if (!(mask & ROCE_F_FIRST)) {
+				resp->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
+				return;
+			}
+			resp->uc_drop = false;
+		}
+		resp_execute(qp, pkt, mask);
+		if (resp->uc_drop || !resp->in_msg)
+			resp->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
+		return;
+	}
+
+	/* RC, IBA 9.7.5.1.1 */
+	if (d > 0) {
+		qp->st.out_of_seq++;
+		VERBS_CNT(qp->dev, OUT_OF_SEQUENCE);
+		if (!resp->seq_nak_sent) {
+			resp->seq_nak_sent = true;
+			VERBS_CNT(qp->dev, SEQ_NAK_SENT);
+			tr_trace(qp, "out of sequence psn %u, expected %u: NAK sequence error",
+				 pkt->psn, resp->epsn);
+			resp_nak(qp, resp->epsn, nak_syndrome(ROCE_NAK_PSN_SEQ_ERR));
+		}
+		return;
+	}
+	if (d < 0) {
+		resp_duplicate(qp, pkt, mask);
+		return;
+	}
+	resp->seq_nak_sent = false;
+	if (resp->ack == RESP_ACK_NAK && (resp->nak_syndrome >> 5) != ROCE_AETH_ACK)
+		resp->ack = RESP_ACK_NONE;	/* the retry has come: the NAK is moot */
+	if (mask & (ROCE_F_READ | ROCE_F_ATOMIC))
+		resp_read_atomic(qp, pkt, mask);
+	else
+		resp_execute(qp, pkt, mask);
+}
+
+/* Build one READ response or atomic ACK for resource @p r. */
+static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
+{
+	struct roce_pkt pkt;
+	struct rte_mbuf *m;
+	uint32_t len = 0;
+	uint8_t op;
+
+	if (r->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
+		/* a (partial) replay starts a new response sequence at its own PSN */
+		bool first = r->cur_psn == r->start_psn;
+		bool last = r->resid <= qp->mtu;
+
+		len = ROCE_MIN(r->resid, qp->mtu);
+		op = first && last ? ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
+		     first ? ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST :
+		     last ? ROCE_OP_RC_RDMA_READ_RESPONSE_LAST : ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+	} else {
+		op = ROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+	}
+	tr_pkt_init(qp, &pkt, op, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	pkt.psn = r->cur_psn;
+	pkt.aeth.syndrome = AETH_ACK_NO_CREDIT;
+	pkt.aeth.msn = r->msn;
+	pkt.atmack_orig = r->orig;
+	pkt.payload_len = len;
+	if (len != 0)
+		pkt.payload = (const uint8_t *)(uintptr_t)r->va;
+	m = tr_pkt_build(qp, &pkt, NULL, 0, 0);
+	if (m == NULL)
+		return NULL;
+	r->va += len;
+	r->resid -= len;
+	r->cur_psn = (r->cur_psn + 1) & ROCE_PSN_MASK;
+	if (r->opcode != ROCE_OP_RC_RDMA_READ_REQUEST || r->resid == 0)
+		r->active = false;
+	if (op == ROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
+		VERBS_CNT(qp->dev, ACKS_SENT);
+	return m;
+}
+
+static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
+{
+	struct tr_resp *resp = &qp->resp;
+	struct roce_pkt pkt;
+	struct rte_mbuf *m;
+
+	tr_pkt_init(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	pkt.psn = resp->ack_psn;
+	pkt.aeth.syndrome = resp->ack == RESP_ACK_NAK ? resp->nak_syndrome : AETH_ACK_NO_CREDIT;
+	pkt.aeth.msn = resp->msn;
+	m = tr_pkt_build(qp, &pkt, NULL, 0, 0);
+	if (m == NULL)
+		return NULL;
+	if (resp->ack == RESP_ACK_ACK)
+		VERBS_CNT(qp->dev, ACKS_SENT);
+	if (resp->ack == RESP_ACK_NAK && resp->nak_syndrome >> 5 == ROCE_AETH_NAK &&
+	    (resp->nak_syndrome & 0x1f) != ROCE_NAK_PSN_SEQ_ERR) {
+		resp->ack = RESP_ACK_NONE;
+		verbs_qp_set_state(qp, ROCE_QPS_ERR);	/* IBA 9.9.3: fatal NAK, responder errs */
+		return m;
+	}
+	resp->ack = RESP_ACK_NONE;
+	return m;
+}
+
+/* Next response packet: READ data and atomic ACKs first (they are older), then ACK/NAK. */
+struct rte_mbuf *tr_resp_next(struct roce_qp *qp)
+{
+	struct tr_resp *resp = &qp->resp;
+
+	if (qp->type != ROCE_QPT_RC || (qp->state != ROCE_QPS_RTR && qp->state != ROCE_QPS_RTS &&
+					qp->state != ROCE_QPS_SQD))
+		return NULL;
+	if (resp->res_size != 0 && resp_res_pending(qp)) {
+		/* oldest active first: by ring order from the head, then replays */
+		for (uint32_t i = resp->res_head; i != resp->res_tail; i++) {
+			struct tr_resource *r = &resp->res[i % resp->res_size];
+
+			if (r->active)
+				return resp_answer(qp, r);
+			if (i == resp->res_head)
+				resp->res_head++;
+		}
+		for (uint32_t i = 0; i < resp->res_size; i++)
+			if (resp->res[i].active)
+				return resp_answer(qp, &resp->res[i]);
+	}
+	if (resp->ack != RESP_ACK_NONE)
+		return resp_send_ack(qp);
+	return NULL;
+}

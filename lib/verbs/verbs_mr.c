@@ -1,0 +1,185 @@
+/* Protection domains, memory regions (keys, bounds, rights) and address handles. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs_private.h"
+
+struct roce_pd *roce_alloc_pd(struct roce_device *dev)
+{
+	struct roce_pd *pd;
+
+	if (dev->npd >= dev->attr.max_pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return NULL;
+	pd->dev = dev;
+	dev->npd++;
+	return pd;
+}
+
+int roce_dealloc_pd(struct roce_pd *pd)
+{
+	if (pd == NULL)
+		return 0;
+	if (pd->refs != 0)
+		return -EBUSY;
+	pd->dev->npd--;
+	free(pd);
+	return 0;
+}
+
+struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, unsigned int access)
+{
+	const unsigned int all = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+				 ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
+	struct roce_device *dev = pd->dev;
+	struct roce_mr *mr;
+	uint32_t idx;
+
+	/* IBA 10.6.3.1: remote write or atomic rights need local write */
+	if ((access & ~all) != 0 || (addr == NULL && length != 0) ||
+	    ((access & (ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & ROCE_ACCESS_LOCAL_WRITE)) || length > dev->attr.max_mr_size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	idx = 0;
+	for (uint32_t n = 0; n < VERBS_MAX_MR - 1 && idx == 0; n++) {
+		uint32_t i = 1 + (dev->mr_next + n) % (VERBS_MAX_MR - 1); /* no key index 0 */
+
+		if (dev->mr[i] == NULL)
+			idx = i;
+	}
+	if (idx == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL)
+		return NULL;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->access = access;
+	mr->lkey = idx << 8 | dev->key_seq++;
+	mr->rkey = mr->lkey;
+	dev->mr[idx] = mr;
+	dev->mr_next = idx;
+	dev->nmr++;
+	pd->refs++;
+	return mr;
+}
+
+int roce_dereg_mr(struct roce_mr *mr)
+{
+	if (mr == NULL)
+		return 0;
+	mr->pd->dev->mr[mr->lkey >> 8] = NULL;
+	mr->pd->dev->nmr--;
+	mr->pd->refs--;
+	free(mr);
+	return 0;
+}
+
+uint32_t roce_mr_lkey(const struct roce_mr *mr)
+{
+	return mr->lkey;
+}
+
+uint32_t roce_mr_rkey(const struct roce_mr *mr)
+{
+	return mr->rkey;
+}
+
+struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote)
+{
+	struct roce_mr *mr = pd->dev->mr[(key >> 8) % VERBS_MAX_MR];
+
+	if (mr == NULL || mr->pd != pd || (remote ? mr->rkey : mr->lkey) != key)
+		return NULL;
+	return mr;
+}
+
+int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len, unsigned int access)
+{
+	uint64_t start = (uint64_t)(uintptr_t)mr->addr;
+
+	if (va < start || len > mr->length || va - start > mr->length - len)
+		return -EFAULT;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	return 0;
+}
+
+int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
+		    unsigned int access)
+{
+	for (uint32_t i = 0; i < num_sge; i++) {
+		struct roce_mr *mr;
+		int rc;
+
+		if (sge[i].length == 0)
+			continue;
+		mr = verbs_mr_lookup(pd, sge[i].lkey, false);
+		if (mr == NULL)
+			return -EINVAL;
+		rc = verbs_mr_check(mr, sge[i].addr, sge[i].length, access);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
+		    uint32_t len, bool to_sge)
+{
+	uint32_t i = 0;
+
+	while (i < num_sge && offset >= sge[i].length)
+		offset -= sge[i++].length;
+	while (len > 0 && i < num_sge) {
+		uint32_t n = ROCE_MIN(len, sge[i].length - offset);
+		uint8_t *p = (uint8_t *)(uintptr_t)sge[i].addr + offset;
+
+		if (to_sge)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		buf += n;
+		len -= n;
+		offset = 0;
+		i++;
+	}
+}
+
+struct roce_ah *roce_create_ah(struct roce_pd *pd, const struct roce_ah_attr *attr)
+{
+	struct roce_ah *ah;
+
+	if (attr->ip_ver != 4 && attr->ip_ver != 6) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (ah == NULL)
+		return NULL;
+	ah->pd = pd;
+	ah->attr = *attr;
+	pd->refs++;
+	pd->dev->nah++;
+	return ah;
+}
+
+int roce_destroy_ah(struct roce_ah *ah)
+{
+	if (ah == NULL)
+		return 0;
+	ah->pd->refs--;
+	ah->pd->dev->nah--;
+	free(ah);
+	return 0;
+}

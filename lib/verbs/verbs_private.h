@@ -1,0 +1,313 @@
+/* The verbs objects' insides, shared by lib/verbs and lib/transport; apps never include it. */
+#ifndef VERBS_PRIVATE_H
+#define VERBS_PRIVATE_H
+
+#include "roce_engine.h"
+#include "roce_verbs.h"
+
+#define VERBS_MAX_MR 65536
+#define VERBS_MAX_QP 16384
+#define VERBS_MAX_WR 32768
+#define VERBS_MAX_SGE 32
+#define VERBS_MAX_INLINE 1024
+#define VERBS_MAX_CQE (1 << 20)
+#define VERBS_MAX_RD_ATOMIC 128
+
+/* Device-wide counters, named like an RNIC's hw_counters (see verbs_counter_name). */
+enum roce_dev_counter {
+	ROCE_CNT_RX_FRAMES,		/* frames handed to the device */
+	ROCE_CNT_TX_FRAMES,		/* frames the device put on its port */
+	ROCE_CNT_RX_ICRC_ERR,		/* dropped: ICRC mismatch */
+	ROCE_CNT_RX_MALFORMED,		/* dropped: not a parseable RoCE frame */
+	ROCE_CNT_RX_NO_QP,		/* dropped: no such destination QP */
+	ROCE_CNT_RX_BAD_STATE,		/* dropped: QP not in a state to receive */
+	ROCE_CNT_RX_QKEY_ERR,		/* dropped: UD Q_Key mismatch */
+	ROCE_CNT_RX_OPCODE_ERR,		/* dropped: opcode not valid for the QP type */
+	ROCE_CNT_DUPLICATE,		/* duplicate requests received */
+	ROCE_CNT_OUT_OF_SEQUENCE,	/* requests received ahead of the expected PSN */
+	ROCE_CNT_SEQ_NAK_SENT,		/* NAK PSN sequence error sent */
+	ROCE_CNT_SEQ_NAK_RCVD,		/* NAK PSN sequence error received */
+	ROCE_CNT_RNR_NAK_SENT,		/* RNR NAK sent */
+	ROCE_CNT_RNR_NAK_RCVD,		/* RNR NAK received */
+	ROCE_CNT_ACCESS_NAK_SENT,	/* NAK remote access error sent */
+	ROCE_CNT_INV_REQ_NAK_SENT,	/* NAK invalid request sent */
+	ROCE_CNT_OP_ERR_NAK_SENT,	/* NAK remote operational error sent */
+	ROCE_CNT_ERR_NAK_RCVD,		/* fatal NAKs received */
+	ROCE_CNT_ACKS_SENT,		/* ACK / atomic ACK packets sent */
+	ROCE_CNT_ACKS_RCVD,		/* ACK packets received */
+	ROCE_CNT_IMPLIED_NAK,		/* ACK beyond an unanswered READ/atomic: resend */
+	ROCE_CNT_GHOST_ACK,		/* ACK/response for nothing outstanding, dropped */
+	ROCE_CNT_RETRANSMITS,		/* request packets sent again */
+	ROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
+	ROCE_CNT_RETRY_EXCEEDED,	/* QPs failed on retry_cnt */
+	ROCE_CNT_RNR_RETRY_EXCEEDED,	/* QPs failed on rnr_retry */
+	ROCE_CNT_READ_RETRIES,		/* READ requests reissued (partial READ retry) */
+	ROCE_CNT_DUP_READ,		/* duplicate READ requests replayed */
+	ROCE_CNT_DUP_ATOMIC,		/* duplicate atomics answered from the cache */
+	ROCE_CNT_CQ_OVERFLOW,		/* completions lost to a full CQ */
+	ROCE_CNT_CNP_SENT,		/* congestion notifications sent */
+	ROCE_CNT_CNP_RCVD,		/* congestion notifications received */
+	ROCE_CNT_ECN_CE_RCVD,		/* CE-marked frames received */
+	ROCE_CNT_TX_NO_MBUF,		/* packets not sent for want of an mbuf */
+	ROCE_CNT_NUM,
+};
+
+/** Counter name ("rx_icrc_errors", "rnr_nak_retry_err", ...). */
+const char *roce_counter_name(enum roce_dev_counter c);
+
+struct verbs_hooks {
+	void (*qp_kick)(struct roce_qp *qp);			/* the SQ has new work */
+	void (*qp_state_changed)(struct roce_qp *qp, enum roce_qp_state old);
+	void (*qp_destroy)(struct roce_qp *qp);			/* free transport state */
+};
+
+struct roce_device {
+	char name[32];				/* "rocelab0" */
+	struct roce_engine *eng;		/* clock, timers, mbufs */
+	struct roce_device_conf conf;		/* as created */
+	struct roce_device_attr attr;		/* limits */
+	struct roce_port_attr port;		/* the one port */
+	uint32_t npd, ncq, nqp, nmr, nsrq, nah;	/* live objects */
+	struct roce_mr *mr[VERBS_MAX_MR];	/* by key index (key >> 8) */
+	uint32_t mr_next;			/* next index to try */
+	uint8_t key_seq;			/* low byte of keys, bumped per registration */
+	struct roce_qp **qp;			/* by qpn - qpn_base */
+	uint32_t qp_next;			/* next QPN offset to try */
+	const struct verbs_hooks *hooks;	/* set by the transport */
+	void *nic;				/* the transport's per-device state */
+	uint64_t cnt[ROCE_CNT_NUM];		/* counters */
+};
+
+struct roce_pd {
+	struct roce_device *dev;
+	uint32_t refs;			/* MRs, QPs, SRQs, AHs using it */
+};
+
+struct roce_mr {
+	struct roce_pd *pd;
+	uint8_t *addr;			/* start of the region */
+	uint64_t length;		/* bytes */
+	unsigned int access;		/* enum roce_access_flags */
+	uint32_t lkey, rkey;		/* index << 8 | sequence byte */
+};
+
+struct roce_cq {
+	struct roce_device *dev;
+	struct roce_wc *ring;		/* power-of-two ring */
+	uint32_t mask;			/* ring size - 1 */
+	uint32_t depth;			/* entries the user asked for */
+	uint32_t head, tail;		/* free-running: consumer, producer */
+	bool overflow;			/* a completion was lost */
+	uint32_t refs;			/* QPs using it */
+};
+
+/* A posted receive: the WR and its SGEs. */
+struct verbs_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;		/* sum of the SGE lengths */
+	struct roce_sge sge[];		/* num_sge entries (max_sge allocated) */
+};
+
+/* A receive queue (a QP's own or an SRQ). */
+struct verbs_rq {
+	uint8_t *ring;			/* size entries of stride bytes */
+	uint32_t stride;		/* sizeof(verbs_recv_wqe) + max_sge SGEs */
+	uint32_t size;			/* power of two */
+	uint32_t max_wr, max_sge;	/* granted */
+	uint32_t head, tail;		/* free-running: consumer, producer */
+};
+
+struct roce_srq {
+	struct roce_pd *pd;
+	struct verbs_rq rq;
+	uint32_t refs;			/* QPs using it */
+};
+
+struct roce_ah {
+	struct roce_pd *pd;
+	struct roce_ah_attr attr;
+};
+
+enum verbs_wqe_state {
+	WQE_POSTED,			/* not yet (fully) sent */
+	WQE_PENDING,			/* all packets sent, waiting for the ACK or response */
+	WQE_DONE,			/* completed, waiting to be retired in order */
+};
+
+/* A posted send. */
+struct verbs_send_wqe {
+	struct roce_send_wr wr;		/* copy; next and sg_list are not used */
+	struct roce_sge *sge;		/* qp->sq_sge slot */
+	uint8_t *inline_data;		/* qp->sq_inline slot, when INLINE */
+	struct roce_ah_attr av;		/* UD: destination */
+	uint32_t length;		/* total payload */
+	uint32_t first_psn;		/* PSN of the first packet */
+	uint32_t last_psn;		/* PSN of the last packet (READ: of the last response) */
+	uint32_t npsn;			/* PSNs the message uses */
+	enum verbs_wqe_state state;
+	enum roce_wc_status status;	/* completion status once DONE */
+	bool signaled;			/* generates a CQE on success */
+};
+
+/* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */
+struct tr_resource {
+	uint8_t opcode;			/* RC_RDMA_READ_REQUEST, RC_COMPARE_SWAP or RC_FETCH_ADD */
+	bool active;			/* responses still to send */
+	uint32_t first_psn, last_psn;	/* PSNs of the answer */
+	uint32_t cur_psn;		/* next response PSN to send */
+	uint32_t start_psn;		/* PSN of the request being answered (original or retry) */
+	uint64_t va;			/* READ: next byte to send */
+	uint32_t resid;			/* READ: bytes left */
+	struct roce_mr *mr;		/* READ: the region */
+	uint64_t va0;			/* READ: first byte, for replays */
+	uint32_t len0;			/* READ: length, for replays */
+	uint64_t orig;			/* atomic: value before the operation */
+	uint32_t msn;			/* MSN to report */
+};
+
+/* Requester: walks the SQ, segments, numbers packets (tr_req.c). */
+struct tr_req {
+	uint32_t wqe;			/* next WQE to send from (free-running index) */
+	uint32_t psn;			/* next PSN */
+	uint32_t offset;		/* bytes of that WQE already sent */
+	uint32_t noack_pkts;		/* packets since one asked for an ACK */
+	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
+	uint32_t next_new;		/* first WQE never started (PSNs not yet assigned) */
+	uint32_t psn_hw;		/* first PSN never sent: below it, a send is a retransmit */
+};
+
+/* Completer: retires WQEs on ACKs and responses, runs the retry timers (tr_comp.c). */
+struct tr_comp {
+	uint32_t wqe;			/* oldest WQE not retired */
+	uint32_t psn;			/* next response PSN expected */
+	uint8_t retry_cnt;		/* retries left on timeout / sequence NAK */
+	uint8_t rnr_retry;		/* retries left on RNR NAK */
+	uint32_t read_offset;		/* bytes of the READ at comp.wqe already placed */
+	struct roce_timer ack_timer;	/* local ACK timeout */
+	struct roce_timer rnr_timer;	/* RNR wait */
+	bool rnr_wait;			/* sending paused until rnr_timer fires */
+};
+
+/* What the responder still has to send. */
+enum tr_resp_ack {
+	RESP_ACK_NONE,
+	RESP_ACK_ACK,			/* an ACK for psn ack_psn */
+	RESP_ACK_NAK,			/* a NAK with nak_syndrome for psn ack_psn */
+};
+
+/* Responder: checks and executes requests, answers them (tr_resp.c). */
+struct tr_resp {
+	uint32_t epsn;			/* next PSN expected */
+	uint32_t msn;			/* messages completed */
+	bool seq_nak_sent;		/* one sequence NAK per gap (IBA 9.7.5.1.2) */
+	bool rnr_nak_sent;		/* RNR NAK sent, waiting for the retry */
+	enum tr_resp_ack ack;		/* pending ACK/NAK */
+	uint32_t ack_psn;		/* PSN it acknowledges */
+	uint8_t nak_syndrome;		/* AETH syndrome of a pending NAK */
+	/* message in progress */
+	bool in_msg;			/* a multi-packet SEND/WRITE is under way */
+	uint8_t msg_opcode;		/* its first opcode */
+	struct verbs_recv_wqe *wqe;	/* SEND: the receive WQE being filled (copy) */
+	uint32_t wqe_offset;		/* bytes placed into it */
+	bool wqe_err;			/* message too long etc.: complete in error at the end */
+	struct roce_mr *wr_mr;		/* WRITE: region */
+	uint64_t wr_va;			/* WRITE: next byte */
+	uint32_t wr_resid;		/* WRITE: bytes left */
+	bool uc_drop;			/* UC: dropping the rest of a broken message */
+	/* READ/atomic resources, a ring of max_dest_rd_atomic */
+	struct tr_resource *res;
+	uint32_t res_size;		/* entries */
+	uint32_t res_head;		/* next to answer */
+	uint32_t res_tail;		/* next free */
+};
+
+struct roce_qp {
+	struct roce_pd *pd;
+	struct roce_device *dev;
+	uint32_t qpn;
+	enum roce_qp_type type;
+	enum roce_qp_state state;
+	struct roce_qp_attr attr;	/* as last modified */
+	struct roce_cq *scq, *rcq;
+	struct roce_srq *srq;
+	bool sq_sig_all;
+	uint32_t mtu;			/* path MTU in bytes */
+	uint16_t sport;			/* UDP source port */
+
+	/* send queue */
+	struct verbs_send_wqe *sq;	/* ring */
+	struct roce_sge *sq_sge;	/* size * max_send_sge */
+	uint8_t *sq_inline;		/* size * max_inline_data */
+	uint32_t sq_size;		/* power of two */
+	uint32_t sq_head;		/* next to retire (== comp.wqe) */
+	uint32_t sq_tail;		/* next free */
+	struct verbs_rq rq;		/* own receive queue (unused with an SRQ) */
+
+	struct tr_req req;
+	struct tr_comp comp;
+	struct tr_resp resp;
+	struct roce_qp_stats st;	/* per-QP counters */
+
+	/* transmit scheduling (tr_nic.c) */
+	bool tx_listed;			/* on the NIC's list of QPs with work */
+	struct roce_qp *tx_next;	/* that list */
+	roce_time_t tx_allowed_at;	/* rate limiter: earliest next send */
+	void *cc;			/* congestion control state (DCQCN) */
+};
+
+/* Receive queue helpers, shared by QP RQs and SRQs. */
+int verbs_rq_init(struct verbs_rq *rq, uint32_t max_wr, uint32_t max_sge);
+void verbs_rq_free(struct verbs_rq *rq);
+int verbs_rq_post(struct verbs_rq *rq, const struct roce_recv_wr *wr, const struct roce_recv_wr **bad);
+
+static inline struct verbs_recv_wqe *verbs_rq_peek(struct verbs_rq *rq)
+{
+	return rq->head == rq->tail ? NULL :
+	       (struct verbs_recv_wqe *)(rq->ring + (size_t)(rq->head & (rq->size - 1)) * rq->stride);
+}
+
+static inline void verbs_rq_pop(struct verbs_rq *rq)
+{
+	rq->head++;
+}
+
+/** The RQ a QP receives from: its SRQ's, or its own. */
+static inline struct verbs_rq *verbs_qp_rq(struct roce_qp *qp)
+{
+	return qp->srq != NULL ? &qp->srq->rq : &qp->rq;
+}
+
+static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t idx)
+{
+	return &qp->sq[idx & (qp->sq_size - 1)];
+}
+
+/** Add a completion; false (and the CQ marked overflowed) if it is full. */
+bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
+
+/** The MR for @p key (lkey or rkey per @p remote) in @p pd, or NULL. */
+struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote);
+
+/**
+ * Check that [va, va+len) lies in @p mr and @p access is allowed.
+ * @return 0, -EFAULT (out of bounds), -EACCES (rights)
+ */
+int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len, unsigned int access);
+
+/** Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. */
+void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
+		    uint32_t len, bool to_sge);
+
+/** Check every SGE's lkey, bounds and (with LOCAL_WRITE in @p access) rights. @return 0 or -errno */
+int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
+		    unsigned int access);
+
+struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn);
+
+/** Move @p qp to @p state (no checks) and tell the transport. */
+void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);
+
+#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
+
+#endif /* VERBS_PRIVATE_H */
