@@ -12,6 +12,8 @@
 static const struct rocelab_cmd *const commands[] = {
 	&cmd_demo,
 	&cmd_dissect,
+	&cmd_craft,
+	&cmd_fixup,
 };
 
 static const char global_usage[] =

@@ -1,0 +1,105 @@
+/* rocelab fixup: recompute the IPv4 checksums and ICRCs of an edited capture. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rocelab.h"
+#include "roce_io.h"
+#include "roce_wire.h"
+
+#define DLT_EN10MB_NUM 1
+
+static const char usage[] =
+	"usage: rocelab fixup IN OUT\n"
+	"\n"
+	"Copy capture IN to OUT (pcap, nanosecond timestamps), recomputing the IPv4 header\n"
+	"checksum and the ICRC of every RoCEv2 and RoCEv1 frame, for example after editing TTLs,\n"
+	"DSCPs or PSNs with a hex editor or tcprewrite. Lengths are not changed. Other frames are\n"
+	"copied as they are; timestamps are kept. \"-\" is standard input or output.\n"
+	"\n"
+	"Exit status: 0 done; 1 IN could not be read or broke off (the frames before the break are\n"
+	"written) or OUT could not be written; 2 bad arguments.\n";
+
+static uint8_t frame[262144];
+
+static int run(int argc, char **argv)
+{
+	uint64_t frames = 0, fixed = 0, csums = 0, icrcs = 0;
+	struct roce_pcap_writer *w;
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	const char *in, *out;
+	char err[512];
+	int rc, ret = 0;
+
+	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc != 3)
+		return rocelab_usage_error(argv[0], "expected IN and OUT, got %d argument%s", argc - 1,
+					   argc == 2 ? "" : "s");
+	in = argv[1];
+	out = argv[2];
+	if (strcmp(in, out) == 0 && strcmp(in, "-") != 0)
+		return rocelab_usage_error(argv[0], "IN and OUT are both '%s': write to another file",
+					   in);
+	r = roce_pcap_open(in, NULL, err, sizeof(err));
+	if (r == NULL) {
+		fprintf(stderr, "rocelab fixup: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (roce_pcap_linktype(r) != DLT_EN10MB_NUM) {
+		fprintf(stderr, "rocelab fixup: %s: link type %d is not Ethernet; nothing to fix\n", in,
+			roce_pcap_linktype(r));
+		roce_pcap_close(r);
+		return EXIT_FAILURE;
+	}
+	w = roce_pcap_create(out, err, sizeof(err));
+	if (w == NULL) {
+		fprintf(stderr, "rocelab fixup: %s\n", err);
+		roce_pcap_close(r);
+		return EXIT_FAILURE;
+	}
+	while ((rc = roce_pcap_next(r, &f)) == 1) {
+		uint32_t len = f.caplen < sizeof(frame) ? f.caplen : (uint32_t)sizeof(frame);
+		int changed;
+
+		memcpy(frame, f.data, len);
+		frames++;
+		changed = roce_wire_fixup(frame, len);
+		if (changed > 0) {
+			fixed++;
+			csums += (changed & ROCE_FIXUP_IP_CSUM) != 0;
+			icrcs += (changed & ROCE_FIXUP_ICRC) != 0;
+		}
+		if (roce_pcap_write(w, f.ts_ns, frame, len) != 0) {
+			fprintf(stderr, "rocelab fixup: %s: write failed\n", out);
+			ret = EXIT_FAILURE;
+			break;
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "rocelab fixup: %s\n", roce_pcap_error(r));
+		ret = EXIT_FAILURE;
+	}
+	roce_pcap_close(r);
+	if (roce_pcap_close_writer(w) != 0 && ret == 0) {
+		fprintf(stderr, "rocelab fixup: %s: write failed\n", out);
+		ret = EXIT_FAILURE;
+	}
+	fprintf(stderr, "rocelab fixup: %llu frames, %llu fixed (%llu IPv4 checksums, %llu ICRCs)\n",
+		(unsigned long long)frames, (unsigned long long)fixed, (unsigned long long)csums,
+		(unsigned long long)icrcs);
+	return ret;
+}
+
+const struct rocelab_cmd cmd_fixup = {
+	.name = "fixup",
+	.summary = "recompute the IPv4 checksums and ICRCs of an edited capture",
+	.usage = usage,
+	.run = run,
+	.needs_eal = true,
+};
