@@ -117,14 +117,14 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 		ROCE_LOG(ERR, "%s: cannot create a pool of %u mbufs of %u bytes: %s", eng->name,
 			 nb, data, rte_strerror(rte_errno));
 		errno = rte_errno == EINVAL ? EINVAL : ENOMEM;
-		goto err_free_heap;
+		goto err_free_timers;
 	}
 
 	eng->tsc_hz = rte_get_tsc_hz();
 	eng->tsc_start = rte_rdtsc();
 	return eng;
 
-err_free_heap:
+err_free_timers:
 	eng_timer_fini(eng);
 err_free_eng:
 	free(eng);
@@ -185,7 +185,7 @@ static uint64_t run_wall(struct roce_engine *eng, roce_time_t until)
 		if (eng->stop || now >= until)
 			break;
 		/* Nothing can ever happen again: no timer and nobody polling for input. */
-		if (eng->heap_len == 0 && eng->nb_pollers == 0)
+		if (eng->wheel.count == 0 && eng->nb_pollers == 0)
 			break;
 	}
 	return eng->stats.timers_fired - fired;

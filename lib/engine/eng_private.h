@@ -11,12 +11,26 @@
 #define ENG_NAME_LEN 32		/* engine name, for logs */
 
 /*
- * One entry of the 4-ary timer heap: the expiry is copied beside the pointer so a sift
- * compares keys without touching the timers (4 children = one 64-byte cache line).
+ * The timer queue: a hierarchical timing wheel over ps time. Ticks are 2^ENG_W_GRAN ps; level L
+ * has 64 slots of 64^L ticks each. A timer due after the current tick sits, unsorted, in the slot
+ * of the highest 6-bit group in which its tick differs from the current one; timers due at or
+ * before the current tick sit in @ready, a binary heap in exact (when, seq) order, so the wheel's
+ * coarse slots never change the firing order.
  */
-struct eng_heap_ent {
-	roce_time_t when;	/* copy of t->when */
-	struct roce_timer *t;	/* the armed timer; t->slot is this entry's index */
+#define ENG_W_GRAN 10			/* log2 ps per tick: 1.024 ns */
+#define ENG_W_BITS 6			/* log2 slots per level */
+#define ENG_W_SLOTS (1u << ENG_W_BITS)	/* slots per level */
+#define ENG_W_LEVELS 9			/* 9 x 6 + 10 = 64 bits of time */
+#define ENG_W_IN_WHEEL 0x80000000u	/* timer->slot flag: in a wheel slot (level * 64 + slot) */
+
+struct eng_wheel {
+	uint64_t cur;					/* current tick */
+	struct roce_timer *slot[ENG_W_LEVELS][ENG_W_SLOTS]; /* unsorted doubly-linked lists */
+	uint64_t occ[ENG_W_LEVELS];			/* bit s: slot s of the level is non-empty */
+	struct roce_timer **ready;			/* heap of timers due by the current tick */
+	uint32_t ready_len;				/* entries in @ready */
+	uint32_t ready_cap;				/* entries allocated */
+	uint32_t count;					/* timers armed, wheel and ready */
 };
 
 /* A wall-clock poller: a DPDK port's rx/tx burst, say. */
@@ -31,10 +45,7 @@ struct roce_engine {
 	uint64_t seq;			/* arm counter: tie-break at equal expiry */
 	bool stop;			/* roce_engine_stop() was called during run */
 
-	struct eng_heap_ent *heap_mem;	/* allocation behind @heap (over-allocated to align) */
-	struct eng_heap_ent *heap;	/* 4-ary min-heap by (when, seq), root at index 0 */
-	uint32_t heap_len;		/* timers armed */
-	uint32_t heap_cap;		/* entries allocated */
+	struct eng_wheel wheel;		/* armed timers */
 
 	uint64_t rng[4];		/* xoshiro256** state */
 
@@ -49,19 +60,16 @@ struct roce_engine {
 	char name[ENG_NAME_LEN];	/* conf.name, for logs */
 };
 
-/** Allocate the timer heap with room for @p cap timers. @return 0 or -ENOMEM */
+/** Prepare the timer queue with room for @p cap timers due at once. @return 0 or -ENOMEM */
 int eng_timer_init(struct roce_engine *eng, uint32_t cap);
 
-/** Free the heap; armed timers are forgotten (marked idle). */
+/** Free the queue; armed timers are forgotten (marked idle). */
 void eng_timer_fini(struct roce_engine *eng);
 
-/** Earliest armed timer, or NULL. */
-static inline struct roce_timer *eng_timer_peek(const struct roce_engine *eng)
-{
-	return eng->heap_len ? eng->heap[0].t : NULL;
-}
+/** Earliest armed timer, or NULL; may advance the wheel (never past that timer). */
+struct roce_timer *eng_timer_peek(struct roce_engine *eng);
 
-/** Remove the earliest timer (it must exist) and mark it idle. @return it */
+/** Remove the earliest timer (eng_timer_peek() returned it) and mark it idle. @return it */
 struct roce_timer *eng_timer_pop(struct roce_engine *eng);
 
 #endif /* ENG_PRIVATE_H */

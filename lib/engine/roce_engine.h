@@ -39,7 +39,9 @@ struct roce_timer {
 	uint64_t seq;		/* arm order: ties at equal @when fire in arm order */
 	roce_timer_fn fn;	/* called once at expiry */
 	void *arg;		/* passed to @fn */
-	uint32_t slot;		/* engine's index while armed, ROCE_TIMER_IDLE otherwise */
+	struct roce_timer *next; /* engine's: timing-wheel slot list */
+	struct roce_timer *prev; /* engine's: timing-wheel slot list */
+	uint32_t slot;		/* engine's position while armed, ROCE_TIMER_IDLE otherwise */
 };
 #define ROCE_TIMER_IDLE UINT32_MAX
 
