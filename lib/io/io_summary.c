@@ -247,7 +247,8 @@ static uint32_t read_span_mtu(uint32_t len, uint32_t n)
  * packet takes (a READ request: one per response packet; 0: not known yet, the path MTU is not).
  */
 static enum psn_class stream_add(struct roce_summary *s, struct flow *fl, struct psn_stream *ps,
-				 uint32_t psn, uint32_t span, uint32_t read_len, bool count_gaps)
+				 uint32_t psn, uint32_t span, uint32_t read_len, bool count_gaps,
+				 bool mark)
 {
 	int32_t d;
 
@@ -270,7 +271,8 @@ static enum psn_class stream_add(struct roce_summary *s, struct flow *fl, struct
 	ps->read_pending = false;
 	if (d < 0) {
 		if (d > -(int32_t)SEEN_BITS && !seen_get(ps, psn)) {
-			seen_set(ps, psn);
+			if (mark)
+				seen_set(ps, psn);
 			return PSN_FILL;
 		}
 		return PSN_DUP;
@@ -286,7 +288,8 @@ static enum psn_class stream_add(struct roce_summary *s, struct flow *fl, struct
 		span = 1;
 	}
 	stream_advance(ps, psn + span);
-	seen_set(ps, psn);
+	if (mark)
+		seen_set(ps, psn);
 	return PSN_NEW;
 }
 
@@ -468,7 +471,8 @@ static void add_request(struct roce_summary *s, struct flow *fl, const struct ro
 	if (pkt->opcode == ROCE_OP_RC_RDMA_READ_REQUEST)
 		span = s->pmtu != 0 ? div_up(pkt->reth.dmalen, s->pmtu) : 0;
 	/* UD: many source QPs may send to one QPN, each with its own PSNs; no gaps then */
-	c = stream_add(s, fl, &fl->req, pkt->psn, span, pkt->reth.dmalen, !(mask & ROCE_F_UD));
+	c = stream_add(s, fl, &fl->req, pkt->psn, span, pkt->reth.dmalen, !(mask & ROCE_F_UD),
+		       true);
 	if (c == PSN_DUP) {
 		fl->st.retrans++;
 		return;
@@ -494,15 +498,18 @@ static void add_response(struct roce_summary *s, struct flow *fl, const struct r
 		if (mask & (ROCE_F_FIRST | ROCE_F_MIDDLE) && !(mask & ROCE_F_LAST) &&
 		    pkt->payload_len >= PMTU_MIN)
 			s->pmtu = pkt->payload_len;
-		c = stream_add(s, fl, &fl->resp, pkt->psn, 1, 0, false);
+		c = stream_add(s, fl, &fl->resp, pkt->psn, 1, 0, false, true);
 		if (c == PSN_DUP)
 			fl->st.retrans++;
 		else
 			fl->st.goodput_payload += pkt->payload_len;
 		incl = (mask & ROCE_F_LAST) != 0;
 	} else {
-		/* ACKs coalesce and repeat: range only, never a gap or a retransmission */
-		stream_add(s, fl, &fl->resp, pkt->psn, 1, 0, false);
+		/*
+		 * ACKs coalesce and repeat, and a NAK carries the PSN a READ response will reuse:
+		 * they widen the range but are never a gap, a retransmission, or "seen"
+		 */
+		stream_add(s, fl, &fl->resp, pkt->psn, 1, 0, false, false);
 		if (mask & ROCE_F_AETH) {
 			enum roce_aeth_kind k = roce_aeth_kind(pkt->aeth.syndrome);
 
