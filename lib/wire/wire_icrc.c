@@ -4,19 +4,26 @@
 #include <rte_cpuflags.h>
 #include <rte_net_crc.h>
 #include <rte_vect.h>
+#if defined(__x86_64__)
+#include <wmmintrin.h>
+#endif
 
 #include "roce_wire.h"
 #include "wire_private.h"
 
 #define CRC32_POLY_REFLECTED 0xedb88320u	/* IEEE 802.3, bit-reversed */
 #define XPOW8_TABLE_LEN 16384			/* covers every frame up to 16 KiB */
+#define ICRC_ONE_PASS_MAX 256			/* rest of the frame hashed with the headers */
 
 /* xpow8[n] = x^(8n) mod P in reflected order: the operator that appends n zero bytes. */
 static uint32_t xpow8[XPOW8_TABLE_LEN];
 static const char *crc_path_name = "portable";
 
-/* a * b mod P, both reflected (the coefficient of x^0 in bit 31). */
-static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
+/* reduce_x32[k][v] = (v << 8k) * x^32 mod P, reflected: folds the low half of a 64-bit product. */
+static uint32_t reduce_x32[4][256];
+
+/* a * b mod P, both reflected (the coefficient of x^0 in bit 31); one bit per step. */
+static uint32_t gf2_mulmod_bitwise(uint32_t a, uint32_t b)
 {
 	uint32_t p = 0;
 
@@ -28,18 +35,47 @@ static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
 	return p;
 }
 
-static uint32_t mul_x8(uint32_t v)
+static uint32_t mul_xn(uint32_t v, unsigned int n)
 {
-	for (int i = 0; i < 8; i++)
+	for (unsigned int i = 0; i < n; i++)
 		v = (v >> 1) ^ (CRC32_POLY_REFLECTED & -(v & 1));
 	return v;
 }
+
+#if defined(__x86_64__)
+/*
+ * The same product with one carry-less multiply: clmul(a, b) << 1 holds a * b as a 64-bit
+ * reflected value (bit k is x^(63-k)); its high half is already below x^32 and its low half,
+ * worth L(x) * x^32, is reduced by four table reads.
+ */
+__attribute__((target("pclmul,sse2")))
+static uint32_t gf2_mulmod_clmul(uint32_t a, uint32_t b)
+{
+	__m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0);
+	uint64_t c = (uint64_t)_mm_cvtsi128_si64(p) << 1;
+	uint32_t lo = (uint32_t)c;
+
+	return (uint32_t)(c >> 32) ^ reduce_x32[0][lo & 0xff] ^ reduce_x32[1][(lo >> 8) & 0xff] ^
+	       reduce_x32[2][(lo >> 16) & 0xff] ^ reduce_x32[3][lo >> 24];
+}
+#endif
+
+/* gf2_mulmod_clmul where the CPU has PCLMULQDQ, else the bitwise loop; set by xpow8_init(). */
+static uint32_t (*gf2_mulmod)(uint32_t a, uint32_t b) = gf2_mulmod_bitwise;
 
 __attribute__((constructor)) static void xpow8_init(void)
 {
 	xpow8[0] = 0x80000000u; /* x^0 */
 	for (unsigned int n = 1; n < XPOW8_TABLE_LEN; n++)
-		xpow8[n] = mul_x8(xpow8[n - 1]);
+		xpow8[n] = mul_xn(xpow8[n - 1], 8);
+	for (unsigned int k = 0; k < 4; k++)
+		for (unsigned int v = 0; v < 256; v++)
+			reduce_x32[k][v] = mul_xn(v << (8 * k), 32);
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("pclmul"))
+		gf2_mulmod = gf2_mulmod_clmul;
+#endif
 }
 
 static uint32_t x8n_mod_p(uint32_t n)
@@ -123,15 +159,20 @@ static uint32_t masked_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp)
 {
-	uint8_t hdr[8 + 60 + 8 + ROCE_BTH_LEN];	/* LRH stand-in, IPv4 with options, UDP, BTH */
+	/* LRH stand-in, IPv4 with options, UDP, BTH, then a short rest copied behind them */
+	uint8_t hdr[8 + 60 + 8 + ROCE_BTH_LEN + ICRC_ONE_PASS_MAX];
 	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
-	uint32_t crc = roce_crc32(hdr, masked_headers(buf, l3_off, bth_off, ipv4, udp, hdr));
+	uint32_t hlen = masked_headers(buf, l3_off, bth_off, ipv4, udp, hdr);
+	uint32_t rest_len = end > rest_off ? end - rest_off : 0;
+	uint32_t crc;
 
-	if (end > rest_off) {
-		uint32_t rest_len = end - rest_off;
-
-		crc = roce_crc32_combine(crc, roce_crc32(buf + rest_off, rest_len), rest_len);
+	if (rest_len <= ICRC_ONE_PASS_MAX) {
+		/* a short copy costs less than a second CRC call and the combine */
+		memcpy(hdr + hlen, buf + rest_off, rest_len);
+		return roce_crc32(hdr, hlen + rest_len);
 	}
+	crc = roce_crc32(hdr, hlen);
+	crc = roce_crc32_combine(crc, roce_crc32(buf + rest_off, rest_len), rest_len);
 	/*
 	 * The ICRC is the complemented CRC sent least-significant byte first, which is how an
 	 * Ethernet FCS lands on the wire too: the 4 stored bytes read little-endian equal the
