@@ -489,6 +489,26 @@ START_TEST(fixup_refuses_non_roce)
 }
 END_TEST
 
+/* roce_crc32_combine (PCLMUL or bitwise) against CRC-32 of the concatenation, short and long. */
+START_TEST(crc_combine)
+{
+	static uint8_t buf[40000];
+	static const uint32_t cuts[][2] = {
+		{ 0, 1 }, { 1, 1 }, { 7, 100 }, { 60, 1024 }, { 3, 16383 }, { 5, 16384 },
+		{ 100, 20000 }, { 33, 39000 },
+	};
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 131 + (i >> 7));
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		uint32_t a = cuts[i][0], b = cuts[i][1];
+
+		ck_assert_uint_eq(roce_crc32_combine(roce_crc32(buf, a), roce_crc32(buf + a, b), b),
+				  roce_crc32(buf, a + b));
+	}
+}
+END_TEST
+
 static Suite *desc_suite(void)
 {
 	Suite *s = suite_create("desc");
@@ -512,6 +532,7 @@ static Suite *desc_suite(void)
 	tcase_add_test(tc, fixup_psn_and_ttl_edit);
 	tcase_add_test(tc, fixup_v6_v1_and_eth_pad);
 	tcase_add_test(tc, fixup_refuses_non_roce);
+	tcase_add_test(tc, crc_combine);
 	suite_add_tcase(s, tc);
 	return s;
 }
