@@ -153,17 +153,15 @@ static uint64_t run_virtual(struct roce_engine *eng, roce_time_t until)
 
 	while (!eng->stop) {
 		t = eng_timer_peek(eng);
-		if (t == NULL)
+		if (t == NULL || t->when > until)
 			break;
-		if (t->when > until) {
-			if (until > eng->now)
-				eng->now = until;
-			break;
-		}
 		eng_timer_pop(eng);
 		eng->now = t->when;
 		fire(eng, t);
 	}
+	/* A finite run leaves the clock at @until, so successive runs tile time. */
+	if (!eng->stop && until != ROCE_TIME_NEVER && until > eng->now)
+		eng->now = until;
 	return eng->stats.timers_fired - fired;
 }
 
@@ -197,6 +195,13 @@ uint64_t roce_engine_run(struct roce_engine *eng, roce_time_t until)
 	if (eng->clock == ROCE_CLOCK_WALL)
 		return run_wall(eng, until);
 	return run_virtual(eng, until);
+}
+
+roce_time_t roce_engine_next(struct roce_engine *eng)
+{
+	struct roce_timer *t = eng_timer_peek(eng);
+
+	return t != NULL ? t->when : ROCE_TIME_NEVER;
 }
 
 void roce_engine_stop(struct roce_engine *eng)

@@ -87,12 +87,22 @@ void roce_engine_destroy(struct roce_engine *eng);
 roce_time_t roce_engine_now(const struct roce_engine *eng);
 
 /**
- * Run until @p until (absolute), until no timer is armed (virtual clock), or until
- * roce_engine_stop(). Virtual clock: pops the earliest timer, sets now to its time, fires it.
- * Wall clock: fires due timers and calls the pollers in a loop.
+ * Run until @p until (absolute, inclusive: a timer due at @p until fires), until no timer is
+ * armed, or until roce_engine_stop().
+ * Virtual clock: pops the earliest timer, sets now to its time, fires it; ties fire in arm order.
+ * On return now is @p until unless the run was stopped or @p until is ROCE_TIME_NEVER (then it
+ * is the last event's time); it never moves back.
+ * Wall clock: fires due timers and calls the pollers in a loop; returns at @p until, on stop,
+ * or when no timer is armed and no poller is registered.
  * @return the number of timers fired
  */
 uint64_t roce_engine_run(struct roce_engine *eng, roce_time_t until);
+
+/**
+ * Time of the earliest armed timer, or ROCE_TIME_NEVER. roce_engine_run(eng, next) then fires
+ * exactly the events of that instant: a loop can act between events (e.g. poll a CQ).
+ */
+roce_time_t roce_engine_next(struct roce_engine *eng);
 
 /** Make roce_engine_run() return after the current event. */
 void roce_engine_stop(struct roce_engine *eng);
