@@ -14,6 +14,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_dissect,
 	&cmd_craft,
 	&cmd_fixup,
+	&cmd_perf,
 };
 
 static const char global_usage[] =

@@ -19,6 +19,7 @@ extern const struct rocelab_cmd cmd_demo;
 extern const struct rocelab_cmd cmd_dissect;
 extern const struct rocelab_cmd cmd_craft;
 extern const struct rocelab_cmd cmd_fixup;
+extern const struct rocelab_cmd cmd_perf;
 
 /** Print "rocelab CMD: MSG" on stderr and return EXIT_USAGE. */
 int rocelab_usage_error(const char *cmd, const char *fmt, ...)

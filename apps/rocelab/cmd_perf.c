@@ -1,0 +1,414 @@
+/* rocelab perf TEST: perftest's command line and report, on two emulated hosts in virtual time. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rocelab.h"
+#include "roce_perf.h"
+
+#define RESULT_LINE "---------------------------------------------------------------------------------------\n"
+
+static const char usage[] =
+	"usage: rocelab perf TEST [options]\n"
+	"\n"
+	"TEST: write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat\n"
+	"Runs perftest's ib_TEST between two emulated hosts joined by a model link, in virtual\n"
+	"time; the figures are emulated ones. perftest's options:\n"
+	"  -s, --size N          message size (default 65536 for bw, 2 for lat)\n"
+	"  -a, --all             every size from 2 to 2^23 (atomics: 8)\n"
+	"  -n, --iters N         iterations per QP (default 5000 bw, 1000 lat)\n"
+	"  -D, --duration S      run S seconds of virtual time instead of -n\n"
+	"  -q, --qp N            QPs (default 1)\n"
+	"  -m, --mtu N           256, 512, 1024, 2048 or 4096 (default 4096)\n"
+	"  -c, --connection T    RC, UC or UD (default RC)\n"
+	"  -t, --tx-depth N      outstanding sends per QP (default 128 bw, 1 lat)\n"
+	"  -r, --rx-depth N      posted receives per QP (default 512)\n"
+	"  -u, --qp-timeout N    local ACK timeout exponent: 4.096us*2^N (default 14)\n"
+	"  -I, --inline_size N   send messages up to N bytes inline\n"
+	"  -A, --atomic_type T   CMP_AND_SWAP or FETCH_AND_ADD (default)\n"
+	"  -Q, --cq-mod N        one signaled completion every N sends (default 1)\n"
+	"  -o, --outs N          outstanding READs/atomics (default 16)\n"
+	"  -R, --report_gbits    report Gb/s instead of MB/s\n"
+	"rocelab's own:\n"
+	"  --loss P              drop each frame with probability P (both directions)\n"
+	"  --drop-psn N          drop the first request carrying PSN N, once\n"
+	"  --drop-nth N          drop the Nth frame from the client\n"
+	"  --seed N              RNG seed (default 1); same seed, same run\n"
+	"  --rate R              link rate, e.g. 100G, 25G, 400M (default 100G)\n"
+	"  --delay NS            propagation delay in ns (default 500)\n"
+	"  --psn N               first PSN of both sides (e.g. 16777000 to cross the wrap)\n"
+	"  --retry-cnt N         retries on timeout/NAK, 0-7 (default 7)\n"
+	"  --rnr-retry N         RNR retries, 0-7, 7 = forever (default 7)\n"
+	"  --pcap FILE           write every frame to FILE\n"
+	"  --trace               print every retry, NAK and timer decision on stderr\n"
+	"  --verify              check every byte and completion; exit 1 on any mismatch\n";
+
+enum {
+	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
+	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY,
+};
+
+static const struct option long_opts[] = {
+	{ "size", required_argument, NULL, 's' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "qp", required_argument, NULL, 'q' },
+	{ "mtu", required_argument, NULL, 'm' },
+	{ "connection", required_argument, NULL, 'c' },
+	{ "tx-depth", required_argument, NULL, 't' },
+	{ "rx-depth", required_argument, NULL, 'r' },
+	{ "qp-timeout", required_argument, NULL, 'u' },
+	{ "inline_size", required_argument, NULL, 'I' },
+	{ "atomic_type", required_argument, NULL, 'A' },
+	{ "cq-mod", required_argument, NULL, 'Q' },
+	{ "outs", required_argument, NULL, 'o' },
+	{ "report_gbits", no_argument, NULL, 'R' },
+	{ "loss", required_argument, NULL, OPT_LOSS },
+	{ "drop-psn", required_argument, NULL, OPT_DROP_PSN },
+	{ "drop-nth", required_argument, NULL, OPT_DROP_NTH },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "psn", required_argument, NULL, OPT_PSN },
+	{ "retry-cnt", required_argument, NULL, OPT_RETRY },
+	{ "rnr-retry", required_argument, NULL, OPT_RNR },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A whole number in [lo, hi]; false (and a message) otherwise. */
+static bool parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < lo || v > hi) {
+		rocelab_usage_error("perf", "%s '%s': expected a whole number from %llu to %llu",
+				    opt, s, (unsigned long long)lo, (unsigned long long)hi);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= lo && v <= hi)) {
+		rocelab_usage_error("perf", "%s '%s': expected a number from %g to %g", opt, s, lo, hi);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* "100G", "25g", "400M", "1e9": bits per second. */
+static bool parse_rate(const char *s, uint64_t *bps)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double mult = 1;
+
+	if (end != s && (*end == 'G' || *end == 'g'))
+		mult = 1e9, end++;
+	else if (end != s && (*end == 'M' || *end == 'm'))
+		mult = 1e6, end++;
+	else if (end != s && (*end == 'T' || *end == 't'))
+		mult = 1e12, end++;
+	if (end == s || *end != '\0' || !(v > 0) || v * mult < 1e6 || v * mult > 1.6e12) {
+		rocelab_usage_error("perf", "--rate '%s': expected a rate such as 100G, 25G or 400M "
+				    "(1M to 1.6T)", s);
+		return false;
+	}
+	*bps = (uint64_t)(v * mult);
+	return true;
+}
+
+static void print_header(const struct roce_perf_conf *c, bool gbits)
+{
+	static const char *const title[] = {
+		[ROCE_PERF_WRITE_BW] = "RDMA_Write BW Test", [ROCE_PERF_READ_BW] = "RDMA_Read BW Test",
+		[ROCE_PERF_SEND_BW] = "Send BW Test", [ROCE_PERF_ATOMIC_BW] = "Atomic BW Test",
+		[ROCE_PERF_WRITE_LAT] = "RDMA_Write Latency Test",
+		[ROCE_PERF_READ_LAT] = "RDMA_Read Latency Test",
+		[ROCE_PERF_SEND_LAT] = "Send Latency Test",
+	};
+	const char *conn = c->qp_type == ROCE_QPT_RC ? "RC" : c->qp_type == ROCE_QPT_UC ? "UC" : "UD";
+
+	printf(RESULT_LINE);
+	printf("                    %s\n", title[c->test]);
+	printf(" Dual-port       : OFF\t\tDevice         : rocelab0 (emulated, virtual time)\n");
+	printf(" Number of qps   : %u\t\tTransport type : IB\n", c->nqp);
+	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", conn);
+	printf(" TX depth        : %u\n", c->tx_depth);
+	if (!roce_perf_is_lat(c->test))
+		printf(" CQ Moderation   : %u\n", c->cq_mod);
+	printf(" Mtu             : %u[B]\n", roce_mtu_bytes(c->mtu));
+	printf(" Link type       : Ethernet (model link %.0f Gb/s, %.0f ns)\n",
+	       (double)c->rate_bps / 1e9, (double)c->delay / ROCE_NS);
+	printf(" GID index       : 1\n");
+	printf(" Max inline data : %u[B]\n", c->inline_size);
+	printf(" rdma_cm QPs\t : OFF\n");
+	printf(" Data ex. method : Ethernet\n");
+	printf(RESULT_LINE);
+	if (roce_perf_is_lat(c->test))
+		printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+		       "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+	else
+		printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
+		       gbits ? "Gb/sec" : "MB/sec", gbits ? "Gb/sec" : "MB/sec");
+}
+
+static void print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,
+			 bool gbits)
+{
+	if (roce_perf_is_lat(c->test)) {
+		printf(" %-7u %-10llu     %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t"
+		       "%-7.2f\t\t%-7.2f \t\t%-7.2f\n", r->size, (unsigned long long)r->iters,
+		       r->lat_min, r->lat_max, r->lat_typical, r->lat_avg, r->lat_stdev, r->lat_p99,
+		       r->lat_p999);
+	} else {
+		double k = gbits ? 1 : 1e9 / 8 / 1048576;	/* perftest's MB is 2^20 bytes */
+
+		printf(" %-7u    %-10llu       %-7.2f            %-7.2f\t\t   %-7.6f\n", r->size,
+		       (unsigned long long)r->iters, r->bw_peak_gbps * k, r->bw_avg_gbps * k,
+		       r->msg_rate_mpps);
+	}
+}
+
+static void print_emulator(const struct roce_perf_result *r)
+{
+	double wall = r->wall_sec > 0 ? r->wall_sec : 1e-9;
+
+	printf(" emulator: %.2f Gb/s wall-clock, %.2f M frames/s (%.3f s virtual in %.3f s wall)\n",
+	       (double)r->wire_bytes * 8 / wall / 1e9, (double)r->frames / wall / 1e6,
+	       r->virtual_sec, r->wall_sec);
+	if (r->dropped || r->retransmits || r->timeouts || r->seq_naks || r->rnr_naks)
+		printf(" transport: %llu frames lost, %llu retransmitted, %llu sequence NAKs, "
+		       "%llu RNR NAKs, %llu timeouts\n", (unsigned long long)r->dropped,
+		       (unsigned long long)r->retransmits, (unsigned long long)r->seq_naks,
+		       (unsigned long long)r->rnr_naks, (unsigned long long)r->timeouts);
+}
+
+static int run(int argc, char **argv)
+{
+	struct roce_perf_conf conf;
+	struct roce_perf_result res;
+	bool all = false, gbits = false, size_set = false, iters_set = false, tx_set = false;
+	uint64_t v;
+	double d;
+	int test, opt, status = 0;
+
+	if (argc < 2 || argv[1][0] == '-')
+		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
+					   "atomic_bw, write_lat, read_lat or send_lat)");
+	test = roce_perf_test_by_name(argv[1]);
+	if (test < 0)
+		return rocelab_usage_error("perf", "'%s' is not a test (write_bw, read_bw, send_bw, "
+					   "atomic_bw, write_lat, read_lat or send_lat)", argv[1]);
+	roce_perf_defaults(&conf, (enum roce_perf_test)test);
+	optind = 2;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":s:an:D:q:m:c:t:r:u:I:A:Q:o:R", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			if (!parse_u64("-s", optarg, 0, 1u << 30, &v))
+				return EXIT_USAGE;
+			conf.size = (uint32_t)v;
+			size_set = true;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'n':
+			if (!parse_u64("-n", optarg, 1, 1000000000, &conf.iters))
+				return EXIT_USAGE;
+			iters_set = true;
+			break;
+		case 'D':
+			if (!parse_double("-D", optarg, 1e-9, 3600, &conf.duration))
+				return EXIT_USAGE;
+			break;
+		case 'q':
+			if (!parse_u64("-q", optarg, 1, 64, &v))
+				return EXIT_USAGE;
+			conf.nqp = (uint32_t)v;
+			break;
+		case 'm':
+			if (!parse_u64("-m", optarg, 256, 4096, &v) || roce_mtu_from_bytes((uint32_t)v) == 0)
+				return v >= 256 && v <= 4096 ? rocelab_usage_error("perf",
+					"-m '%s': expected 256, 512, 1024, 2048 or 4096", optarg) : EXIT_USAGE;
+			conf.mtu = roce_mtu_from_bytes((uint32_t)v);
+			break;
+		case 'c':
+			if (strcasecmp(optarg, "RC") == 0)
+				conf.qp_type = ROCE_QPT_RC;
+			else if (strcasecmp(optarg, "UC") == 0)
+				conf.qp_type = ROCE_QPT_UC;
+			else if (strcasecmp(optarg, "UD") == 0)
+				conf.qp_type = ROCE_QPT_UD;
+			else
+				return rocelab_usage_error("perf", "-c '%s': expected RC, UC or UD", optarg);
+			break;
+		case 't':
+			if (!parse_u64("-t", optarg, 1, 16384, &v))
+				return EXIT_USAGE;
+			conf.tx_depth = (uint32_t)v;
+			tx_set = true;
+			break;
+		case 'r':
+			if (!parse_u64("-r", optarg, 1, 16384, &v))
+				return EXIT_USAGE;
+			conf.rx_depth = (uint32_t)v;
+			break;
+		case 'u':
+			if (!parse_u64("-u", optarg, 0, 31, &v))
+				return EXIT_USAGE;
+			conf.timeout = (uint8_t)v;
+			break;
+		case 'I':
+			if (!parse_u64("-I", optarg, 0, 1024, &v))
+				return EXIT_USAGE;
+			conf.inline_size = (uint32_t)v;
+			break;
+		case 'A':
+			if (strcasecmp(optarg, "CMP_AND_SWAP") == 0)
+				conf.cmp_swap = true;
+			else if (strcasecmp(optarg, "FETCH_AND_ADD") == 0)
+				conf.cmp_swap = false;
+			else
+				return rocelab_usage_error("perf", "-A '%s': expected CMP_AND_SWAP or "
+							   "FETCH_AND_ADD", optarg);
+			break;
+		case 'Q':
+			if (!parse_u64("-Q", optarg, 1, 1024, &v))
+				return EXIT_USAGE;
+			conf.cq_mod = (uint32_t)v;
+			break;
+		case 'o':
+			if (!parse_u64("-o", optarg, 1, 128, &v))
+				return EXIT_USAGE;
+			conf.max_rd_atomic = (uint32_t)v;
+			break;
+		case 'R':
+			gbits = true;
+			break;
+		case OPT_LOSS:
+			if (!parse_double("--loss", optarg, 0, 1, &d))
+				return EXIT_USAGE;
+			conf.impair.loss = conf.impair_back.loss = d;
+			break;
+		case OPT_DROP_PSN:
+			if (!parse_u64("--drop-psn", optarg, 0, 0xffffff, &v))
+				return EXIT_USAGE;
+			conf.impair.drop_psn = (int32_t)v;
+			break;
+		case OPT_DROP_NTH:
+			if (!parse_u64("--drop-nth", optarg, 1, UINT64_MAX, &conf.impair.drop_nth))
+				return EXIT_USAGE;
+			break;
+		case OPT_SEED:
+			if (!parse_u64("--seed", optarg, 0, UINT64_MAX, &conf.seed))
+				return EXIT_USAGE;
+			break;
+		case OPT_RATE:
+			if (!parse_rate(optarg, &conf.rate_bps))
+				return EXIT_USAGE;
+			break;
+		case OPT_DELAY:
+			if (!parse_u64("--delay", optarg, 0, 1000000000, &v))
+				return EXIT_USAGE;
+			conf.delay = v * ROCE_NS;
+			break;
+		case OPT_PSN:
+			if (!parse_u64("--psn", optarg, 0, 0xffffff, &v))
+				return EXIT_USAGE;
+			conf.first_psn = (uint32_t)v;
+			break;
+		case OPT_RETRY:
+			if (!parse_u64("--retry-cnt", optarg, 0, 7, &v))
+				return EXIT_USAGE;
+			conf.retry_cnt = (uint8_t)v;
+			break;
+		case OPT_RNR:
+			if (!parse_u64("--rnr-retry", optarg, 0, 7, &v))
+				return EXIT_USAGE;
+			conf.rnr_retry = (uint8_t)v;
+			break;
+		case OPT_PCAP:
+			conf.pcap = optarg;
+			break;
+		case OPT_TRACE:
+			conf.trace = stderr;
+			break;
+		case OPT_VERIFY:
+			conf.verify = true;
+			break;
+		case ':':
+			return rocelab_usage_error("perf", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return rocelab_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return rocelab_usage_error("perf", "unexpected argument '%s' (the two sides run in "
+					   "this process; a PEER comes with real ports)", argv[optind]);
+	(void)iters_set;
+	(void)tx_set;
+	if (conf.test == ROCE_PERF_ATOMIC_BW && size_set && conf.size != 8)
+		return rocelab_usage_error("perf", "-s %u: atomics are 8 bytes", conf.size);
+
+	print_header(&conf, gbits);
+	for (uint32_t size = all ? 2 : conf.size; ; size *= 2) {
+		int rc;
+
+		if (all)
+			conf.size = conf.test == ROCE_PERF_ATOMIC_BW ? 8 : size;
+		if (all && conf.qp_type == ROCE_QPT_UD && size > roce_mtu_bytes(conf.mtu))
+			break;
+		rc = roce_perf_run(&conf, &res);
+		if (rc != 0)
+			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		print_result(&conf, &res, gbits);
+		fflush(stdout);
+		if (res.errors != 0) {
+			fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
+				(unsigned long long)res.errors, roce_wc_status_name(res.first_error),
+				roce_wc_status_str(res.first_error));
+			status = EXIT_FAILURE;
+		}
+		if (res.verify_failures != 0) {
+			fprintf(stderr, "rocelab perf: --verify: %llu mismatch(es); first: %s\n",
+				(unsigned long long)res.verify_failures, res.verify_msg);
+			status = EXIT_FAILURE;
+		}
+		if (!all || conf.test == ROCE_PERF_ATOMIC_BW || size >= (1u << 23) || status != 0)
+			break;
+	}
+	printf(RESULT_LINE);
+	print_emulator(&res);
+	if (conf.verify && status == 0)
+		printf(" verify: every byte and every completion checked: OK\n");
+	return status;
+}
+
+const struct rocelab_cmd cmd_perf = {
+	.name = "perf",
+	.summary = "perftest's tests (write_bw, read_lat, ...) on two emulated hosts",
+	.usage = usage,
+	.run = run,
+	.needs_eal = true,
+};

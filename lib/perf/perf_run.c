@@ -1,0 +1,718 @@
+/* perftest's bandwidth and latency tests between two emulated hosts on a model link. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "roce_io.h"
+#include "roce_perf.h"
+#include "roce_transport.h"
+
+#define PERF_MAX_QP 64
+#define PERF_CQ_BATCH 64
+#define PERF_SLOT_ALIGN 64
+#define PERF_ATOMIC_ADD 1
+
+static const char *const test_names[] = {
+	[ROCE_PERF_WRITE_BW] = "write_bw",
+	[ROCE_PERF_READ_BW] = "read_bw",
+	[ROCE_PERF_SEND_BW] = "send_bw",
+	[ROCE_PERF_ATOMIC_BW] = "atomic_bw",
+	[ROCE_PERF_WRITE_LAT] = "write_lat",
+	[ROCE_PERF_READ_LAT] = "read_lat",
+	[ROCE_PERF_SEND_LAT] = "send_lat",
+};
+ROCE_STATIC_ASSERT(ROCE_DIM(test_names) == ROCE_PERF_NUM_TESTS);
+
+const char *roce_perf_test_name(enum roce_perf_test t)
+{
+	return (unsigned int)t < ROCE_PERF_NUM_TESTS ? test_names[t] : "?";
+}
+
+int roce_perf_test_by_name(const char *name)
+{
+	for (int i = 0; i < ROCE_PERF_NUM_TESTS; i++)
+		if (strcmp(test_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+void roce_perf_defaults(struct roce_perf_conf *conf, enum roce_perf_test test)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf->test = test;
+	conf->size = roce_perf_is_lat(test) ? 2 : 65536;	/* perftest's defaults */
+	conf->iters = roce_perf_is_lat(test) ? 1000 : 5000;
+	if (test == ROCE_PERF_ATOMIC_BW)
+		conf->size = 8;
+	conf->nqp = 1;
+	conf->mtu = ROCE_MTU_4096;
+	conf->qp_type = ROCE_QPT_RC;
+	conf->tx_depth = roce_perf_is_lat(test) ? 1 : 128;
+	conf->rx_depth = 512;
+	conf->timeout = 14;
+	conf->retry_cnt = 7;
+	conf->rnr_retry = 7;
+	conf->min_rnr_timer = 12;
+	conf->cq_mod = 1;
+	conf->max_rd_atomic = 16;
+	conf->rate_bps = 100000000000ull;
+	conf->delay = 500 * ROCE_NS;
+	conf->seed = 1;
+	conf->impair.drop_psn = -1;
+	conf->impair_back.drop_psn = -1;
+}
+
+/* One side of the test. */
+struct perf_host {
+	struct roce_device *dev;
+	struct roce_pd *pd;
+	struct roce_cq *scq, *rcq;
+	struct roce_qp *qp[PERF_MAX_QP];
+	struct roce_mr *mr;
+	struct roce_ah *ah;		/* UD: to the other host */
+	uint8_t *buf;			/* nqp * nslots * slot bytes */
+	struct roce_ip_addr ip;
+	uint8_t mac[6];
+};
+
+struct perf_ctx {
+	const struct roce_perf_conf *conf;
+	struct roce_perf_result *res;
+	struct roce_engine *eng;
+	struct roce_link *link;
+	struct roce_pcap_writer *pcap;
+	struct perf_host host[2];	/* 0: client (requester), 1: server */
+	uint32_t nslots;		/* buffer slots per QP */
+	uint32_t slot;			/* bytes per slot */
+	double *lat;			/* latency samples, us */
+	uint64_t nlat;
+	roce_time_t t_start;
+	/* bandwidth peak: completion counts at times */
+	roce_time_t win_t[4096];
+	uint64_t win_n[4096];
+	uint32_t win_len;
+};
+
+static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
+{
+	return c->host[h].buf + ((size_t)q * c->nslots + s) * c->slot;
+}
+
+static void verify_fail(struct perf_ctx *c, const char *fmt, uint64_t a, uint64_t b)
+{
+	if (c->res->verify_failures++ == 0)
+		snprintf(c->res->verify_msg, sizeof(c->res->verify_msg), fmt,
+			 (unsigned long long)a, (unsigned long long)b);
+}
+
+static int host_init(struct perf_ctx *c, int h)
+{
+	const struct roce_perf_conf *conf = c->conf;
+	struct perf_host *p = &c->host[h];
+	struct roce_device_conf dc = { 0 };
+	char name[16];
+	size_t len = (size_t)conf->nqp * c->nslots * c->slot;
+
+	snprintf(name, sizeof(name), "rocelab%d", h);
+	p->mac[0] = 0x02;
+	p->mac[5] = (uint8_t)(h + 1);
+	p->ip.b[0] = 192;
+	p->ip.b[2] = 2;
+	p->ip.b[3] = (uint8_t)(h + 1);
+	memcpy(dc.mac, p->mac, 6);
+	dc.ip[0] = p->ip;
+	dc.ip_ver[0] = 4;
+	dc.name = name;
+	dc.speed_bps = conf->rate_bps;
+	p->dev = roce_device_create(c->eng, &dc);
+	if (p->dev == NULL)
+		return -ENOMEM;
+	p->pd = roce_alloc_pd(p->dev);
+	p->scq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
+	p->rcq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
+	p->buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+	if (p->pd == NULL || p->scq == NULL || p->rcq == NULL || p->buf == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t r = roce_engine_rand(c->eng);
+
+		memcpy(p->buf + i, &r, ROCE_MIN(8, len - i));
+	}
+	p->mr = roce_reg_mr(p->pd, p->buf, len, ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC);
+	if (p->mr == NULL)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < conf->nqp; q++) {
+		struct roce_qp_init_attr init = {
+			.send_cq = p->scq,
+			.recv_cq = p->rcq,
+			.qp_type = conf->qp_type,
+			.cap = {
+				.max_send_wr = conf->tx_depth + 1,
+				.max_recv_wr = conf->rx_depth + 1,
+				.max_send_sge = 1,
+				.max_recv_sge = 1,
+				.max_inline_data = conf->inline_size,
+			},
+		};
+
+		p->qp[q] = roce_create_qp(p->pd, &init);
+		if (p->qp[q] == NULL)
+			return -errno;
+	}
+	return 0;
+}
+
+static void host_fini(struct perf_host *p)
+{
+	for (int q = 0; q < PERF_MAX_QP; q++)
+		roce_destroy_qp(p->qp[q]);
+	roce_destroy_ah(p->ah);
+	roce_dereg_mr(p->mr);
+	roce_destroy_cq(p->scq);
+	roce_destroy_cq(p->rcq);
+	roce_dealloc_pd(p->pd);
+	roce_device_destroy(p->dev);
+	free(p->buf);
+}
+
+/* RESET -> INIT -> RTR -> RTS, pointing QP q of host h at its twin on the other host. */
+static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
+{
+	const struct roce_perf_conf *conf = c->conf;
+	struct perf_host *me = &c->host[h], *peer = &c->host[1 - h];
+	struct roce_qp *qp = me->qp[q];
+	struct roce_qp_attr a = { 0 };
+	bool ud = conf->qp_type == ROCE_QPT_UD;
+	int rc;
+
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+			    ROCE_ACCESS_REMOTE_ATOMIC;
+	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+			    (ud ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS));
+	if (rc != 0)
+		return rc;
+
+	a.qp_state = ROCE_QPS_RTR;
+	a.path_mtu = conf->mtu;
+	a.dest_qp_num = roce_qp_num(peer->qp[q]);
+	a.rq_psn = conf->first_psn;
+	a.max_dest_rd_atomic = (uint8_t)conf->max_rd_atomic;
+	a.min_rnr_timer = conf->min_rnr_timer;
+	a.ah_attr.dip = peer->ip;
+	a.ah_attr.ip_ver = 4;
+	memcpy(a.ah_attr.dmac, peer->mac, 6);
+	if (ud)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
+	else if (conf->qp_type == ROCE_QPT_UC)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN);
+	else
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
+				    ROCE_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return rc;
+
+	a.qp_state = ROCE_QPS_RTS;
+	a.sq_psn = conf->first_psn;
+	a.timeout = conf->timeout;
+	a.retry_cnt = conf->retry_cnt;
+	a.rnr_retry = conf->rnr_retry;
+	a.max_rd_atomic = (uint8_t)conf->max_rd_atomic;
+	if (conf->qp_type == ROCE_QPT_RC)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
+				    ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
+	else
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
+	if (rc != 0)
+		return rc;
+	if (ud && me->ah == NULL) {
+		me->ah = roce_create_ah(me->pd, &a.ah_attr);
+		if (me->ah == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
+{
+	struct perf_host *p = &c->host[h];
+	struct roce_sge sge = {
+		.addr = (uintptr_t)slot_ptr(c, h, q, s),
+		.length = c->slot,
+		.lkey = roce_mr_lkey(p->mr),
+	};
+	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
+
+	return roce_post_recv(p->qp[q], &wr, NULL);
+}
+
+/* Post iteration @p i of QP @p q from host @p h, using slot i % nslots. */
+static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool signaled)
+{
+	const struct roce_perf_conf *conf = c->conf;
+	struct perf_host *me = &c->host[h], *peer = &c->host[1 - h];
+	uint32_t s = (uint32_t)(i % c->nslots);
+	/* write_lat polls slot 0 for the peer's write: it sends from slot 1 */
+	uint32_t src = conf->test == ROCE_PERF_WRITE_LAT ? 1 : s;
+	struct roce_sge sge = {
+		.addr = (uintptr_t)slot_ptr(c, h, q, src),
+		.length = conf->size,
+		.lkey = roce_mr_lkey(me->mr),
+	};
+	struct roce_send_wr wr = {
+		.wr_id = i,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
+	};
+	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, conf->test == ROCE_PERF_WRITE_LAT ? 0 : s);
+
+	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
+		wr.send_flags |= ROCE_SEND_INLINE;
+	switch (conf->test) {
+	case ROCE_PERF_WRITE_BW:
+	case ROCE_PERF_WRITE_LAT:
+		wr.opcode = ROCE_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = remote;
+		wr.wr.rdma.rkey = roce_mr_rkey(peer->mr);
+		break;
+	case ROCE_PERF_READ_BW:
+	case ROCE_PERF_READ_LAT:
+		wr.opcode = ROCE_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = remote;
+		wr.wr.rdma.rkey = roce_mr_rkey(peer->mr);
+		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
+		break;
+	case ROCE_PERF_ATOMIC_BW:
+		/* every QP adds to one counter on the server: each add must land exactly once */
+		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = (uintptr_t)peer->buf;
+		wr.wr.atomic.rkey = roce_mr_rkey(peer->mr);
+		wr.wr.atomic.compare_add = PERF_ATOMIC_ADD;
+		wr.wr.atomic.swap = i;
+		sge.length = 8;
+		break;
+	default:
+		wr.opcode = ROCE_WR_SEND;
+		if (conf->qp_type == ROCE_QPT_UD) {
+			wr.wr.ud.ah = me->ah;
+			wr.wr.ud.remote_qpn = roce_qp_num(peer->qp[q]);
+			wr.wr.ud.remote_qkey = 0x11111111;
+		}
+		break;
+	}
+	return roce_post_send(me->qp[q], &wr, NULL);
+}
+
+/* Advance virtual time to the next event and fire it (and all at the same instant). */
+static bool step(struct perf_ctx *c)
+{
+	roce_time_t next = roce_engine_next(c->eng);
+
+	if (next == ROCE_TIME_NEVER)
+		return false;
+	roce_engine_run(c->eng, next);
+	return true;
+}
+
+static bool wc_ok(struct perf_ctx *c, const struct roce_wc *wc)
+{
+	if (wc->status == ROCE_WC_SUCCESS)
+		return true;
+	if (c->res->errors++ == 0)
+		c->res->first_error = wc->status;
+	return false;
+}
+
+static void record_window(struct perf_ctx *c, uint64_t done)
+{
+	if (c->win_len < ROCE_DIM(c->win_t)) {
+		c->win_t[c->win_len] = roce_engine_now(c->eng);
+		c->win_n[c->win_len++] = done;
+	}
+}
+
+static uint64_t sum(const uint64_t *v, uint32_t n)
+{
+	uint64_t t = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		t += v[i];
+	return t;
+}
+
+static int run_bw(struct perf_ctx *c)
+{
+	const struct roce_perf_conf *conf = c->conf;
+	uint64_t posted[PERF_MAX_QP] = { 0 }, done[PERF_MAX_QP] = { 0 };
+	uint64_t total = 0, want = conf->iters * conf->nqp;
+	roce_time_t deadline = conf->duration > 0 ? (roce_time_t)(conf->duration * ROCE_SEC) :
+			       ROCE_TIME_NEVER;
+	bool send = conf->test == ROCE_PERF_SEND_BW;
+	struct roce_wc wc[PERF_CQ_BATCH];
+	uint64_t atomic_start = 0;
+
+	if (conf->test == ROCE_PERF_ATOMIC_BW)
+		memcpy(&atomic_start, c->host[1].buf, 8);
+	if (send)
+		for (uint32_t q = 0; q < conf->nqp; q++)
+			for (uint32_t s = 0; s < conf->rx_depth; s++)
+				if (post_recv(c, 1, q, s % c->nslots) != 0)
+					return -ENOMEM;
+	c->t_start = roce_engine_now(c->eng);
+	record_window(c, 0);
+	for (;;) {
+		bool stop = roce_engine_now(c->eng) >= deadline;
+		int n;
+
+		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
+			while (posted[q] - done[q] < conf->tx_depth &&
+			       (conf->duration > 0 || posted[q] < conf->iters)) {
+				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
+				bool sig = last || (posted[q] + 1) % conf->cq_mod == 0 ||
+					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
+
+				if (post_send(c, 0, q, posted[q], sig) != 0)
+					break;
+				posted[q]++;
+			}
+		}
+		while ((n = roce_poll_cq(c->host[0].scq, PERF_CQ_BATCH, wc)) > 0) {
+			for (int i = 0; i < n; i++) {
+				uint32_t q = 0;
+
+				for (; q < conf->nqp; q++)
+					if (roce_qp_num(c->host[0].qp[q]) == wc[i].qp_num)
+						break;
+				if (!wc_ok(c, &wc[i]))
+					continue;
+				total += wc[i].wr_id + 1 - done[q];
+				done[q] = wc[i].wr_id + 1;
+				if (conf->verify && conf->qp_type == ROCE_QPT_RC &&
+				    conf->test != ROCE_PERF_ATOMIC_BW) {
+					uint32_t s = (uint32_t)(wc[i].wr_id % c->nslots);
+
+					if (memcmp(slot_ptr(c, 0, q, s), slot_ptr(c, 1, q, s), conf->size))
+						verify_fail(c, "iteration %llu: data differs (qp %llu)",
+							    wc[i].wr_id, q);
+				}
+			}
+			record_window(c, total);
+		}
+		if (send) {
+			while ((n = roce_poll_cq(c->host[1].rcq, PERF_CQ_BATCH, wc)) > 0) {
+				for (int i = 0; i < n; i++) {
+					uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
+					uint32_t grh = conf->qp_type == ROCE_QPT_UD ? 40 : 0;
+
+					if (!wc_ok(c, &wc[i]))
+						continue;
+					if (conf->verify && wc[i].byte_len != conf->size + grh)
+						verify_fail(c, "receive of %llu bytes, expected %llu",
+							    wc[i].byte_len, conf->size + grh);
+					post_recv(c, 1, q, s);
+				}
+			}
+		}
+		if (c->res->errors != 0 || (conf->duration == 0 && total >= want))
+			break;
+		if (stop && total == sum(posted, conf->nqp))
+			break;	/* -D: the time is up and everything posted has completed */
+		if (!step(c))
+			break;	/* nothing left to happen: a stall */
+	}
+	c->res->iters = total / (conf->nqp ? conf->nqp : 1);
+	if (conf->verify) {
+		if (total != sum(posted, conf->nqp) && c->res->errors == 0)
+			verify_fail(c, "%llu of %llu sends completed", total, sum(posted, conf->nqp));
+		if (conf->test == ROCE_PERF_ATOMIC_BW && !conf->cmp_swap && c->res->errors == 0) {
+			uint64_t end;
+
+			memcpy(&end, c->host[1].buf, 8);
+			if (end - atomic_start != total * PERF_ATOMIC_ADD)
+				verify_fail(c, "atomic counter advanced by %llu, expected %llu",
+					    end - atomic_start, total * PERF_ATOMIC_ADD);
+		}
+	}
+	return 0;
+}
+
+/* Wait until host @p h's slot 0 of QP @p q ends in @p stamp (perftest polls the last byte). */
+static bool wait_stamp(struct perf_ctx *c, int h, uint32_t q, uint8_t stamp)
+{
+	volatile uint8_t *last = slot_ptr(c, h, q, 0) + c->conf->size - 1;
+
+	while (*last != stamp)
+		if (!step(c))
+			return false;
+	return true;
+}
+
+static bool wait_wc(struct perf_ctx *c, struct roce_cq *cq, struct roce_wc *wc)
+{
+	for (;;) {
+		int n = roce_poll_cq(cq, 1, wc);
+
+		if (n > 0)
+			return wc_ok(c, wc);
+		if (n < 0 || !step(c))
+			return false;
+	}
+}
+
+static int run_lat(struct perf_ctx *c)
+{
+	const struct roce_perf_conf *conf = c->conf;
+	struct roce_wc wc;
+
+	c->lat = calloc(conf->iters, sizeof(*c->lat));
+	if (c->lat == NULL)
+		return -ENOMEM;
+	if (conf->test == ROCE_PERF_SEND_LAT)
+		for (int h = 0; h < 2; h++)
+			for (uint32_t s = 0; s < ROCE_MIN(conf->rx_depth, 16u); s++)
+				post_recv(c, h, 0, 0);
+	c->t_start = roce_engine_now(c->eng);
+	for (uint64_t i = 0; i < conf->iters; i++) {
+		roce_time_t t0 = roce_engine_now(c->eng);
+		uint8_t stamp = (uint8_t)(i % 251 + 1);
+		bool ok = true;
+
+		switch (conf->test) {
+		case ROCE_PERF_WRITE_LAT:
+			slot_ptr(c, 0, 0, 1)[conf->size - 1] = stamp;
+			ok = post_send(c, 0, 0, i, false) == 0 && wait_stamp(c, 1, 0, stamp);
+			slot_ptr(c, 1, 0, 1)[conf->size - 1] = stamp;
+			ok = ok && post_send(c, 1, 0, i, false) == 0 && wait_stamp(c, 0, 0, stamp);
+			break;
+		case ROCE_PERF_SEND_LAT:
+			ok = post_send(c, 0, 0, i, false) == 0 && wait_wc(c, c->host[1].rcq, &wc);
+			ok = ok && post_recv(c, 1, 0, 0) == 0;
+			ok = ok && post_send(c, 1, 0, i, false) == 0 && wait_wc(c, c->host[0].rcq, &wc);
+			ok = ok && post_recv(c, 0, 0, 0) == 0;
+			break;
+		default:
+			ok = post_send(c, 0, 0, i, true) == 0 && wait_wc(c, c->host[0].scq, &wc);
+			if (ok && conf->verify &&
+			    memcmp(slot_ptr(c, 0, 0, 0), slot_ptr(c, 1, 0, 0), conf->size) != 0)
+				verify_fail(c, "READ %llu: data differs%llu", i, 0);
+			break;
+		}
+		if (!ok)
+			break;
+		/* write/send latency is half the round trip, as perftest reports it */
+		c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US /
+				    (conf->test == ROCE_PERF_READ_LAT ? 1 : 2);
+		/* unsignaled sends still need their slots back */
+		while (roce_poll_cq(c->host[0].scq, 1, &wc) > 0 || roce_poll_cq(c->host[1].scq, 1, &wc) > 0)
+			wc_ok(c, &wc);
+	}
+	c->res->iters = c->nlat;
+	if (conf->verify && c->nlat != conf->iters && c->res->errors == 0)
+		verify_fail(c, "%llu of %llu round trips completed", c->nlat, conf->iters);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void lat_stats(struct perf_ctx *c)
+{
+	struct roce_perf_result *r = c->res;
+	double sum = 0, sq = 0;
+	uint64_t n = c->nlat;
+
+	if (n == 0)
+		return;
+	qsort(c->lat, n, sizeof(*c->lat), cmp_double);
+	for (uint64_t i = 0; i < n; i++)
+		sum += c->lat[i];
+	r->lat_avg = sum / (double)n;
+	for (uint64_t i = 0; i < n; i++)
+		sq += (c->lat[i] - r->lat_avg) * (c->lat[i] - r->lat_avg);
+	r->lat_stdev = sqrt(sq / (double)n);
+	r->lat_min = c->lat[0];
+	r->lat_max = c->lat[n - 1];
+	r->lat_typical = c->lat[n / 2];
+	r->lat_p99 = c->lat[(uint64_t)((double)(n - 1) * 0.99)];
+	r->lat_p999 = c->lat[(uint64_t)((double)(n - 1) * 0.999)];
+}
+
+static void bw_stats(struct perf_ctx *c)
+{
+	const struct roce_perf_conf *conf = c->conf;
+	struct roce_perf_result *r = c->res;
+	double elapsed = (double)(roce_engine_now(c->eng) - c->t_start) / ROCE_SEC;
+	double bytes = (double)r->iters * conf->nqp * conf->size;
+
+	if (elapsed <= 0)
+		return;
+	r->bw_avg_gbps = bytes * 8 / elapsed / 1e9;
+	r->msg_rate_mpps = (double)r->iters * conf->nqp / elapsed / 1e6;
+	r->bw_peak_gbps = r->bw_avg_gbps;
+	/* perftest's peak: the best rate over a window of tx_depth messages */
+	for (uint32_t i = 0, j = 0; i < c->win_len; i++) {
+		while (j < c->win_len && c->win_n[j] - c->win_n[i] < conf->tx_depth)
+			j++;
+		if (j < c->win_len && c->win_t[j] > c->win_t[i]) {
+			double g = (double)(c->win_n[j] - c->win_n[i]) * conf->size * 8 /
+				   ((double)(c->win_t[j] - c->win_t[i]) / ROCE_SEC) / 1e9;
+
+			if (g > r->bw_peak_gbps)
+				r->bw_peak_gbps = g;
+		}
+	}
+}
+
+/* A configuration error: one line naming the value, then -EINVAL. */
+#define BAD(...) \
+	do { \
+		roce_log(ROCE_LOG_ERR, __VA_ARGS__); \
+		return -EINVAL; \
+	} while (0)
+
+static int check_conf(const struct roce_perf_conf *conf)
+{
+	uint32_t mtu = roce_mtu_bytes(conf->mtu);
+
+	if (conf->nqp == 0 || conf->nqp > PERF_MAX_QP)
+		BAD("perf: %u QPs: 1 to %d allowed", conf->nqp, PERF_MAX_QP);
+	if (mtu == 0)
+		BAD("perf: MTU must be 256, 512, 1024, 2048 or 4096");
+	if (conf->qp_type == ROCE_QPT_UD && (conf->test != ROCE_PERF_SEND_BW &&
+					     conf->test != ROCE_PERF_SEND_LAT))
+		BAD("perf: UD supports only send_bw and send_lat");
+	if (conf->qp_type == ROCE_QPT_UC && (conf->test == ROCE_PERF_READ_BW ||
+		conf->test == ROCE_PERF_READ_LAT || conf->test == ROCE_PERF_ATOMIC_BW))
+		BAD("perf: UC has no READ or atomics");
+	if (conf->qp_type == ROCE_QPT_UD && conf->size > mtu)
+		BAD("perf: UD message of %u bytes exceeds the MTU of %u", conf->size,
+				mtu);
+	if (conf->size == 0 && roce_perf_is_lat(conf->test) && conf->test == ROCE_PERF_WRITE_LAT)
+		BAD("perf: write_lat needs at least 1 byte");
+	if (conf->test == ROCE_PERF_ATOMIC_BW && conf->size != 8)
+		BAD("perf: atomics are 8 bytes");
+	if (conf->size > (1u << 30))
+		BAD("perf: size %u above 1 GiB", conf->size);
+	if (conf->tx_depth == 0 || conf->rx_depth == 0 || conf->iters == 0 || conf->cq_mod == 0)
+		BAD("perf: depths, iterations and cq_mod must be at least 1");
+	return 0;
+}
+
+int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *res)
+{
+	struct roce_engine_conf ec = {
+		.clock = ROCE_CLOCK_VIRTUAL,
+		.seed = conf->seed,
+		.nb_mbufs = 8192,
+		.mbuf_data = 4096 + 256,
+	};
+	struct roce_link_conf lc = { .rate_bps = conf->rate_bps, .delay = conf->delay, .mtu = 9000 };
+	struct roce_link_end ends[2];
+	struct perf_ctx c = { .conf = conf, .res = res };
+	struct timespec w0, w1;
+	char err[256];
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->size = conf->size;
+	rc = check_conf(conf);
+	if (rc != 0)
+		return rc;
+	c.slot = (ROCE_MAX(conf->size, 8u) + 40 + PERF_SLOT_ALIGN - 1) & ~(PERF_SLOT_ALIGN - 1u);
+	/*
+	 * Like perftest, every send of a QP reuses one buffer (write_lat: one to send from, one to
+	 * poll); --verify gives each outstanding send a slot of its own so data can be checked.
+	 */
+	c.nslots = roce_perf_is_lat(conf->test) ? 2 : !conf->verify ? 1 :
+		   ROCE_MAX(1u, ROCE_MIN(ROCE_MAX(conf->tx_depth, conf->rx_depth),
+					 (uint32_t)((64u << 20) / c.slot)));
+	c.eng = roce_engine_create(&ec);
+	if (c.eng == NULL)
+		return -ENOMEM;
+	rc = host_init(&c, 0);
+	if (rc == 0)
+		rc = host_init(&c, 1);
+	if (rc != 0)
+		goto out;
+	ends[0] = roce_device_link_end(c.host[0].dev);
+	ends[1] = roce_device_link_end(c.host[1].dev);
+	c.link = roce_link_create(c.eng, &lc, &ends[0], &ends[1]);
+	if (c.link == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	roce_device_attach(c.host[0].dev, c.link, 0);
+	roce_device_attach(c.host[1].dev, c.link, 1);
+	roce_link_set_impair(c.link, 0, &conf->impair);
+	roce_link_set_impair(c.link, 1, &conf->impair_back);
+	if (conf->trace != NULL) {
+		roce_device_set_trace(c.host[0].dev, conf->trace);
+		roce_device_set_trace(c.host[1].dev, conf->trace);
+	}
+	if (conf->pcap != NULL) {
+		c.pcap = roce_pcap_create(conf->pcap, err, sizeof(err));
+		if (c.pcap == NULL) {
+			ROCE_LOG(ERR, "%s", err);
+			rc = -EIO;
+			goto out;
+		}
+		roce_link_set_tap(c.link, c.pcap);
+	}
+	for (uint32_t q = 0; q < conf->nqp && rc == 0; q++) {
+		rc = connect_qp(&c, 0, q);
+		if (rc == 0)
+			rc = connect_qp(&c, 1, q);
+	}
+	if (rc != 0) {
+		ROCE_LOG(ERR, "perf: connecting the QPs failed (%d)", rc);
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &w0);	/* the emulator's speed: the run, not the set-up */
+	rc = roce_perf_is_lat(conf->test) ? run_lat(&c) : run_bw(&c);
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	res->wall_sec = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+	if (roce_perf_is_lat(conf->test))
+		lat_stats(&c);
+	else
+		bw_stats(&c);
+	res->virtual_sec = (double)(roce_engine_now(c.eng) - c.t_start) / ROCE_SEC;
+	for (int d = 0; d < 2; d++) {
+		struct roce_link_stats ls;
+
+		roce_link_stats(c.link, d, &ls);
+		res->frames += ls.tx_frames;
+		res->wire_bytes += ls.tx_bytes;
+		res->dropped += ls.dropped;
+	}
+	for (int h = 0; h < 2; h++) {
+		struct roce_device *dev = c.host[h].dev;
+
+		res->retransmits += roce_device_counter_by_name(dev, "retransmits");
+		res->timeouts += roce_device_counter_by_name(dev, "local_ack_timeout_err");
+		res->seq_naks += roce_device_counter_by_name(dev, "packet_seq_err");
+		res->rnr_naks += roce_device_counter_by_name(dev, "rnr_nak_retry_err");
+	}
+out:
+	if (c.link != NULL)
+		roce_link_destroy(c.link);
+	host_fini(&c.host[0]);
+	host_fini(&c.host[1]);
+	if (c.pcap != NULL && roce_pcap_close_writer(c.pcap) != 0 && rc == 0)
+		rc = -EIO;
+	roce_engine_destroy(c.eng);
+	free(c.lat);
+	return rc;
+}

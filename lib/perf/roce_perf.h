@@ -1,0 +1,93 @@
+/* lib/perf: perftest's tests (ib_write_bw, ib_read_lat, ...) between two emulated hosts. */
+#ifndef ROCE_PERF_H
+#define ROCE_PERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce_engine.h"
+#include "roce_verbs.h"
+
+enum roce_perf_test {
+	ROCE_PERF_WRITE_BW,
+	ROCE_PERF_READ_BW,
+	ROCE_PERF_SEND_BW,
+	ROCE_PERF_ATOMIC_BW,
+	ROCE_PERF_WRITE_LAT,
+	ROCE_PERF_READ_LAT,
+	ROCE_PERF_SEND_LAT,
+	ROCE_PERF_NUM_TESTS,
+};
+
+/** "write_bw", ...; and back (-1 if unknown). */
+const char *roce_perf_test_name(enum roce_perf_test t);
+int roce_perf_test_by_name(const char *name);
+
+static inline bool roce_perf_is_lat(enum roce_perf_test t)
+{
+	return t >= ROCE_PERF_WRITE_LAT;
+}
+
+struct roce_perf_conf {
+	enum roce_perf_test test;
+	uint32_t size;			/* -s: message size in bytes */
+	uint64_t iters;			/* -n: iterations per size */
+	double duration;		/* -D: seconds of virtual time instead of iterations; 0: off */
+	uint32_t nqp;			/* -q: QPs */
+	enum roce_mtu mtu;		/* -m */
+	enum roce_qp_type qp_type;	/* -c RC|UC|UD */
+	uint32_t tx_depth;		/* -t: outstanding sends per QP */
+	uint32_t rx_depth;		/* -r: posted receives per QP */
+	uint8_t timeout;		/* -u: local ACK timeout exponent */
+	uint8_t retry_cnt;		/* retries on timeout/sequence NAK */
+	uint8_t rnr_retry;		/* retries on RNR NAK, 7 forever */
+	uint8_t min_rnr_timer;		/* RNR NAK timer code the server advertises */
+	uint32_t inline_size;		/* -I: inline up to this size */
+	bool cmp_swap;			/* -A CMP_AND_SWAP (default FETCH_AND_ADD) */
+	uint32_t cq_mod;		/* --cq-mod: one signaled send per cq_mod (bw tests) */
+	uint32_t max_rd_atomic;		/* -o: outstanding READs/atomics */
+	uint64_t rate_bps;		/* link rate */
+	roce_time_t delay;		/* link propagation delay */
+	struct roce_link_impair impair;	/* client->server direction */
+	struct roce_link_impair impair_back; /* server->client direction */
+	uint64_t seed;			/* engine RNG */
+	const char *pcap;		/* write every frame here, or NULL */
+	bool verify;			/* check data and completions; fail on any mismatch */
+	uint32_t first_psn;		/* both sides' starting PSN (e.g. near 2^24 to test the wrap) */
+	FILE *trace;			/* transport event trace, or NULL */
+};
+
+/** perftest's defaults for @p test (size 65536 bw / 2 lat, 5000 / 1000 iterations, ...). */
+void roce_perf_defaults(struct roce_perf_conf *conf, enum roce_perf_test test);
+
+struct roce_perf_result {
+	uint32_t size;			/* #bytes */
+	uint64_t iters;			/* #iterations completed */
+	double bw_peak_gbps;		/* best window of tx_depth completions */
+	double bw_avg_gbps;		/* bytes * 8 / elapsed virtual time */
+	double msg_rate_mpps;		/* messages per virtual microsecond */
+	double lat_min, lat_max, lat_typical, lat_avg, lat_stdev, lat_p99, lat_p999; /* usec */
+	double virtual_sec;		/* virtual time the test took */
+	double wall_sec;		/* wall-clock time it took */
+	uint64_t frames;		/* frames on the wire, both ways */
+	uint64_t wire_bytes;		/* their bytes */
+	uint64_t errors;		/* completions with an error status */
+	enum roce_wc_status first_error; /* the first one's status */
+	uint64_t verify_failures;	/* data or completion mismatches found by --verify */
+	char verify_msg[160];		/* the first mismatch, in words */
+	uint64_t retransmits;		/* request packets resent (both hosts) */
+	uint64_t timeouts;		/* local ACK timeouts */
+	uint64_t seq_naks;		/* sequence NAKs received */
+	uint64_t rnr_naks;		/* RNR NAKs received */
+	uint64_t dropped;		/* frames the link lost */
+};
+
+/**
+ * Run one test at conf->size between two hosts joined by a model link, in virtual time.
+ * Needs roce_eal_init().
+ * @return 0 (see res->errors and res->verify_failures); -EINVAL for a bad configuration (a
+ *         message names it on stderr), -ENOMEM, -EIO (the pcap could not be written)
+ */
+int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *res);
+
+#endif /* ROCE_PERF_H */
