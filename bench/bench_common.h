@@ -1,0 +1,19 @@
+/* Helpers shared by the benchmarks: a monotonic clock and a sink the optimiser cannot drop. */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Results are folded in here so the measured work stays. */
+static volatile uint64_t bench_sink;
+
+#endif /* BENCH_COMMON_H */
