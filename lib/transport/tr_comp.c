@@ -158,6 +158,7 @@ void tr_comp_arm_ack_timer(struct roce_qp *qp)
 /* Progress was made: the retry budget is whole again and the timer restarts. */
 static void comp_progress(struct roce_qp *qp)
 {
+	qp->comp.retry_pending = false;
 	qp->comp.retry_cnt = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
@@ -165,17 +166,24 @@ static void comp_progress(struct roce_qp *qp)
 		tr_comp_arm_ack_timer(qp);
 }
 
-/* Resend from @p psn, if the retry budget allows; else fail the oldest WQE. */
-static void comp_retry(struct roce_qp *qp, uint32_t psn, const char *why)
+/*
+ * Resend from @p psn, if the retry budget allows; else fail the oldest WQE. Responses already
+ * in flight behind a loss all show the same gap: only the first starts a retry (as rxe's
+ * started_retry); a timeout always does.
+ */
+static void comp_retry(struct roce_qp *qp, uint32_t psn, const char *why, bool timeout)
 {
 	struct verbs_send_wqe *oldest = verbs_sq_wqe(qp, qp->sq_head);
 
+	if (qp->comp.retry_pending && !timeout)
+		return;
 	if (qp->comp.retry_cnt == 0) {
 		tr_trace(qp, "%s at psn %u: retry_cnt exhausted", why, psn);
 		tr_qp_error(qp, oldest, ROCE_WC_RETRY_EXC_ERR);
 		return;
 	}
 	qp->comp.retry_cnt--;
+	qp->comp.retry_pending = true;
 	tr_trace(qp, "%s: go back to psn %u (%u retries left)", why, psn, qp->comp.retry_cnt);
 	if (oldest->wr.opcode == ROCE_WR_RDMA_READ && qp->comp.read_offset != 0)
 		VERBS_CNT(qp->dev, READ_RETRIES);
@@ -196,7 +204,7 @@ static void ack_timer_fired(struct roce_engine *eng, struct roce_timer *t, void 
 		return;
 	qp->st.timeouts++;
 	VERBS_CNT(qp->dev, TIMEOUTS);
-	comp_retry(qp, qp->comp.psn, "local ACK timeout");
+	comp_retry(qp, qp->comp.psn, "local ACK timeout", true);
 }
 
 static void rnr_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
@@ -243,7 +251,7 @@ static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
 			break;
 		if (wqe_rd_atomic(wqe)) {
 			VERBS_CNT(qp->dev, IMPLIED_NAK);
-			comp_retry(qp, qp->comp.psn, "implied NAK (READ/atomic unanswered)");
+			comp_retry(qp, qp->comp.psn, "implied NAK (READ/atomic unanswered)", false);
 			return false;
 		}
 		qp->comp.psn = (wqe->last_psn + 1) & ROCE_PSN_MASK;
@@ -327,7 +335,7 @@ static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
 			if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 				return;
 			qp->comp.psn = psn;
-			comp_retry(qp, psn, "NAK sequence error");
+			comp_retry(qp, psn, "NAK sequence error", false);
 			return;
 		}
 		VERBS_CNT(qp->dev, ERR_NAK_RCVD);
@@ -365,7 +373,7 @@ static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t m
 	d = roce_psn_diff(pkt->psn, qp->comp.psn);
 	if (d > 0) {
 		/* responses were lost: ask again for the rest (partial READ retry) */
-		comp_retry(qp, qp->comp.psn, "READ response gap");
+		comp_retry(qp, qp->comp.psn, "READ response gap", false);
 		return;
 	}
 	if (d < 0)

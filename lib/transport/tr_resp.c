@@ -135,9 +135,10 @@ static struct tr_resource *resp_new_res(struct roce_qp *qp)
 	struct tr_resp *resp = &qp->resp;
 	struct tr_resource *r;
 
-	if (resp->res_tail - resp->res_head >= resp->res_size)
-		return NULL;
-	r = &resp->res[resp->res_tail++ % resp->res_size];
+	r = &resp->res[resp->res_tail % resp->res_size];
+	if (r->active)
+		return NULL;	/* the ring is full of answers still owed */
+	resp->res_tail++;
 	memset(r, 0, sizeof(*r));
 	return r;
 }
@@ -149,50 +150,38 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 
 	qp->st.duplicates++;
 	VERBS_CNT(qp->dev, DUPLICATE);
-	if (mask & ROCE_F_READ) {
+	if (mask & (ROCE_F_READ | ROCE_F_ATOMIC)) {
 		r = resp_find_res(qp, pkt->psn);
-		if (r == NULL || r->active)
-			return;		/* evicted, or still being answered: the retry will come */
-		/* replay from the requested PSN over the requested range (reads are idempotent) */
-		r->cur_psn = pkt->psn;
-		r->start_psn = pkt->psn;
-		r->va = pkt->reth.va;
-		r->resid = pkt->reth.dmalen;
+		if (r == NULL)
+			return;		/* evicted: the requester's retry will time out */
+		/*
+		 * The requester went back to this PSN and resends everything after it: answers
+		 * still owed for later requests would only be dropped as out of order. Start over
+		 * from here, in order (go-back-N on the response stream too).
+		 */
+		for (uint32_t i = 0; i < qp->resp.res_size; i++)
+			if (roce_psn_diff(qp->resp.res[i].first_psn, r->first_psn) > 0)
+				qp->resp.res[i].active = false;
+		if (mask & ROCE_F_READ) {
+			/* replay over the requested range: reads are idempotent */
+			r->cur_psn = pkt->psn;
+			r->start_psn = pkt->psn;
+			r->va = pkt->reth.va;
+			r->resid = pkt->reth.dmalen;
+			VERBS_CNT(qp->dev, DUP_READ);
+			tr_trace(qp, "duplicate READ psn %u: replaying", pkt->psn);
+		} else {
+			r->cur_psn = r->first_psn;	/* the atomic is not executed again */
+			VERBS_CNT(qp->dev, DUP_ATOMIC);
+			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
+		}
 		r->active = true;
-		VERBS_CNT(qp->dev, DUP_READ);
-		tr_trace(qp, "duplicate READ psn %u: replaying", pkt->psn);
-		tr_qp_kick(qp);
-		return;
-	}
-	if (mask & ROCE_F_ATOMIC) {
-		r = resp_find_res(qp, pkt->psn);
-		if (r == NULL || r->active)
-			return;
-		r->cur_psn = r->first_psn;
-		r->active = true;
-		VERBS_CNT(qp->dev, DUP_ATOMIC);
-		tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		tr_qp_kick(qp);
 		return;
 	}
 	/* SEND/WRITE: acknowledge again what has been received */
 	if (pkt->ackreq)
 		resp_ack(qp, (qp->resp.epsn - 1) & ROCE_PSN_MASK);
-}
-
-/* Resources still owe answers: the oldest one comes before any ACK. Keep head on the oldest. */
-static bool resp_res_pending(struct roce_qp *qp)
-{
-	struct tr_resp *resp = &qp->resp;
-
-	for (uint32_t i = resp->res_head; i != resp->res_tail; i++)
-		if (resp->res[i % resp->res_size].active)
-			return true;
-	/* answered replays leave no trace; find any active replay in the ring */
-	for (uint32_t i = 0; i < resp->res_size; i++)
-		if (resp->res[i].active)
-			return true;
-	return false;
 }
 
 static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *r)
@@ -533,19 +522,19 @@ struct rte_mbuf *tr_resp_next(struct roce_qp *qp)
 	if (qp->type != ROCE_QPT_RC || (qp->state != ROCE_QPS_RTR && qp->state != ROCE_QPS_RTS &&
 					qp->state != ROCE_QPS_SQD))
 		return NULL;
-	if (resp->res_size != 0 && resp_res_pending(qp)) {
-		/* oldest active first: by ring order from the head, then replays */
-		for (uint32_t i = resp->res_head; i != resp->res_tail; i++) {
-			struct tr_resource *r = &resp->res[i % resp->res_size];
+	if (resp->res_size != 0) {
+		struct tr_resource *oldest = NULL;
 
-			if (r->active)
-				return resp_answer(qp, r);
-			if (i == resp->res_head)
-				resp->res_head++;
+		/* answers go out in PSN order: the active resource furthest behind epsn first */
+		for (uint32_t i = 0; i < resp->res_size; i++) {
+			struct tr_resource *r = &resp->res[i];
+
+			if (r->active && (oldest == NULL ||
+					  roce_psn_diff(r->cur_psn, oldest->cur_psn) < 0))
+				oldest = r;
 		}
-		for (uint32_t i = 0; i < resp->res_size; i++)
-			if (resp->res[i].active)
-				return resp_answer(qp, &resp->res[i]);
+		if (oldest != NULL)
+			return resp_answer(qp, oldest);
 	}
 	if (resp->ack != RESP_ACK_NONE)
 		return resp_send_ack(qp);

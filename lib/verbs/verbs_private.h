@@ -187,6 +187,7 @@ struct tr_comp {
 	struct roce_timer ack_timer;	/* local ACK timeout */
 	struct roce_timer rnr_timer;	/* RNR wait */
 	bool rnr_wait;			/* sending paused until rnr_timer fires */
+	bool retry_pending;		/* went back already: later gaps are echoes of the same loss */
 };
 
 /* What the responder still has to send. */
@@ -218,8 +219,7 @@ struct tr_resp {
 	/* READ/atomic resources, a ring of max_dest_rd_atomic */
 	struct tr_resource *res;
 	uint32_t res_size;		/* entries */
-	uint32_t res_head;		/* next to answer */
-	uint32_t res_tail;		/* next free */
+	uint32_t res_tail;		/* next slot to use (free-running) */
 };
 
 struct roce_qp {

@@ -275,7 +275,7 @@ static int apply_attrs(struct roce_qp *qp, const struct roce_qp_attr *attr, unsi
 		free(qp->resp.res);
 		qp->resp.res = res;
 		qp->resp.res_size = n;
-		qp->resp.res_head = qp->resp.res_tail = 0;
+		qp->resp.res_tail = 0;
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	}
 	if (mask & ROCE_QP_QKEY)
@@ -332,7 +332,9 @@ static void qp_reset(struct roce_qp *qp)
 	qp->resp.ack = RESP_ACK_NONE;
 	qp->resp.seq_nak_sent = qp->resp.rnr_nak_sent = false;
 	qp->resp.msn = 0;
-	qp->resp.res_head = qp->resp.res_tail = 0;
+	qp->resp.res_tail = 0;
+	if (qp->resp.res != NULL)
+		memset(qp->resp.res, 0, qp->resp.res_size * sizeof(*qp->resp.res));
 }
 
 int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask)
