@@ -268,5 +268,5 @@ const struct rocelab_cmd cmd_craft = {
 	.summary = "write frames described as key=value text to a pcap",
 	.usage = usage,
 	.run = run,
-	.needs_eal = true,
+	.needs_eal = false,
 };

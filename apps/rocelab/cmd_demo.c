@@ -60,5 +60,5 @@ const struct rocelab_cmd cmd_demo = {
 		 "Build a frame of each kind (RC, UD, CNP, PFC, PAUSE), parse it back and show\n"
 		 "its ICRC. Needs no files and no privileges.\n",
 	.run = run,
-	.needs_eal = true,
+	.needs_eal = false,
 };

@@ -269,5 +269,5 @@ const struct rocelab_cmd cmd_dissect = {
 	.summary = "decode captures: one line, every field, jsonl, or a per-flow summary",
 	.usage = usage,
 	.run = run,
-	.needs_eal = true,
+	.needs_eal = false,
 };

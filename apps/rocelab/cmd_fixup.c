@@ -101,5 +101,5 @@ const struct rocelab_cmd cmd_fixup = {
 	.summary = "recompute the IPv4 checksums and ICRCs of an edited capture",
 	.usage = usage,
 	.run = run,
-	.needs_eal = true,
+	.needs_eal = false,
 };
