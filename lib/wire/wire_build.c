@@ -92,6 +92,8 @@ int roce_wire_frame_len(const struct roce_pkt *pkt, unsigned int flags)
 		return -EINVAL;
 	if (pkt->kind == ROCE_KIND_ROCEV2 && pkt->ip_ver != 4 && pkt->ip_ver != 6)
 		return -EINVAL;
+	if (pkt->payload_len > UINT16_MAX)
+		return -EINVAL;	/* and the 32-bit sum below cannot wrap to a small length */
 	len = l2_len(pkt) + l3_len(pkt) + ext_len(pkt->opcode) + pkt->payload_len +
 	      pad_of(pkt, flags) + ROCE_ICRC_LEN;
 	if (len > UINT16_MAX)
