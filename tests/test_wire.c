@@ -963,6 +963,23 @@ START_TEST(test_fault_more)
 }
 END_TEST
 
+/* A descriptor whose payload length would wrap the 32-bit frame length is refused, not built. */
+START_TEST(test_build_huge_payload)
+{
+	static uint8_t buf[MAX_FRAME];
+	struct roce_pkt pkt;
+
+	roce_pkt_init(&pkt, ROCE_KIND_ROCEV2, ROCE_OP_RC_SEND_ONLY);
+	pkt.payload_len = UINT32_MAX - 40;	/* headers + this + pad wrap to 18 bytes */
+	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), -EINVAL);
+	ck_assert_int_eq(roce_wire_build(&pkt, 0, buf, sizeof(buf)), -EINVAL);
+	pkt.payload_len = 65536;
+	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), -EINVAL);
+	pkt.payload_len = 65535 - 14 - 20 - 8 - 12 - 4 - 1;	/* the largest that fits, pad 1 */
+	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), 65535);
+}
+END_TEST
+
 START_TEST(test_fault_names)
 {
 	for (int a = 0; a < ROCE_WERR_NUM; a++) {
@@ -1338,6 +1355,7 @@ static Suite *wire_suite(void)
 	tcase_add_loop_test(tc, test_fault, 0, ROCE_WERR_NUM);
 	tcase_add_test(tc, test_fault_more);
 	tcase_add_test(tc, test_fault_names);
+	tcase_add_test(tc, test_build_huge_payload);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("guard_page");
