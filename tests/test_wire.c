@@ -975,8 +975,11 @@ START_TEST(test_build_huge_payload)
 	ck_assert_int_eq(roce_wire_build(&pkt, 0, buf, sizeof(buf)), -EINVAL);
 	pkt.payload_len = 65536;
 	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), -EINVAL);
-	pkt.payload_len = 65535 - 14 - 20 - 8 - 12 - 4 - 1;	/* the largest that fits, pad 1 */
-	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), 65535);
+	/* 58 bytes of headers and ICRC + payload + pad: the largest frame is 65534 bytes */
+	pkt.payload_len = 65476;
+	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), 65534);
+	pkt.payload_len = 65477;	/* pad 3: 65538 bytes */
+	ck_assert_int_eq(roce_wire_frame_len(&pkt, 0), -EINVAL);
 }
 END_TEST
 
