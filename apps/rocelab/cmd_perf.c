@@ -314,7 +314,8 @@ static int run(int argc, char **argv)
 		case OPT_DROP_PSN:
 			if (!parse_u64("--drop-psn", optarg, 0, 0xffffff, &v))
 				return EXIT_USAGE;
-			conf.impair.drop_psn = (int32_t)v;
+			conf.impair.drop_psn = (uint32_t)v;
+			conf.impair.drop_psn_on = true;
 			break;
 		case OPT_DROP_NTH:
 			if (!parse_u64("--drop-nth", optarg, 1, UINT64_MAX, &conf.impair.drop_nth))

@@ -61,8 +61,6 @@ void roce_perf_defaults(struct roce_perf_conf *conf, enum roce_perf_test test)
 	conf->rate_bps = 100000000000ull;
 	conf->delay = 500 * ROCE_NS;
 	conf->seed = 1;
-	conf->impair.drop_psn = -1;
-	conf->impair_back.drop_psn = -1;
 }
 
 /* One side of the test. */
