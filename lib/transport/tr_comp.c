@@ -329,11 +329,22 @@ static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
 		return;
 	case ROCE_AETH_NAK:
 		if ((syn & 0x1f) == ROCE_NAK_PSN_SEQ_ERR) {
+			bool progress = roce_psn_diff(psn, qp->comp.psn) > 0;
+
 			qp->st.seq_naks_rcvd++;
 			VERBS_CNT(qp->dev, SEQ_NAK_RCVD);
 			/* IBA 9.7.5.1.2: a sequence NAK acknowledges everything before its PSN */
 			if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 				return;
+			/*
+			 * It got further than the last answer: forward progress, so a new loss
+			 * with the whole retry budget (as an ACK's, and rxe's reset_retry_counters)
+			 */
+			if (progress) {
+				qp->comp.retry_pending = false;
+				qp->comp.retry_cnt = qp->attr.retry_cnt;
+				qp->comp.rnr_retry = qp->attr.rnr_retry;
+			}
 			qp->comp.psn = psn;
 			comp_retry(qp, psn, "NAK sequence error", false);
 			return;
