@@ -63,20 +63,6 @@ struct craft_state {
 static struct roce_desc desc;		/* 64 KiB: not on the stack */
 static uint8_t frame[FRAME_MAX];
 
-static int parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s[0] == '-' || s[0] == '\0')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 /*
  * Write one descriptor line @p count times; @p where names it in messages ("FILE:3" or
@@ -202,7 +188,7 @@ static int run(int argc, char **argv)
 			o.file = optarg;
 			break;
 		case 'c':
-			if (parse_uint(optarg, UINT32_MAX, &o.count) != 0 || o.count == 0)
+			if (rocelab_parse_uint(optarg, UINT32_MAX, &o.count) != 0 || o.count == 0)
 				return rocelab_usage_error(argv[0], "--count '%s': expected a number 1..%u",
 							   optarg, UINT32_MAX);
 			break;
@@ -210,7 +196,7 @@ static int run(int argc, char **argv)
 			o.psn_step = true;
 			break;
 		case 't':
-			if (parse_uint(optarg, UINT32_MAX, &o.ts_step) != 0)
+			if (rocelab_parse_uint(optarg, UINT32_MAX, &o.ts_step) != 0)
 				return rocelab_usage_error(argv[0], "--ts-step '%s': expected nanoseconds",
 							   optarg);
 			break;

@@ -71,20 +71,6 @@ static int parse_rate(const char *s, uint64_t *bps)
 	return 0;
 }
 
-static int parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s[0] == '-' || s[0] == '\0')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 static bool keep(const struct dissect_opts *o, const struct roce_pkt *pkt)
 {
@@ -226,14 +212,14 @@ static int run(int argc, char **argv)
 			o.bpf = optarg;
 			break;
 		case 'q':
-			if (parse_uint(optarg, ROCE_QPN_MASK, &v) != 0)
+			if (rocelab_parse_uint(optarg, ROCE_QPN_MASK, &v) != 0)
 				return rocelab_usage_error(cmd, "--qp '%s': expected a QPN 0..0xffffff",
 							   optarg);
 			o.qp = (int64_t)v;
 			break;
 		case 'o':
 			o.opcode = roce_opcode_by_name(optarg);
-			if (o.opcode < 0 && parse_uint(optarg, 255, &v) == 0)
+			if (o.opcode < 0 && rocelab_parse_uint(optarg, 255, &v) == 0)
 				o.opcode = (int)v;
 			if (o.opcode < 0)
 				return rocelab_usage_error(cmd, "--opcode '%s': expected an IBTA name "

@@ -86,12 +86,9 @@ static const struct option long_opts[] = {
 /* A whole number in [lo, hi]; false (and a message) otherwise. */
 static bool parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < lo || v > hi) {
+	if (rocelab_parse_uint(s, hi, &v) != 0 || v < lo) {
 		rocelab_usage_error("perf", "%s '%s': expected a whole number from %llu to %llu",
 				    opt, s, (unsigned long long)lo, (unsigned long long)hi);
 		return false;
@@ -248,10 +245,12 @@ static int run(int argc, char **argv)
 			conf.nqp = (uint32_t)v;
 			break;
 		case 'm':
-			if (!parse_u64("-m", optarg, 256, 4096, &v) || roce_mtu_from_bytes((uint32_t)v) == 0)
-				return v >= 256 && v <= 4096 ? rocelab_usage_error("perf",
-					"-m '%s': expected 256, 512, 1024, 2048 or 4096", optarg) : EXIT_USAGE;
+			if (!parse_u64("-m", optarg, 256, 4096, &v))
+				return EXIT_USAGE;
 			conf.mtu = roce_mtu_from_bytes((uint32_t)v);
+			if (conf.mtu == 0)
+				return rocelab_usage_error("perf", "-m '%s': expected 256, 512, 1024, "
+							   "2048 or 4096", optarg);
 			break;
 		case 'c':
 			if (strcasecmp(optarg, "RC") == 0)

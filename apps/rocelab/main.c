@@ -1,4 +1,5 @@
 /* rocelab: git-style dispatch of subcommands, global options (--eal, -q, --version). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,21 @@ int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see 'rocelab help %s')\n", cmd);
 	return EXIT_USAGE;
+}
+
+int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s[0] == '-' || s[0] == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
 static const struct rocelab_cmd *find_command(const char *name)

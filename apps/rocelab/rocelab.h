@@ -3,6 +3,7 @@
 #define ROCELAB_APP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Exit codes shared by every subcommand. */
 #define EXIT_USAGE 2		/* bad flag or argument: one line on stderr says which */
@@ -20,6 +21,9 @@ extern const struct rocelab_cmd cmd_dissect;
 extern const struct rocelab_cmd cmd_craft;
 extern const struct rocelab_cmd cmd_fixup;
 extern const struct rocelab_cmd cmd_perf;
+
+/** A whole number (decimal, 0x hex or 0 octal) no larger than @p max. @return 0 or -EINVAL */
+int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 /** Print "rocelab CMD: MSG" on stderr and return EXIT_USAGE. */
 int rocelab_usage_error(const char *cmd, const char *fmt, ...)

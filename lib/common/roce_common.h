@@ -14,6 +14,18 @@
 #define roce_likely(x) __builtin_expect(!!(x), 1)
 #define roce_unlikely(x) __builtin_expect(!!(x), 0)
 
+/*
+ * snprintf at a cursor: appends to char *out (size bytes) at size_t len, advancing len by what
+ * would have been written, never past the end; the caller checks len < size for truncation.
+ */
+#define ROCE_PUT(...) \
+	do { \
+		int n_ = snprintf(out + (len < size ? len : size), len < size ? size - len : 0, \
+				  __VA_ARGS__); \
+		if (n_ > 0) \
+			len += (size_t)n_; \
+	} while (0)
+
 enum roce_log_level {
 	ROCE_LOG_ERR,	/* something failed */
 	ROCE_LOG_WARN,	/* suspicious but recoverable */

@@ -5,14 +5,7 @@
 #include "roce_io.h"
 #include "roce_wire.h"
 
-/* snprintf that advances a cursor and never runs past the end. */
-#define PUT(...) \
-	do { \
-		int n_ = snprintf(out + (len < size ? len : size), len < size ? size - len : 0, \
-				  __VA_ARGS__); \
-		if (n_ > 0) \
-			len += (size_t)n_; \
-	} while (0)
+#define PUT ROCE_PUT
 
 typedef unsigned long long ull;
 

@@ -65,14 +65,7 @@ struct desc_key {
 /* Blank between words: none before the first. */
 #define SEP (len == 0 ? "" : " ")
 
-/* snprintf that advances a cursor and never runs past the end. */
-#define PUT(...) \
-	do { \
-		int n_ = snprintf(out + (len < size ? len : size), len < size ? size - len : 0, \
-				  __VA_ARGS__); \
-		if (n_ > 0) \
-			len += (size_t)n_; \
-	} while (0)
+#define PUT ROCE_PUT
 
 static int bad(struct desc_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

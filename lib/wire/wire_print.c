@@ -11,14 +11,7 @@ char *roce_ip_ntop(const struct roce_ip_addr *addr, uint8_t ip_ver, char *out, s
 	return out;
 }
 
-/* snprintf that advances a cursor and never runs past the end. */
-#define PUT(...) \
-	do { \
-		int n_ = snprintf(out + (len < size ? len : size), len < size ? size - len : 0, \
-				  __VA_ARGS__); \
-		if (n_ > 0) \
-			len += (size_t)n_; \
-	} while (0)
+#define PUT ROCE_PUT
 
 static size_t print_ext(char *out, size_t size, size_t len, const struct roce_pkt *pkt)
 {
