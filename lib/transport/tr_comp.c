@@ -128,6 +128,10 @@ void tr_qp_flush(struct roce_qp *qp)
 		tr_recv_complete(qp, qp->resp.wqe, ROCE_WC_WR_FLUSH_ERR, ROCE_WC_RECV, 0, 0, 0, 0);
 		qp->resp.in_msg = false;
 	}
+	if (qp->resp.wqe_held) {
+		tr_recv_complete(qp, qp->resp.wqe, ROCE_WC_WR_FLUSH_ERR, ROCE_WC_RECV, 0, 0, 0, 0);
+		qp->resp.wqe_held = false;
+	}
 	if (qp->srq != NULL)
 		return;
 	while ((rw = verbs_rq_peek(&qp->rq)) != NULL) {

@@ -60,6 +60,12 @@ static bool resp_take_wqe(struct roce_qp *qp)
 	struct verbs_rq *rq = verbs_qp_rq(qp);
 	struct verbs_recv_wqe *w = verbs_rq_peek(rq);
 
+	if (qp->resp.wqe_held) {
+		/* the receive a broken UC SEND had: it serves this message (IBA 9.8.3, as rxe) */
+		qp->resp.wqe_held = false;
+		qp->resp.wqe_offset = 0;
+		return true;
+	}
 	if (w == NULL)
 		return false;
 	if (qp->resp.wqe == NULL) {
@@ -71,6 +77,14 @@ static bool resp_take_wqe(struct roce_qp *qp)
 	verbs_rq_pop(rq);
 	qp->resp.wqe_offset = 0;
 	return true;
+}
+
+/* UC: the message in progress is lost; a SEND's receive WQE is kept for the next message. */
+static void resp_uc_abort(struct roce_qp *qp)
+{
+	if (qp->resp.in_msg && (roce_opcode[qp->resp.msg_opcode].mask & ROCE_F_SEND))
+		qp->resp.wqe_held = true;
+	qp->resp.in_msg = false;
 }
 
 /* Place a SEND payload into the current receive WQE. false: it does not fit, or bad lkey. */
@@ -211,7 +225,7 @@ static void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 		if (rc) {
 			resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
 		} else {
-			resp->in_msg = false;	/* UC: drop the broken message */
+			resp_uc_abort(qp);	/* UC: drop the broken message */
 			resp->uc_drop = !first;
 		}
 		return;
@@ -403,7 +417,7 @@ void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
 			/* UC: a gap loses the message in progress; resynchronise on FIRST/ONLY */
 			qp->st.out_of_seq++;
 			VERBS_CNT(qp->dev, OUT_OF_SEQUENCE);
-			resp->in_msg = false;
+			resp_uc_abort(qp);
 			resp->uc_drop = !(mask & ROCE_F_FIRST);
 			if (resp->uc_drop)
 				return;

@@ -212,6 +212,7 @@ struct tr_resp {
 	struct verbs_recv_wqe *wqe;	/* SEND: the receive WQE being filled (copy) */
 	uint32_t wqe_offset;		/* bytes placed into it */
 	bool wqe_err;			/* message too long etc.: complete in error at the end */
+	bool wqe_held;			/* UC: wqe is a receive kept from a broken SEND, for the next */
 	struct roce_mr *wr_mr;		/* WRITE: region */
 	uint64_t wr_va;			/* WRITE: next byte */
 	uint32_t wr_resid;		/* WRITE: bytes left */

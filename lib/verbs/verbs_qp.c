@@ -329,6 +329,7 @@ static void qp_reset(struct roce_qp *qp)
 	qp->comp.read_offset = 0;
 	qp->comp.rnr_wait = false;
 	qp->resp.in_msg = false;
+	qp->resp.wqe_held = false;
 	qp->resp.ack = RESP_ACK_NONE;
 	qp->resp.seq_nak_sent = qp->resp.rnr_nak_sent = false;
 	qp->resp.msn = 0;
