@@ -1432,8 +1432,9 @@ struct l_msg {
  * SENDs land in receive buffers in host 1's second half.
  */
 static void loss_run(double loss, uint64_t seed, uint32_t psn, uint32_t nmsg, enum roce_mtu mtu,
-		     const char *pcap)
+		     const char *pcap, const struct roce_link_impair *extra)
 {
+	static const struct roce_link_impair none;
 	struct roce_pcap_writer *w = NULL;
 	struct conn c = conn_defaults(ROCE_QPT_RC);
 	struct roce_qp *q[2];
@@ -1441,11 +1442,12 @@ static void loss_run(double loss, uint64_t seed, uint32_t psn, uint32_t nmsg, en
 	uint32_t *send_fifo = calloc(nmsg, sizeof(*send_fifo));
 	uint32_t posted = 0, done = 0, sends = 0, recvd = 0;
 	uint64_t fadd = 0, cas = 0, sum = 0, rng = seed * 0x9e3779b97f4a7c15ull + 1;
-	struct roce_link_impair imp = { .loss = loss };
+	struct roce_link_impair imp = extra != NULL ? *extra : none;
 	struct roce_wc wc[32];
 	uint32_t lkey0, rkey1;
 
 	ck_assert(m && send_fifo);
+	imp.loss = loss;
 	c.psn = psn;
 	c.mtu = mtu;
 	c.timeout = 8;
@@ -1601,20 +1603,29 @@ static const double losses[] = { 0.001, 0.01, 0.05 };
 
 START_TEST(test_rc_loss)
 {
-	loss_run(losses[_i], 100 + (uint64_t)_i, 0x100, 3000, ROCE_MTU_4096, NULL);
+	loss_run(losses[_i], 100 + (uint64_t)_i, 0x100, 3000, ROCE_MTU_4096, NULL, NULL);
 }
 END_TEST
 
 START_TEST(test_rc_loss_mtu1024)
 {
-	loss_run(0.01, 7, 0x100, 1500, ROCE_MTU_1024, NULL);
+	loss_run(_i == 0 ? 0.01 : 0.05, 7, 0x100, 1500, ROCE_MTU_1024, NULL, NULL);
+}
+END_TEST
+
+/* Loss with duplication, reordering and jitter on top. */
+START_TEST(test_rc_loss_dup_reorder)
+{
+	struct roce_link_impair extra = { .dup = 0.01, .reorder = 0.01, .jitter = 2 * ROCE_US };
+
+	loss_run(0.01, 8, 0xffff00, 1500, ROCE_MTU_1024, NULL, &extra);
 }
 END_TEST
 
 /* PSN wrap: start at 0xfffff0; multi-packet messages cross 2^24, without and with loss. */
 START_TEST(test_rc_psn_wrap)
 {
-	loss_run(_i == 0 ? 0 : 0.02, 33, 0xfffff0, 600, ROCE_MTU_1024, NULL);
+	loss_run(_i == 0 ? 0 : 0.02, 33, 0xfffff0, 600, ROCE_MTU_1024, NULL, NULL);
 }
 END_TEST
 
@@ -1681,6 +1692,17 @@ START_TEST(test_uc_loss)
 	/* most messages arrive; the lost ones are simply absent */
 	ck_assert_uint_gt(got, nmsg * 8 / 10);
 	ck_assert_uint_lt(got, nmsg);
+	/* no receive WQE was lost with a broken message: all 64 are still posted, and flush */
+	{
+		struct roce_qp_attr a = { .qp_state = ROCE_QPS_ERR };
+		int n, flushed = 0;
+
+		ck_assert_int_eq(roce_modify_qp(q[1], &a, ROCE_QP_STATE), 0);
+		while ((n = roce_poll_cq(fx.h[1].rcq, 32, wc)) > 0)
+			for (int k = 0; k < n; k++, flushed++)
+				ck_assert_int_eq(wc[k].status, ROCE_WC_WR_FLUSH_ERR);
+		ck_assert_int_eq(flushed, 64);
+	}
 	fx_teardown_qps(q, 2);
 }
 END_TEST
@@ -1711,7 +1733,7 @@ START_TEST(test_determinism)
 
 	for (int i = 0; i < 3; i++) {
 		snprintf(p[i], sizeof(p[i]), "/tmp/test_transport_det%d_%d.pcap", i, (int)getpid());
-		loss_run(0.01, i == 2 ? 43 : 42, 0x100, 300, ROCE_MTU_1024, p[i]);
+		loss_run(0.01, i == 2 ? 43 : 42, 0x100, 300, ROCE_MTU_1024, p[i], NULL);
 		b[i] = slurp(p[i], &len[i]);
 		unlink(p[i]);
 	}
@@ -1844,7 +1866,8 @@ static Suite *transport_suite(void)
 	tc = tcase_create("loss");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_rc_loss, 0, (int)ROCE_DIM(losses));
-	tcase_add_test(tc, test_rc_loss_mtu1024);
+	tcase_add_loop_test(tc, test_rc_loss_mtu1024, 0, 2);
+	tcase_add_test(tc, test_rc_loss_dup_reorder);
 	tcase_add_loop_test(tc, test_rc_psn_wrap, 0, 2);
 	tcase_add_test(tc, test_uc_loss);
 	tcase_add_test(tc, test_determinism);
