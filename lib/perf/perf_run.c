@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "roce_io.h"
@@ -14,6 +15,8 @@
 #define PERF_CQ_BATCH 64
 #define PERF_SLOT_ALIGN 64
 #define PERF_ATOMIC_ADD 1
+#define PERF_BUF_BASE 0x7e0000000000ull	/* where host 0's memory is mapped */
+#define PERF_BUF_STRIDE (1ull << 36)		/* 64 GiB apart: host 1 follows */
 
 static const char *const test_names[] = {
 	[ROCE_PERF_WRITE_BW] = "write_bw",
@@ -72,6 +75,7 @@ struct perf_host {
 	struct roce_mr *mr;
 	struct roce_ah *ah;		/* UD: to the other host */
 	uint8_t *buf;			/* nqp * nslots * slot bytes */
+	size_t buf_len;			/* mapped length */
 	struct roce_ip_addr ip;
 	uint8_t mac[6];
 };
@@ -106,6 +110,31 @@ static void verify_fail(struct perf_ctx *c, const char *fmt, uint64_t a, uint64_
 			 (unsigned long long)a, (unsigned long long)b);
 }
 
+/*
+ * Host memory at a fixed virtual address, so the RETH addresses (and so the ICRCs) on the wire
+ * are the same on every run: the same seed gives a byte-identical capture despite ASLR.
+ */
+static uint8_t *host_buf_alloc(int h, size_t len, size_t *mapped)
+{
+	uintptr_t base = PERF_BUF_BASE + (uintptr_t)h * PERF_BUF_STRIDE;
+	void *p;
+
+	*mapped = (len + 4095) & ~(size_t)4095;
+	if (*mapped > PERF_BUF_STRIDE)
+		return NULL;
+	p = mmap((void *)base, *mapped, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED || (uintptr_t)p != base) {
+		if (p != MAP_FAILED)
+			munmap(p, *mapped);
+		/* taken (an unusual address space): any address will do, minus determinism */
+		p = mmap(NULL, *mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+	}
+	return p;
+}
+
 static int host_init(struct perf_ctx *c, int h)
 {
 	const struct roce_perf_conf *conf = c->conf;
@@ -131,7 +160,7 @@ static int host_init(struct perf_ctx *c, int h)
 	p->pd = roce_alloc_pd(p->dev);
 	p->scq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
 	p->rcq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
-	p->buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+	p->buf = host_buf_alloc(h, len, &p->buf_len);
 	if (p->pd == NULL || p->scq == NULL || p->rcq == NULL || p->buf == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < len; i += 8) {
@@ -174,7 +203,8 @@ static void host_fini(struct perf_host *p)
 	roce_destroy_cq(p->rcq);
 	roce_dealloc_pd(p->pd);
 	roce_device_destroy(p->dev);
-	free(p->buf);
+	if (p->buf != NULL)
+		munmap(p->buf, p->buf_len);
 }
 
 /* RESET -> INIT -> RTR -> RTS, pointing QP q of host h at its twin on the other host. */
