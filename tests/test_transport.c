@@ -1766,8 +1766,8 @@ static void perf_pcap(const char *path, uint64_t seed, enum roce_perf_test t)
 }
 
 /*
- * Frames of two captures equal, except for the virtual addresses in RETH/AtomicETH (and so the
- * ICRC): lib/perf's buffers come from aligned_alloc, whose addresses ASLR moves.
+ * Two captures byte for byte, timestamps included (lib/perf maps host memory at fixed
+ * addresses, so even RETH addresses and ICRCs repeat).
  * @return the number of frames, or -1 at the first difference
  */
 static long pcap_cmp(const char *a, const char *b)
