@@ -204,7 +204,7 @@ static int run(int argc, char **argv)
 {
 	struct roce_perf_conf conf;
 	struct roce_perf_result res;
-	bool all = false, gbits = false, size_set = false, iters_set = false, tx_set = false;
+	bool all = false, gbits = false, size_set = false;
 	uint64_t v;
 	double d;
 	int test, opt, status = 0;
@@ -233,7 +233,6 @@ static int run(int argc, char **argv)
 		case 'n':
 			if (!parse_u64("-n", optarg, 1, 1000000000, &conf.iters))
 				return EXIT_USAGE;
-			iters_set = true;
 			break;
 		case 'D':
 			if (!parse_double("-D", optarg, 1e-9, 3600, &conf.duration))
@@ -266,7 +265,6 @@ static int run(int argc, char **argv)
 			if (!parse_u64("-t", optarg, 1, 16384, &v))
 				return EXIT_USAGE;
 			conf.tx_depth = (uint32_t)v;
-			tx_set = true;
 			break;
 		case 'r':
 			if (!parse_u64("-r", optarg, 1, 16384, &v))
@@ -366,8 +364,6 @@ static int run(int argc, char **argv)
 	if (optind < argc)
 		return rocelab_usage_error("perf", "unexpected argument '%s' (the two sides run in "
 					   "this process; a PEER comes with real ports)", argv[optind]);
-	(void)iters_set;
-	(void)tx_set;
 	if (conf.test == ROCE_PERF_ATOMIC_BW && size_set && conf.size != 8)
 		return rocelab_usage_error("perf", "-s %u: atomics are 8 bytes", conf.size);
 

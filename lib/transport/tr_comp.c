@@ -45,7 +45,6 @@ static void comp_retire(struct roce_qp *qp)
 		if (wqe->state != WQE_DONE)
 			break;
 		qp->sq_head++;
-		qp->comp.wqe = qp->sq_head;
 		if (wqe->signaled || wqe->status != ROCE_WC_SUCCESS) {
 			struct roce_wc wc = {
 				.wr_id = wqe->wr.wr_id,

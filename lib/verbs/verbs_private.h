@@ -179,7 +179,6 @@ struct tr_req {
 
 /* Completer: retires WQEs on ACKs and responses, runs the retry timers (tr_comp.c). */
 struct tr_comp {
-	uint32_t wqe;			/* oldest WQE not retired */
 	uint32_t psn;			/* next response PSN expected */
 	uint8_t retry_cnt;		/* retries left on timeout / sequence NAK */
 	uint8_t rnr_retry;		/* retries left on RNR NAK */
@@ -241,7 +240,7 @@ struct roce_qp {
 	struct roce_sge *sq_sge;	/* size * max_send_sge */
 	uint8_t *sq_inline;		/* size * max_inline_data */
 	uint32_t sq_size;		/* power of two */
-	uint32_t sq_head;		/* next to retire (== comp.wqe) */
+	uint32_t sq_head;		/* oldest WQE not retired (the completer's position) */
 	uint32_t sq_tail;		/* next free */
 	struct verbs_rq rq;		/* own receive queue (unused with an SRQ) */
 
@@ -253,8 +252,6 @@ struct roce_qp {
 	/* transmit scheduling (tr_nic.c) */
 	bool tx_listed;			/* on the NIC's list of QPs with work */
 	struct roce_qp *tx_next;	/* that list */
-	roce_time_t tx_allowed_at;	/* rate limiter: earliest next send */
-	void *cc;			/* congestion control state (DCQCN) */
 };
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */

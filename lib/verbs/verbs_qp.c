@@ -325,7 +325,6 @@ static void qp_reset(struct roce_qp *qp)
 	qp->sq_head = qp->sq_tail = 0;
 	qp->rq.head = qp->rq.tail = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
-	qp->comp.wqe = 0;
 	qp->comp.read_offset = 0;
 	qp->comp.rnr_wait = false;
 	qp->resp.in_msg = false;

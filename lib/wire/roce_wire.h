@@ -330,8 +330,10 @@ void roce_pkt_init(struct roce_pkt *pkt, enum roce_kind kind, uint8_t opcode);
  * pattern if NULL), pad and ICRC. PFC and PAUSE frames are padded to 60 bytes.
  * @param pkt   borrowed
  * @param buf   written; @p size bytes available
- * @return frame length; -EINVAL (unknown opcode, payload on an opcode without one, bad field),
- *         -ENOSPC (frame does not fit in @p size)
+ * Malformed frames are built on purpose when asked (an unknown opcode gets a bare BTH, a payload
+ * on an opcode without one is written): that is how craft makes test inputs.
+ * @return frame length; -EINVAL (not a buildable kind, IP version not 4/6, more than
+ *         ROCE_MAX_VLANS tags, frame over 65535 bytes), -ENOSPC (frame does not fit in @p size)
  */
 int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf, uint32_t size);
 

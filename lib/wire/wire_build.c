@@ -7,9 +7,6 @@
 #include "roce_wire.h"
 #include "wire_private.h"
 
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86dd
-#define ETHERTYPE_VLAN 0x8100
 
 static const uint8_t pfc_dmac[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 }; /* 802.1Qbb */
 
@@ -155,17 +152,6 @@ static void build_bth(const struct roce_pkt *pkt, uint8_t pad, uint8_t *bth)
 	wr24(bth + 9, pkt->psn);
 }
 
-static uint16_t ipv4_csum(const uint8_t *ip)
-{
-	uint32_t sum = 0;
-
-	for (int i = 0; i < IPV4_HDR_LEN; i += 2)
-		sum += rd16(ip + i);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* IPv4/IPv6 + UDP, or the GRH; @p l4_len counts from the UDP header (or BTH) to the end. */
 static void build_l3(const struct roce_pkt *pkt, unsigned int flags, uint32_t l4_len, uint8_t *p)
 {
@@ -179,10 +165,10 @@ static void build_l3(const struct roce_pkt *pkt, unsigned int flags, uint32_t l4
 		wr16(p + 6, pkt->ip_df ? 0x4000 : 0);
 		p[8] = pkt->ttl;
 		p[9] = 17;
-		wr16(p + 10, 0);
 		memcpy(p + 12, pkt->src.b, 4);
 		memcpy(p + 16, pkt->dst.b, 4);
-		wr16(p + 10, (flags & ROCE_BUILD_KEEP_IP_CSUM) ? pkt->ip_csum : ipv4_csum(p));
+		wr16(p + 10, (flags & ROCE_BUILD_KEEP_IP_CSUM) ? pkt->ip_csum :
+			     (uint16_t)~wire_ipv4_sum(p, IPV4_HDR_LEN, true));
 		p += IPV4_HDR_LEN;
 	} else {
 		wr32(p, 6u << 28 | (tc & 0xff) << 20 | (pkt->flow_label & 0xfffff));

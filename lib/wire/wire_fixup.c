@@ -4,19 +4,6 @@
 #include "roce_wire.h"
 #include "wire_private.h"
 
-/* RFC 1071 checksum of an IPv4 header of @p ihl bytes, its checksum field counted as zero. */
-static uint16_t ipv4_hdr_csum(const uint8_t *ip, uint32_t ihl)
-{
-	uint32_t sum = 0;
-
-	for (uint32_t i = 0; i < ihl; i += 2)
-		if (i != 10)
-			sum += rd16(ip + i);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 int roce_wire_fixup(uint8_t *buf, uint32_t len)
 {
 	struct roce_pkt pkt;
@@ -30,7 +17,7 @@ int roce_wire_fixup(uint8_t *buf, uint32_t len)
 		/* The parser checked the header length, UDP port 4791 and the datagram's extent. */
 		uint8_t *ip = buf + pkt.l3_off;
 		old_csum = rd16(ip + 10);
-		wr16(ip + 10, ipv4_hdr_csum(ip, (ip[0] & 0xfu) * 4));
+		wr16(ip + 10, (uint16_t)~wire_ipv4_sum(ip, (ip[0] & 0xfu) * 4, true));
 		changed |= ROCE_FIXUP_IP_CSUM;
 		roce_wire_parse(buf, len, ROCE_PARSE_NO_ICRC, &pkt);
 	}

@@ -5,9 +5,6 @@
 #include "roce_wire.h"
 #include "wire_private.h"
 
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86dd
-#define ETHERTYPE_VLAN 0x8100
 #define ETHERTYPE_QINQ 0x88a8
 #define ETHERTYPE_QINQ_OLD 0x9100
 #define IPPROTO_UDP_NUM 17
@@ -25,7 +22,6 @@ static int parse_ipv4(const uint8_t *buf, uint32_t len, uint32_t off, struct roc
 {
 	const uint8_t *ip = buf + off;
 	uint32_t ihl, total;
-	uint32_t sum = 0;
 	uint16_t frag;
 
 	if (len < off + IPV4_HDR_LEN)
@@ -63,11 +59,7 @@ static int parse_ipv4(const uint8_t *buf, uint32_t len, uint32_t off, struct roc
 		return fail(pkt, ROCE_WERR_TRUNCATED);
 	if (frag & 0x2000)
 		return fail(pkt, ROCE_WERR_IP_FRAGMENT);
-	for (uint32_t i = 0; i < ihl; i += 2)
-		sum += rd16(ip + i);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	if (sum != 0xffff)
+	if (wire_ipv4_sum(ip, ihl, false) != 0xffff)
 		return fail(pkt, ROCE_WERR_BAD_IP_CSUM);
 	*end = off + total;
 	return 0;

@@ -13,6 +13,9 @@
 #define IPV6_HDR_LEN 40
 #define UDP_HDR_LEN 8
 #define ETHER_MIN_FRAME 60	/* without FCS */
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_VLAN 0x8100
 
 static inline uint16_t rd16(const uint8_t *p)
 {
@@ -70,6 +73,23 @@ static inline void wr32le(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+}
+
+/*
+ * RFC 1071 one's-complement sum of an IPv4 header of @p ihl bytes, folded to 16 bits; with
+ * @p skip_csum the checksum field counts as zero. A good header sums to 0xffff with its checksum;
+ * the checksum to store is the complement of the sum without it.
+ */
+static inline uint16_t wire_ipv4_sum(const uint8_t *ip, uint32_t ihl, bool skip_csum)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i < ihl; i += 2)
+		if (!skip_csum || i != 10)
+			sum += rd16(ip + i);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
 }
 
 /*
