@@ -182,7 +182,7 @@ struct tr_comp {
 	uint32_t psn;			/* next response PSN expected */
 	uint8_t retry_cnt;		/* retries left on timeout / sequence NAK */
 	uint8_t rnr_retry;		/* retries left on RNR NAK */
-	uint32_t read_offset;		/* bytes of the READ at comp.wqe already placed */
+	uint32_t read_offset;		/* bytes of the READ at sq_head already placed */
 	struct roce_timer ack_timer;	/* local ACK timeout */
 	struct roce_timer rnr_timer;	/* RNR wait */
 	bool rnr_wait;			/* sending paused until rnr_timer fires */
