@@ -367,6 +367,12 @@ static int run(int argc, char **argv)
 	if (conf.test == ROCE_PERF_ATOMIC_BW && size_set && conf.size != 8)
 		return rocelab_usage_error("perf", "-s %u: atomics are 8 bytes", conf.size);
 
+	{
+		char err[160];
+
+		if (roce_perf_check(&conf, err, sizeof(err)) != 0)
+			return rocelab_usage_error("perf", "%s", err);
+	}
 	print_header(&conf, gbits);
 	for (uint32_t size = all ? 2 : conf.size; ; size *= 2) {
 		int rc;

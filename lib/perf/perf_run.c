@@ -604,38 +604,38 @@ static void bw_stats(struct perf_ctx *c)
 	}
 }
 
-/* A configuration error: one line naming the value, then -EINVAL. */
+/* A configuration error: one line naming the value into @err, then -EINVAL. */
 #define BAD(...) \
 	do { \
-		roce_log(ROCE_LOG_ERR, __VA_ARGS__); \
+		snprintf(err, errlen, __VA_ARGS__); \
 		return -EINVAL; \
 	} while (0)
 
-static int check_conf(const struct roce_perf_conf *conf)
+int roce_perf_check(const struct roce_perf_conf *conf, char *err, size_t errlen)
 {
 	uint32_t mtu = roce_mtu_bytes(conf->mtu);
 
 	if (conf->nqp == 0 || conf->nqp > PERF_MAX_QP)
-		BAD("perf: %u QPs: 1 to %d allowed", conf->nqp, PERF_MAX_QP);
+		BAD("%u QPs: 1 to %d allowed", conf->nqp, PERF_MAX_QP);
 	if (mtu == 0)
-		BAD("perf: MTU must be 256, 512, 1024, 2048 or 4096");
+		BAD("MTU must be 256, 512, 1024, 2048 or 4096");
 	if (conf->qp_type == ROCE_QPT_UD && (conf->test != ROCE_PERF_SEND_BW &&
 					     conf->test != ROCE_PERF_SEND_LAT))
-		BAD("perf: UD supports only send_bw and send_lat");
+		BAD("UD supports only send_bw and send_lat");
 	if (conf->qp_type == ROCE_QPT_UC && (conf->test == ROCE_PERF_READ_BW ||
 		conf->test == ROCE_PERF_READ_LAT || conf->test == ROCE_PERF_ATOMIC_BW))
-		BAD("perf: UC has no READ or atomics");
+		BAD("UC has no READ or atomics");
 	if (conf->qp_type == ROCE_QPT_UD && conf->size > mtu)
-		BAD("perf: UD message of %u bytes exceeds the MTU of %u", conf->size,
+		BAD("UD message of %u bytes exceeds the MTU of %u", conf->size,
 				mtu);
 	if (conf->size == 0 && roce_perf_is_lat(conf->test) && conf->test == ROCE_PERF_WRITE_LAT)
-		BAD("perf: write_lat needs at least 1 byte");
+		BAD("write_lat needs at least 1 byte");
 	if (conf->test == ROCE_PERF_ATOMIC_BW && conf->size != 8)
-		BAD("perf: atomics are 8 bytes");
+		BAD("atomics are 8 bytes");
 	if (conf->size > (1u << 30))
-		BAD("perf: size %u above 1 GiB", conf->size);
+		BAD("size %u above 1 GiB", conf->size);
 	if (conf->tx_depth == 0 || conf->rx_depth == 0 || conf->iters == 0 || conf->cq_mod == 0)
-		BAD("perf: depths, iterations and cq_mod must be at least 1");
+		BAD("depths, iterations and cq_mod must be at least 1");
 	return 0;
 }
 
@@ -656,9 +656,11 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 
 	memset(res, 0, sizeof(*res));
 	res->size = conf->size;
-	rc = check_conf(conf);
-	if (rc != 0)
+	rc = roce_perf_check(conf, err, sizeof(err));
+	if (rc != 0) {
+		ROCE_LOG(ERR, "perf: %s", err);
 		return rc;
+	}
 	c.slot = (ROCE_MAX(conf->size, 8u) + 40 + PERF_SLOT_ALIGN - 1) & ~(PERF_SLOT_ALIGN - 1u);
 	/*
 	 * Like perftest, every send of a QP reuses one buffer (write_lat: one to send from, one to

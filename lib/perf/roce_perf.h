@@ -3,7 +3,9 @@
 #define ROCE_PERF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "roce_engine.h"
 #include "roce_verbs.h"
@@ -81,6 +83,13 @@ struct roce_perf_result {
 	uint64_t rnr_naks;		/* RNR NAKs received */
 	uint64_t dropped;		/* frames the link lost */
 };
+
+/**
+ * Check a configuration before running it.
+ * @param err  receives one line naming the bad value ("UC has no READ or atomics")
+ * @return 0 or -EINVAL
+ */
+int roce_perf_check(const struct roce_perf_conf *conf, char *err, size_t errlen);
 
 /**
  * Run one test at conf->size between two hosts joined by a model link, in virtual time.

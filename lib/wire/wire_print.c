@@ -61,7 +61,12 @@ int roce_pkt_snprint(char *out, size_t size, const struct roce_pkt *pkt)
 		return (int)len;
 	}
 	if (pkt->kind == ROCE_KIND_OTHER) {
-		PUT("non-RoCE ethertype 0x%04x", pkt->ethertype);
+		if (pkt->ip_ver != 0)
+			PUT("IPv%u %s > %s, not RoCE", pkt->ip_ver,
+			    roce_ip_ntop(&pkt->src, pkt->ip_ver, src, sizeof(src)),
+			    roce_ip_ntop(&pkt->dst, pkt->ip_ver, dst, sizeof(dst)));
+		else
+			PUT("ethertype 0x%04x, not RoCE", pkt->ethertype);
 		if (pkt->err != ROCE_WERR_OK && pkt->err != ROCE_WERR_NOT_ROCE)
 			PUT(" [%s]", roce_wire_strerror(pkt->err));
 		return (int)len;
