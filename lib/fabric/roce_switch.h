@@ -1,0 +1,135 @@
+/* lib/fabric: a shared-buffer Ethernet switch with 8 priorities, PFC, ECN marking and ECMP. */
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "roce_engine.h"
+#include "roce_verbs.h"
+
+#define ROCE_NPRIO 8			/* 802.1p priorities, PFC classes */
+#define ROCE_SWITCH_MAX_PORTS 128
+
+enum roce_pfc_mode {
+	ROCE_PFC_STATIC,		/* XOFF at a fixed ingress byte count */
+	ROCE_PFC_DYNAMIC,		/* XOFF at alpha x the free shared buffer (Broadcom/ns-3 style) */
+};
+
+/* Policy of one priority, the same on every port of a switch. */
+struct roce_prio_conf {
+	bool lossless;			/* PFC: pause the upstream instead of dropping */
+	bool strict;			/* served before every DWRR priority (higher number first) */
+	uint32_t weight;		/* DWRR weight among non-strict priorities; 0: 1 */
+	bool ecn;			/* RED-mark ECT frames with CE at this priority's egress queue */
+	uint64_t kmin;			/* bytes of egress queue where marking starts */
+	uint64_t kmax;			/* bytes where the probability reaches pmax; above, every frame */
+	double pmax;			/* marking probability at kmax */
+};
+
+struct roce_switch_conf {
+	const char *name;		/* "sw0": for counters, traces and deadlock reports */
+	uint16_t nports;		/* 1..ROCE_SWITCH_MAX_PORTS */
+	uint64_t buffer;		/* shared buffer, bytes, for all ports */
+	uint64_t reserved;		/* guaranteed bytes per ingress port and priority, before the shared pool */
+	enum roce_pfc_mode pfc_mode;
+	uint64_t xoff;			/* static: shared bytes an ingress (port, priority) may hold before XOFF */
+	double alpha;			/* dynamic: XOFF when those bytes exceed alpha x free shared buffer */
+	uint64_t xon_delta;		/* XON once the bytes fall this far below the XOFF point */
+	uint64_t headroom;		/* per ingress (port, lossless priority); 0: sized from the port's link */
+	uint16_t pfc_quanta;		/* quanta in XOFF frames (x 512 bit times); 0: 0xffff */
+	roce_time_t watchdog;		/* PFC watchdog: an egress queue paused this long is drained
+					 * (frames dropped, pauses ignored) until it empties; 0: off */
+	uint8_t dscp_prio[64];		/* IP DSCP -> priority */
+	bool trust_pcp;			/* classify 802.1Q-tagged frames by their PCP instead */
+	struct roce_prio_conf prio[ROCE_NPRIO];
+	uint8_t mac[6];			/* port i's MAC (source of its PFC frames) is mac + i */
+	uint32_t ecmp_seed;		/* mixed into the 5-tuple hash */
+};
+
+/**
+ * Defaults of a 100G data-centre switch as the ns-3 HPCC configurations set it: 12 MB? of shared
+ * buffer, dynamic PFC, priority 3 lossless with ECN (Kmin/Kmax/Pmax for 100G), DSCP >> 3.
+ * (The implementation documents the exact values in docs/fabric.md.)
+ */
+void roce_switch_defaults(struct roce_switch_conf *conf);
+
+struct roce_switch;
+
+/** @return the switch, or NULL with errno set (EINVAL: a bad conf; ENOMEM) */
+struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roce_switch_conf *conf);
+
+/** Free the switch and every frame it holds. Destroy it after its links. NULL is a no-op. */
+void roce_switch_destroy(struct roce_switch *sw);
+
+const char *roce_switch_name(const struct roce_switch *sw);
+
+/** The endpoint to give roce_link_create() for port @p port. */
+struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port);
+
+/**
+ * Port @p port sends through direction @p dir of @p link. @p peer / @p peer_port name the switch
+ * at the other end (NULL for a host), for deadlock detection. Headroom (conf.headroom 0) is
+ * sized here from the link's rate and delay.
+ * @return 0; -EINVAL
+ */
+int roce_switch_attach(struct roce_switch *sw, uint16_t port, struct roce_link *link, int dir,
+		       struct roce_switch *peer, uint16_t peer_port);
+
+/**
+ * Frames for destinations in @p dst / @p plen leave by @p port (longest prefix wins). Adding
+ * the same prefix with several ports makes an ECMP group: a flow's 5-tuple hash picks one.
+ * @return 0; -EINVAL, -ENOSPC
+ */
+int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
+			  uint8_t plen, uint16_t port);
+
+/* Counters of one (port, priority); "rx" is the ingress side, "tx" the egress side. */
+struct roce_switch_qstats {
+	uint64_t rx_frames, rx_bytes;	/* arrived on this port at this priority */
+	uint64_t tx_frames, tx_bytes;	/* left this port at this priority */
+	uint64_t drop_tail;		/* lossy: shared buffer or queue limit reached */
+	uint64_t drop_headroom;		/* lossless: arrived with the headroom full */
+	uint64_t drop_watchdog;		/* dropped by the PFC watchdog */
+	uint64_t ecn_marked;		/* CE set on egress */
+	uint64_t pause_tx;		/* XOFF frames sent for this ingress priority */
+	uint64_t resume_tx;		/* XON (quanta 0) frames sent */
+	uint64_t pause_rx;		/* XOFF frames received for this egress priority */
+	uint64_t resume_rx;		/* XON frames received */
+	roce_time_t paused_time;	/* egress time spent paused by the peer */
+	uint64_t max_qbytes;		/* deepest egress queue seen */
+	uint64_t qbytes;		/* now: egress queue bytes */
+	uint64_t ingress_bytes;		/* now: bytes held that arrived on this (port, priority) */
+	bool xoff;			/* now: we are pausing the upstream at this priority */
+	bool paused;			/* now: the peer is pausing our egress at this priority */
+};
+
+/* Port-wide counters. */
+struct roce_switch_pstats {
+	uint64_t rx_frames, tx_frames;
+	uint64_t drop_no_route;		/* no route for the destination */
+	uint64_t drop_malformed;	/* not IPv4/IPv6 or truncated */
+	uint64_t pfc_rx, pfc_tx;	/* PFC frames */
+};
+
+void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,
+			struct roce_switch_qstats *st);
+void roce_switch_pstats(const struct roce_switch *sw, uint16_t port, struct roce_switch_pstats *st);
+
+/** Bytes of the shared buffer in use now, and the most ever in use. */
+uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used);
+
+/** One line per pause, resume, drop and watchdog action to @p f ("12.3 us sw0 p2/3 xoff"). */
+void roce_switch_set_trace(struct roce_switch *sw, FILE *f);
+
+/**
+ * Look for a cyclic buffer dependency among @p n switches: a cycle of egress queues each paused
+ * by a peer whose ingress is full of frames waiting on the next queue of the cycle.
+ * @param report  receives "sw0 p1 prio 3 -> sw1 p0 prio 3 -> sw0 p1 prio 3"
+ * @return 1 (a deadlock, reported), 0 (none)
+ */
+int roce_switch_find_deadlock(struct roce_switch *const *sw, int n, char *report, size_t len);
+
+#endif /* ROCE_SWITCH_H */
