@@ -359,6 +359,14 @@ int roce_destroy_cq(struct roce_cq *cq);
  */
 int roce_poll_cq(struct roce_cq *cq, int num, struct roce_wc *wc);
 
+typedef void (*roce_cq_notify_fn)(struct roce_cq *cq, void *arg);
+
+/**
+ * Call @p fn each time a completion is added to @p cq (NULL: stop), like a completion channel
+ * that stays armed. It runs inside the transport: it may arm a timer, not post or poll.
+ */
+void roce_cq_set_notify(struct roce_cq *cq, roce_cq_notify_fn fn, void *arg);
+
 /* ---- SRQ ---- */
 
 struct roce_srq *roce_create_srq(struct roce_pd *pd, uint32_t max_wr, uint32_t max_sge);

@@ -52,7 +52,15 @@ bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc)
 		return false;
 	}
 	cq->ring[cq->tail++ & cq->mask] = *wc;
+	if (cq->notify != NULL)
+		cq->notify(cq, cq->notify_arg);
 	return true;
+}
+
+void roce_cq_set_notify(struct roce_cq *cq, roce_cq_notify_fn fn, void *arg)
+{
+	cq->notify = fn;
+	cq->notify_arg = arg;
 }
 
 int roce_poll_cq(struct roce_cq *cq, int num, struct roce_wc *wc)

@@ -99,6 +99,8 @@ struct roce_cq {
 	uint32_t head, tail;		/* free-running: consumer, producer */
 	bool overflow;			/* a completion was lost */
 	uint32_t refs;			/* QPs using it */
+	roce_cq_notify_fn notify;	/* called on each new completion, or NULL */
+	void *notify_arg;
 };
 
 /* A posted receive: the WR and its SGEs. */
