@@ -1,0 +1,587 @@
+/* Check suite 'report': ticks, SI labels, escaping, reduction, tables, charts, pages, progress. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "roce_common.h"
+#include "roce_report.h"
+
+/* Everything a stream received, NUL-terminated; for comparing output in memory. */
+struct capture {
+	FILE *f;	/* open_memstream() */
+	char *buf;	/* its buffer after close */
+	size_t len;	/* bytes written */
+};
+
+static void cap_open(struct capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	ck_assert_ptr_nonnull(c->f);
+}
+
+static const char *cap_close(struct capture *c)
+{
+	ck_assert_int_eq(fclose(c->f), 0);
+	return c->buf;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(s, needle); p != NULL; p = strstr(p + strlen(needle), needle))
+		n++;
+	return n;
+}
+
+/* The labels of @p t joined with commas. */
+static const char *labels(const struct roce_ticks *t)
+{
+	static char out[512];
+	size_t len = 0, size = sizeof(out);
+	char buf[64];
+
+	out[0] = '\0';
+	for (int i = 0; i < t->n; i++)
+		ROCE_PUT("%s%s", i ? "," : "", roce_ticks_label(t, t->v[i], buf, sizeof(buf)));
+	return out;
+}
+
+/* ---- ticks ---- */
+
+START_TEST(ticks_widened)
+{
+	static const struct {
+		double lo, hi;
+		int max;
+		const char *labels;
+	} cases[] = {
+		{ 0, 97, 6, "0,20,40,60,80,100" },
+		{ 0, 0.0031, 6, "0,1m,2m,3m,4m" },
+		{ 0, 0.0031, 8, "0,0.5m,1.0m,1.5m,2.0m,2.5m,3.0m,3.5m" },
+		{ -3.2, 7.9, 6, "-4,-2,0,2,4,6,8" },
+		{ 0, 1.23e9, 6, "0,0.5G,1.0G,1.5G" },
+		{ 0, 1150, 6, "0,200,400,600,800,1000,1200" },	/* no "0.2k" */
+		{ 0, 45000, 6, "0,10k,20k,30k,40k,50k" },
+		{ 0, 2.5e-6, 6, "0,0.5\xc2\xb5,1.0\xc2\xb5,1.5\xc2\xb5,2.0\xc2\xb5,2.5\xc2\xb5" },
+		{ 0, 1, 6, "0,0.2,0.4,0.6,0.8,1.0" },
+		{ 0, 0, 6, "0,0.2,0.4,0.6,0.8,1.0" },		/* all zero: 0..1 */
+		{ 100e9, 100e9, 6, "40G,60G,80G,100G,120G,140G,160G" }, /* constant: ±50% */
+	};
+
+	for (size_t i = 0; i < ROCE_DIM(cases); i++) {
+		struct roce_ticks t;
+
+		ck_assert_int_eq(roce_ticks(cases[i].lo, cases[i].hi, cases[i].max, true, &t), 0);
+		ck_assert_msg(strcmp(labels(&t), cases[i].labels) == 0, "%g..%g: got %s, want %s",
+			      cases[i].lo, cases[i].hi, labels(&t), cases[i].labels);
+		ck_assert_int_le(t.n - 1, cases[i].max);
+		/* covers the range (to rounding: 5 * 0.5e-6 is a hair under 2.5e-6) */
+		ck_assert(t.lo <= cases[i].lo + 1e-12 * fabs(cases[i].lo));
+		ck_assert(t.hi >= cases[i].hi - 1e-12 * fabs(cases[i].hi));
+		ck_assert_double_eq(t.lo, t.v[0]);
+		ck_assert_double_eq(t.hi, t.v[t.n - 1]);
+	}
+}
+END_TEST
+
+START_TEST(ticks_inside)
+{
+	struct roce_ticks t;
+
+	ck_assert_int_eq(roce_ticks(0.3, 9.7, 6, false, &t), 0);
+	ck_assert_str_eq(labels(&t), "2,4,6,8");
+	ck_assert_double_eq(t.lo, 0.3);
+	ck_assert_double_eq(t.hi, 9.7);
+	ck_assert_int_eq(roce_ticks(0, 9999.95, 7, false, &t), 0);
+	ck_assert_str_eq(labels(&t), "0,2000,4000,6000,8000");
+	ck_assert_double_eq(t.step, 2000);
+	ck_assert_int_eq(roce_ticks(NAN, 1, 6, true, &t), -EINVAL);
+	ck_assert_int_eq(roce_ticks(0, INFINITY, 6, true, &t), -EINVAL);
+	ck_assert_int_eq(roce_ticks(2, 1, 6, true, &t), -EINVAL);
+	/* a narrow range far from zero still gives ticks inside it */
+	ck_assert_int_eq(roce_ticks(1e15, 1e15 + 1, 6, false, &t), 0);
+	ck_assert_int_ge(t.n, 2);
+}
+END_TEST
+
+/* ---- SI ---- */
+
+START_TEST(si_format)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} cases[] = {
+		{ 0, "0" }, { 1, "1" }, { 12.5, "12.5" }, { 999, "999" }, { 1234, "1.23k" },
+		{ 999.96, "1k" }, { -12345, "-12.3k" }, { 100e9, "100G" }, { 4e10, "40G" },
+		{ 2.5e12, "2.5T" }, { 0.0031, "3.1m" }, { 0.5, "500m" }, { 2.5e-6, "2.5\xc2\xb5" },
+		{ 7e-9, "7n" }, { 1e15, "1e+15" }, { NAN, "nan" }, { -INFINITY, "-inf" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < ROCE_DIM(cases); i++)
+		ck_assert_msg(strcmp(roce_si(cases[i].v, buf, sizeof(buf)), cases[i].s) == 0,
+			      "%g: got %s, want %s", cases[i].v, buf, cases[i].s);
+}
+END_TEST
+
+/* ---- reduction ---- */
+
+START_TEST(reduce_keeps_extremes)
+{
+	enum { N = 1000000, COLS = 500 };
+	double *x = malloc(N * sizeof(double)), *y = malloc(N * sizeof(double));
+	double *ox = malloc(9 * COLS * sizeof(double)), *oy = malloc(9 * COLS * sizeof(double));
+	double lo[COLS], hi[COLS];
+	bool seen_lo[COLS] = { false }, seen_hi[COLS] = { false };
+	unsigned int seed = 7;
+	size_t n;
+
+	ck_assert(x && y && ox && oy);
+	for (int c = 0; c < COLS; c++) {
+		lo[c] = INFINITY;
+		hi[c] = -INFINITY;
+	}
+	for (int i = 0; i < N; i++) {
+		x[i] = (double)i / N;
+		y[i] = (double)(rand_r(&seed) % 1000);
+		if (i % 77777 == 5)
+			y[i] = 1e6;		/* one-sample spikes */
+		if (i % 99991 == 3)
+			y[i] = -1e6;
+	}
+	for (int i = 0; i < N; i++) {
+		int c = (int)(x[i] * COLS);
+
+		lo[c] = fmin(lo[c], y[i]);
+		hi[c] = fmax(hi[c], y[i]);
+	}
+	n = roce_chart_reduce(x, y, N, 0, 1, COLS, ox, oy);
+	ck_assert_uint_le(n, 4 * COLS);
+	ck_assert_uint_ge(n, 2 * COLS);
+	for (size_t i = 0; i < n; i++) {
+		int c = (int)(ox[i] * COLS);
+
+		ck_assert(i == 0 || ox[i] >= ox[i - 1]);	/* original order */
+		seen_lo[c] |= oy[i] == lo[c];
+		seen_hi[c] |= oy[i] == hi[c];
+	}
+	for (int c = 0; c < COLS; c++)
+		ck_assert_msg(seen_lo[c] && seen_hi[c], "column %d lost its min or max", c);
+	free(x);
+	free(y);
+	free(ox);
+	free(oy);
+}
+END_TEST
+
+START_TEST(reduce_nan_breaks)
+{
+	enum { N = 200000, COLS = 100 };
+	double *x = malloc(N * sizeof(double)), *y = malloc(N * sizeof(double));
+	double *ox = malloc(9 * COLS * sizeof(double)), *oy = malloc(9 * COLS * sizeof(double));
+	double sx[] = { 0, 1, 2, 3, 4, 5 }, sy[] = { 1, 2, NAN, NAN, 5, 6 };
+	size_t n, gaps = 0;
+
+	ck_assert(x && y && ox && oy);
+	/* few points: kept as they are, the NaN run becomes one break */
+	n = roce_chart_reduce(sx, sy, 6, 0, 5, 1000, ox, oy);
+	ck_assert_uint_eq(n, 5);
+	ck_assert(isnan(oy[2]));
+	ck_assert_double_eq(oy[3], 5);
+	/* alternating values and NaN: still bounded */
+	for (int i = 0; i < N; i++) {
+		x[i] = i;
+		y[i] = i % 2 ? NAN : i % 1000;
+	}
+	n = roce_chart_reduce(x, y, N, 0, N, COLS, ox, oy);
+	ck_assert_uint_le(n, 9 * COLS);
+	for (size_t i = 0; i < n; i++)
+		gaps += isnan(oy[i]);
+	ck_assert_uint_ge(gaps, COLS - 1);
+	free(x);
+	free(y);
+	free(ox);
+	free(oy);
+}
+END_TEST
+
+/* ---- charts ---- */
+
+START_TEST(chart_million_points_bounded)
+{
+	enum { N = 1000000 };
+	double *x = malloc(N * sizeof(double)), *y = malloc(N * sizeof(double));
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "rate", "time (s)", "rate (b/s)");
+	struct capture cap;
+	const char *svg;
+
+	ck_assert(x && y && c);
+	for (int i = 0; i < N; i++) {
+		x[i] = i * 1e-6;
+		y[i] = 25e9 + 1e9 * sin(i / 1000.0);
+	}
+	y[N / 2] = 99e9;
+	ck_assert_int_eq(roce_chart_series(c, "flow", x, y, N), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_uint_lt(cap.len, 100000);
+	ck_assert_uint_le(count(svg, "L"), 4 * 720);
+	ck_assert_ptr_nonnull(strstr(svg, "max 99G"));		/* the spike is in the tooltip */
+	ck_assert_ptr_nonnull(strstr(svg, ">100G<"));		/* and the axis reaches it */
+	ck_assert_ptr_nonnull(strstr(svg, "<title>flow: 1000000 points"));
+	free(cap.buf);
+	roce_chart_destroy(c);
+	free(x);
+	free(y);
+}
+END_TEST
+
+START_TEST(chart_no_data)
+{
+	static const char *const cats[] = { "a", "b" };
+	enum roce_chart_kind kinds[] = { ROCE_CHART_LINE, ROCE_CHART_STEP, ROCE_CHART_BAR };
+
+	for (size_t k = 0; k < ROCE_DIM(kinds); k++) {
+		for (int variant = 0; variant < 3; variant++) {
+			struct roce_chart *c = roce_chart_create(kinds[k], "t", "x", "y");
+			const double nan2[] = { NAN, NAN };
+			struct capture cap;
+			const char *svg;
+
+			if (variant == 1)
+				ck_assert_int_eq(roce_chart_series(c, "empty", NULL, NULL, 0), 0);
+			if (variant == 2) {
+				ck_assert_int_eq(roce_chart_categories(c, cats, 2), 0);
+				ck_assert_int_eq(roce_chart_series(c, "nan", NULL, nan2, 2), 0);
+			}
+			cap_open(&cap);
+			ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+			svg = cap_close(&cap);
+			ck_assert_msg(strstr(svg, ">no data</text>") != NULL, "kind %zu variant %d", k,
+				      variant);
+			ck_assert_ptr_nonnull(strstr(svg, "</svg>\n"));
+			free(cap.buf);
+			roce_chart_destroy(c);
+		}
+	}
+	ck_assert_int_eq(roce_chart_series(roce_chart_create(ROCE_CHART_LINE, NULL, NULL, NULL),
+					   "x", NULL, NULL, 3), -EINVAL);	/* leaks a chart: test only */
+}
+END_TEST
+
+START_TEST(chart_escapes_text)
+{
+	static const char *const cats[] = { "<cat>&\"'" };
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_BAR, "a<b>&\"c'", "x<", "y&");
+	struct capture cap;
+	const char *svg;
+
+	ck_assert_int_eq(roce_chart_categories(c, cats, 1), 0);
+	ck_assert_int_eq(roce_chart_series(c, "s<1>", NULL, (const double[]){ 3 }, 1), 0);
+	ck_assert_int_eq(roce_chart_series(c, "bad \xff\xfe utf8 \x01", NULL, (const double[]){ 4 }, 1), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(svg, "a&lt;b&gt;&amp;&quot;c&#39;"));
+	ck_assert_ptr_nonnull(strstr(svg, "&lt;cat&gt;&amp;&quot;&#39;"));
+	ck_assert_ptr_nonnull(strstr(svg, ">s&lt;1&gt;<"));
+	ck_assert_ptr_nonnull(strstr(svg, "bad \xef\xbf\xbd\xef\xbf\xbd utf8 \xef\xbf\xbd"));
+	ck_assert_ptr_null(strstr(svg, "<b>"));
+	ck_assert_ptr_null(strstr(svg, "<cat>"));
+	ck_assert_ptr_null(strstr(svg, "\xff"));
+	ck_assert_uint_eq(count(svg, "</title></rect>"), 2);	/* two bars, each with a tooltip */
+	free(cap.buf);
+	roce_chart_destroy(c);
+}
+END_TEST
+
+START_TEST(chart_palette_and_legend)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "t", NULL, NULL);
+	const double y[] = { 1, 2, 3 };
+	struct capture cap;
+	const char *svg;
+	char name[16];
+
+	for (int i = 0; i < 9; i++) {
+		snprintf(name, sizeof(name), "flow %d", i);
+		ck_assert_int_eq(roce_chart_series(c, name, NULL, y, 3), 0);
+	}
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	/* Okabe-Ito, in order; the 9th series repeats blue, dashed */
+	ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#0072B2\""));
+	ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#D55E00\""));
+	ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#009E73\""));
+	ck_assert_uint_eq(count(svg, "stroke-dasharray"), 2);	/* legend + line */
+	for (int i = 0; i < 9; i++) {
+		snprintf(name, sizeof(name), ">flow %d<", i);
+		ck_assert_ptr_nonnull(strstr(svg, name));	/* in the legend */
+	}
+	free(cap.buf);
+	roce_chart_destroy(c);
+}
+END_TEST
+
+/* ---- tables ---- */
+
+static struct roce_table *sample_table(void)
+{
+	static const char *const hdr[] = { "<case", "Gb/s", "<note" };
+	struct roce_table *t = roce_table_create("Goodput", 3, hdr);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(roce_table_add(t, "lossless"), 0);
+	ck_assert_int_eq(roce_table_add(t, "%.1f", 92.25), 0);
+	ck_assert_int_eq(roce_table_add(t, "µs \"quoted\""), 0);
+	ck_assert_int_eq(roce_table_add(t, "lossy, 1%%"), 0);
+	ck_assert_int_eq(roce_table_add(t, "%d", 7), 0);
+	ck_assert_int_eq(roce_table_add(t, " pad"), 0);
+	ck_assert_int_eq(roce_table_add(t, "<x>&"), 0);	/* short last row */
+	roce_table_note(t, "PFC on priority 3.");
+	return t;
+}
+
+START_TEST(table_print_aligned)
+{
+	struct roce_table *t = sample_table();
+	struct capture cap;
+
+	ck_assert_uint_eq(roce_table_rows(t), 3);
+	cap_open(&cap);
+	roce_table_print(t, cap.f);
+	ck_assert_str_eq(cap_close(&cap),
+			 "Goodput\n"
+			 "case       Gb/s  note\n"
+			 "---------  ----  -----------\n"
+			 "lossless   92.2  µs \"quoted\"\n"
+			 "lossy, 1%     7   pad\n"
+			 "<x>&\n"
+			 "PFC on priority 3.\n");
+	free(cap.buf);
+	roce_table_destroy(t);
+	ck_assert_ptr_null(roce_table_create("x", 0, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	roce_table_destroy(NULL);
+}
+END_TEST
+
+START_TEST(table_csv_quoting)
+{
+	struct roce_table *t = sample_table();
+	struct capture cap;
+
+	cap_open(&cap);
+	ck_assert_int_eq(roce_table_write_csv(t, cap.f), 0);
+	ck_assert_str_eq(cap_close(&cap),
+			 "case,Gb/s,note\n"
+			 "lossless,92.2,\"µs \"\"quoted\"\"\"\n"
+			 "\"lossy, 1%\",7,\" pad\"\n"
+			 "<x>&,,\n");
+	free(cap.buf);
+	roce_table_destroy(t);
+}
+END_TEST
+
+/* ---- reports ---- */
+
+static struct roce_report *sample_report(void)
+{
+	struct roce_report *r = roce_report_create("Run <1> & \"all\"");
+	struct roce_table *t = sample_table();
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_STEP, "pause", "time (µs)", "state");
+
+	ck_assert(r && c);
+	roce_report_text(r, "one\n\ntwo 'quoted'");
+	roce_report_heading(r, "Tables & charts");
+	roce_report_table(r, t);
+	roce_table_destroy(t);		/* the report holds a copy */
+	roce_report_row(r);
+	ck_assert_int_eq(roce_chart_series(c, "prio 3", (const double[]){ 0, 1, 2 },
+					   (const double[]){ 0, 1, 0 }, 3), 0);
+	roce_report_chart(r, c);
+	roce_report_chart(r, roce_chart_create(ROCE_CHART_BAR, "empty", NULL, NULL));
+	roce_report_heading(r, "After the row");
+	return r;
+}
+
+START_TEST(report_html_content)
+{
+	struct roce_report *r = sample_report();
+	struct capture cap;
+	const char *html;
+
+	cap_open(&cap);
+	ck_assert_int_eq(roce_report_write_stream(r, cap.f), 0);
+	html = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(html, "<title>Run &lt;1&gt; &amp; &quot;all&quot;</title>"));
+	ck_assert_ptr_nonnull(strstr(html, "<p>one</p>\n<p>two &#39;quoted&#39;</p>"));
+	ck_assert_ptr_nonnull(strstr(html, "<h2>Tables &amp; charts</h2>"));
+	ck_assert_ptr_nonnull(strstr(html, "<td class=\"l\">&lt;x&gt;&amp;</td>"));
+	ck_assert_ptr_nonnull(strstr(html, "<th class=\"l\">case</th><th>Gb/s</th>"));
+	ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">PFC on priority 3.</p>"));
+	ck_assert_uint_eq(count(html, "<div class=\"row\">"), 1);
+	ck_assert_ptr_nonnull(strstr(html, "</figure>\n</div>\n<h2>After the row</h2>"));
+	ck_assert_uint_eq(count(html, "<svg "), 2);
+	ck_assert_ptr_nonnull(strstr(html, "id=\"chart1-clip\""));	/* ids unique per page */
+	ck_assert_ptr_nonnull(strstr(html, "id=\"chart2\""));
+	/* self-contained */
+	ck_assert_ptr_null(strstr(html, "<script"));
+	ck_assert_ptr_null(strstr(html, "<link"));
+	ck_assert_ptr_null(strstr(html, "src="));
+	ck_assert_ptr_null(strstr(html, "url(http"));
+	free(cap.buf);
+	roce_report_destroy(r);
+}
+END_TEST
+
+START_TEST(report_deterministic)
+{
+	struct capture a, b;
+	struct roce_report *r1 = sample_report(), *r2 = sample_report();
+
+	cap_open(&a);
+	cap_open(&b);
+	ck_assert_int_eq(roce_report_write_stream(r1, a.f), 0);
+	ck_assert_int_eq(roce_report_write_stream(r2, b.f), 0);
+	cap_close(&a);
+	cap_close(&b);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert_int_eq(memcmp(a.buf, b.buf, a.len), 0);
+	free(a.buf);
+	free(b.buf);
+	roce_report_destroy(r1);
+	roce_report_destroy(r2);
+}
+END_TEST
+
+START_TEST(report_write_errors)
+{
+	struct roce_report *r = roce_report_create("x");
+
+	ck_assert_int_eq(roce_report_write(r, "/nonexistent-dir/report.html"), -ENOENT);
+	roce_report_chart(r, NULL);	/* a failed chart_create: remembered */
+	ck_assert_int_eq(roce_report_write(r, "/dev/null"), -ENOMEM);
+	roce_report_destroy(r);
+	roce_report_destroy(NULL);
+}
+END_TEST
+
+/* ---- progress ---- */
+
+START_TEST(progress_silent_off_tty)
+{
+	FILE *f = tmpfile();
+	struct roce_progress *p;
+
+	ck_assert_ptr_nonnull(f);
+	p = roce_progress_start(f, "run", 100);
+	for (int i = 0; i <= 100000; i++)
+		roce_progress_update(p, i / 1000.0);
+	roce_progress_finish(p);
+	ck_assert_int_eq(ftell(f), 0);
+	fclose(f);
+	roce_progress_update(NULL, 1);
+	roce_progress_finish(NULL);
+}
+END_TEST
+
+START_TEST(progress_draws_on_tty)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY), slave;
+	struct roce_progress *p;
+	char buf[4096];
+	size_t len;
+	ssize_t n;
+	FILE *f;
+
+	ck_assert_int_ge(master, 0);
+	ck_assert_int_eq(grantpt(master), 0);
+	ck_assert_int_eq(unlockpt(master), 0);
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(slave, 0);
+	f = fdopen(slave, "w");
+	ck_assert_ptr_nonnull(f);
+	p = roce_progress_start(f, "scenario", 200);
+	roce_progress_update(p, 100);		/* the first update draws */
+	for (int i = 0; i < 1000; i++)
+		roce_progress_update(p, 100);	/* rate-limited: no more lines */
+	roce_progress_finish(p);
+	fclose(f);
+	/* the pty delivers asynchronously: read until the closing clear arrives (or 5 s pass) */
+	len = 0;
+	buf[0] = '\0';
+	for (int tries = 0; tries < 50 && count(buf, "\r\033[K") < 1; tries++) {
+		struct pollfd pfd = { .fd = master, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = read(master, buf + len, sizeof(buf) - 1 - len);
+		ck_assert_int_gt(n, 0);
+		len += (size_t)n;
+		buf[len] = '\0';
+	}
+	ck_assert_ptr_nonnull(strstr(buf, "\rscenario ["));
+	ck_assert_ptr_nonnull(strstr(buf, " 50%"));
+	ck_assert_uint_eq(count(buf, "scenario"), 1);
+	ck_assert_msg(strstr(buf, "\r\033[K") != NULL, "%s", buf);	/* the line is cleared at the end */
+	close(master);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("axes");
+
+	tcase_add_test(tc, ticks_widened);
+	tcase_add_test(tc, ticks_inside);
+	tcase_add_test(tc, si_format);
+	tcase_add_test(tc, reduce_keeps_extremes);
+	tcase_add_test(tc, reduce_nan_breaks);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("charts");
+	tcase_add_test(tc, chart_million_points_bounded);
+	tcase_add_test(tc, chart_no_data);
+	tcase_add_test(tc, chart_escapes_text);
+	tcase_add_test(tc, chart_palette_and_legend);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tables");
+	tcase_add_test(tc, table_print_aligned);
+	tcase_add_test(tc, table_csv_quoting);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reports");
+	tcase_add_test(tc, report_html_content);
+	tcase_add_test(tc, report_deterministic);
+	tcase_add_test(tc, report_write_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("progress");
+	tcase_add_test(tc, progress_silent_off_tty);
+	tcase_add_test(tc, progress_draws_on_tty);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(report_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
