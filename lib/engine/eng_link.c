@@ -444,3 +444,18 @@ void roce_link_stats(const struct roce_link *link, int dir, struct roce_link_sta
 	*st = d->st;
 	st->in_flight = d->fl_len + d->has_held;
 }
+
+uint64_t roce_link_rate(const struct roce_link *link)
+{
+	return link->conf.rate_bps;
+}
+
+roce_time_t roce_link_delay(const struct roce_link *link)
+{
+	return link->conf.delay;
+}
+
+uint32_t roce_link_mtu(const struct roce_link *link)
+{
+	return link->conf.mtu;
+}

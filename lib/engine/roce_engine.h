@@ -238,6 +238,15 @@ void roce_link_set_tap(struct roce_link *link, struct roce_pcap_writer *w);
 /** Copy direction @p dir's counters (0 or 1) into @p st. */
 void roce_link_stats(const struct roce_link *link, int dir, struct roce_link_stats *st);
 
+/** The line rate now, bits per second (after any roce_link_set_rate()). */
+uint64_t roce_link_rate(const struct roce_link *link);
+
+/** The propagation delay. */
+roce_time_t roce_link_delay(const struct roce_link *link);
+
+/** The largest L3 packet the link carries; 0: no limit. */
+uint32_t roce_link_mtu(const struct roce_link *link);
+
 /** Bytes a frame of @p len occupies on the wire: preamble+SFD 8, FCS 4, inter-frame gap 12. */
 static inline uint32_t roce_wire_bytes(uint32_t len)
 {

@@ -50,9 +50,12 @@ struct roce_switch_conf {
 };
 
 /**
- * Defaults of a 100G data-centre switch as the ns-3 HPCC configurations set it: 12 MB? of shared
- * buffer, dynamic PFC, priority 3 lossless with ECN (Kmin/Kmax/Pmax for 100G), DSCP >> 3.
- * (The implementation documents the exact values in docs/fabric.md.)
+ * Defaults of a 100G data-centre switch as the ns-3 HPCC configurations set it (docs/fabric.md
+ * cites each): 32 MB buffer (HPCC's run.py: 16 MB per 50G of host rate; Tomahawk 2 has 42 MB
+ * for 64x100G), 4 KiB reserved per (port, priority), dynamic PFC with alpha 1/8, XON 3 KiB
+ * below the XOFF point, headroom sized from each link, quanta 0xffff, no watchdog; priority
+ * = DSCP >> 3; priority 3 lossless with ECN at Kmin 400 KB, Kmax 1600 KB, Pmax 0.2; priorities
+ * 6 and 7 strict (CNPs use DSCP 48), the rest DWRR with weight 1.
  */
 void roce_switch_defaults(struct roce_switch_conf *conf);
 
@@ -72,11 +75,18 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 /**
  * Port @p port sends through direction @p dir of @p link. @p peer / @p peer_port name the switch
  * at the other end (NULL for a host), for deadlock detection. Headroom (conf.headroom 0) is
- * sized here from the link's rate and delay.
- * @return 0; -EINVAL
+ * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula).
+ * @return 0; -EINVAL (bad port or direction, port already attached, or the buffer too small for
+ *         the reserved space and every headroom)
  */
 int roce_switch_attach(struct roce_switch *sw, uint16_t port, struct roce_link *link, int dir,
 		       struct roce_switch *peer, uint16_t peer_port);
+
+/**
+ * Headroom of one (port, lossless priority) of @p port in bytes: conf.headroom, or the size
+ * computed when the port was attached (0 before).
+ */
+uint64_t roce_switch_headroom(const struct roce_switch *sw, uint16_t port);
 
 /**
  * Frames for destinations in @p dst / @p plen leave by @p port (longest prefix wins). Adding
@@ -86,7 +96,13 @@ int roce_switch_attach(struct roce_switch *sw, uint16_t port, struct roce_link *
 int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
 			  uint8_t plen, uint16_t port);
 
-/* Counters of one (port, priority); "rx" is the ingress side, "tx" the egress side. */
+/*
+ * Counters of one (port, priority); "rx" is the ingress side, "tx" the egress side. Buffer
+ * admission drops (drop_tail, drop_headroom) count at the ingress (port, priority) that was
+ * refused; drop_watchdog at the egress queue that was drained. Conservation, summed over a
+ * switch: rx_frames == tx_frames + drop_tail + drop_headroom + drop_watchdog + qframes, plus the
+ * port-wide drop_no_route and drop_ttl (those frames were classified, then dropped).
+ */
 struct roce_switch_qstats {
 	uint64_t rx_frames, rx_bytes;	/* arrived on this port at this priority */
 	uint64_t tx_frames, tx_bytes;	/* left this port at this priority */
@@ -101,7 +117,9 @@ struct roce_switch_qstats {
 	roce_time_t paused_time;	/* egress time spent paused by the peer */
 	uint64_t max_qbytes;		/* deepest egress queue seen */
 	uint64_t qbytes;		/* now: egress queue bytes */
+	uint64_t qframes;		/* now: egress queue frames */
 	uint64_t ingress_bytes;		/* now: bytes held that arrived on this (port, priority) */
+	uint64_t headroom_bytes;	/* now: of those, bytes in this (port, priority)'s headroom */
 	bool xoff;			/* now: we are pausing the upstream at this priority */
 	bool paused;			/* now: the peer is pausing our egress at this priority */
 };
@@ -111,6 +129,7 @@ struct roce_switch_pstats {
 	uint64_t rx_frames, tx_frames;
 	uint64_t drop_no_route;		/* no route for the destination */
 	uint64_t drop_malformed;	/* not IPv4/IPv6 or truncated */
+	uint64_t drop_ttl;		/* IPv4 TTL / IPv6 hop limit was 0 or 1 */
 	uint64_t pfc_rx, pfc_tx;	/* PFC frames */
 };
 

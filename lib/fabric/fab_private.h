@@ -1,0 +1,137 @@
+/* lib/fabric internals shared by fab_switch.c, fab_pfc.c and fab_ecn.c; apps never include it. */
+#ifndef FAB_PRIVATE_H
+#define FAB_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "roce_switch.h"
+
+#define SW_QRING_INIT 64		/* initial egress ring size (a power of two) */
+#define SW_ECMP_MAX 64			/* ports in one ECMP group */
+#define SW_DWRR_QUANTUM 1536		/* DWRR bytes per turn per unit of weight */
+#define SW_JUMBO_FRAME 9234		/* frame bytes when a link has no MTU: 9216 L3 + 14 + 4 */
+#define SW_NAME_LEN 32			/* conf.name, for counters and traces */
+
+/* Per-packet metadata, in an mbuf dynfield (registered once per process). */
+struct sw_meta {
+	uint16_t in_port;		/* ingress port */
+	uint8_t prio;			/* priority it was classified to */
+	uint8_t l3_off;			/* IP header offset, for ECN marking at egress */
+	uint32_t len;			/* frame bytes, as charged to the buffer */
+};
+
+extern int fab_meta_off;		/* dynfield offset, -1 before registration */
+
+static inline struct sw_meta *sw_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, fab_meta_off, struct sw_meta *);
+}
+
+/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), when one 16-bit word of a header changes. */
+static inline rte_be16_t fab_csum_update16(rte_be16_t csum, uint16_t old, uint16_t new)
+{
+	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(csum) + (uint16_t)~old + new;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+/* One egress queue (port, priority): a FIFO ring of frames and the peer's pause state. */
+struct sw_queue {
+	struct rte_mbuf **ring;		/* frames, oldest at @head */
+	uint32_t head;			/* index of the oldest */
+	uint32_t len;			/* frames queued */
+	uint32_t cap;			/* ring size, a power of two */
+	uint64_t bytes;			/* bytes queued */
+	int64_t deficit;		/* DWRR deficit counter */
+	bool paused;			/* the peer's pause is in force (until @paused_until) */
+	roce_time_t paused_until;	/* end of the peer's pause */
+	roce_time_t pause_start;	/* start of the current pause interval */
+	struct roce_timer wd;		/* PFC watchdog: fires when paused with frames too long */
+	struct sw_port *port;		/* back pointer, for the watchdog */
+	uint8_t prio;			/* this queue's priority */
+};
+
+/* Ingress accounting of one (port, priority): where its held bytes sit in the buffer. */
+struct sw_ingress {
+	uint64_t rsv;			/* bytes in the reserved space */
+	uint64_t shared;		/* bytes in the shared pool */
+	uint64_t hdrm;			/* bytes in the headroom */
+	bool xoff;			/* we are pausing the upstream */
+};
+
+struct sw_port {
+	struct roce_switch *sw;		/* back pointer */
+	uint16_t id;			/* port number */
+	struct roce_link *link;		/* attached link, or NULL */
+	int dir;			/* the direction we send in */
+	struct roce_switch *peer;	/* switch at the other end, or NULL (a host) */
+	uint16_t peer_port;		/* its port facing us */
+	uint64_t headroom;		/* bytes per lossless priority */
+	struct sw_queue q[ROCE_NPRIO];	/* egress queues */
+	struct sw_ingress in[ROCE_NPRIO]; /* ingress accounting */
+	uint8_t pfc_xoff;		/* priorities with an XOFF frame to send */
+	uint8_t pfc_xon;		/* priorities with an XON frame to send */
+	struct roce_timer pfc_refresh;	/* re-send XOFF before the quanta run out */
+	struct roce_timer pause_end;	/* earliest end of the peer's pauses */
+	uint8_t rr;			/* DWRR: the priority whose turn it is */
+	bool rr_fresh;			/* DWRR: it has had its quantum this turn */
+	struct roce_switch_qstats st[ROCE_NPRIO]; /* counters (the "now" fields filled on read) */
+	struct roce_switch_pstats pst;	/* port-wide counters */
+};
+
+/* One route: a prefix and its ECMP group. */
+struct sw_route {
+	uint8_t ip_ver;			/* 4 or 6 */
+	uint8_t plen;			/* prefix length */
+	struct roce_ip_addr dst;	/* prefix, host bits zero */
+	uint16_t nports;		/* ports in the group */
+	uint16_t port[SW_ECMP_MAX];	/* egress ports */
+};
+
+struct roce_switch {
+	struct roce_engine *eng;	/* clock and RNG */
+	struct roce_switch_conf conf;	/* copied; name points into @name */
+	char name[SW_NAME_LEN];		/* conf.name */
+	FILE *trace;			/* trace lines, or NULL */
+	uint64_t hdrm_total;		/* sum of every (port, lossless priority) headroom */
+	uint64_t shared_size;		/* buffer - reserved - headroom: the shared pool */
+	uint64_t shared_used;		/* bytes in the shared pool */
+	uint64_t used;			/* bytes held, everywhere */
+	uint64_t max_used;		/* most ever held */
+	struct sw_route *routes;	/* sorted by prefix length, longest first */
+	uint32_t nroutes;		/* routes in use */
+	uint32_t routes_cap;		/* routes allocated */
+	struct sw_port *port;		/* conf.nports ports */
+};
+
+/* fab_switch.c */
+void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void fab_kick(struct sw_port *p);
+struct rte_mbuf *fab_queue_pop(struct sw_queue *q);
+void fab_release(struct roce_switch *sw, struct rte_mbuf *m);
+
+/* fab_pfc.c */
+void fab_pfc_init(struct sw_port *p);
+void fab_pfc_fini(struct sw_port *p);
+uint64_t fab_threshold(const struct roce_switch *sw);
+void fab_pfc_check_xoff(struct sw_port *p, int prio);
+void fab_pfc_check_xon(struct sw_port *p, int prio);
+struct rte_mbuf *fab_pfc_frame(struct sw_port *p);
+void fab_pfc_rx(struct sw_port *p, const struct roce_pkt *pkt);
+void fab_pause_settle(struct sw_port *p, roce_time_t now);
+void fab_wd_update(struct sw_queue *q);
+uint64_t fab_headroom_size(const struct roce_link *link);
+
+/* fab_ecn.c */
+void fab_ecn_mark(struct roce_switch *sw, struct rte_mbuf *m, const struct roce_prio_conf *pc,
+		  uint64_t qbytes, struct roce_switch_qstats *st);
+
+#endif /* FAB_PRIVATE_H */

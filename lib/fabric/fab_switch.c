@@ -1,0 +1,751 @@
+/* The switch: ports, classification, routing and ECMP, buffer admission, egress scheduling. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "fab_private.h"
+#include "roce_wire.h"
+
+#define ETH_TYPE_OFF 12			/* Ethertype (or the first TPID) after the two MACs */
+#define ETH_TYPE_IPV4 0x0800
+#define ETH_TYPE_IPV6 0x86dd
+#define ETH_TYPE_VLAN 0x8100
+#define ETH_TYPE_QINQ 0x88a8
+#define IP_PROTO_TCP 6
+#define IP_PROTO_UDP 17
+
+int fab_meta_off = -1;
+
+void roce_switch_defaults(struct roce_switch_conf *conf)
+{
+	static const uint8_t mac[6] = { 0x02, 0x52, 0x4f, 0x43, 0x45, 0x00 };	/* local, "RoCE" */
+	int i;
+
+	memset(conf, 0, sizeof(*conf));
+	conf->name = "sw";
+	conf->nports = 2;
+	conf->buffer = 32ull << 20;		/* HPCC run.py at 100G: 16 MB x 100/50 */
+	conf->reserved = 4096;			/* HPCC switch-mmu: reserve 4 KiB per (port, queue) */
+	conf->pfc_mode = ROCE_PFC_DYNAMIC;
+	conf->xoff = 256 * 1024;		/* static mode only */
+	conf->alpha = 1.0 / 8;			/* HPCC third.cc: pfc_a_shift 3 */
+	conf->xon_delta = 3072;			/* HPCC switch-mmu: resume_offset 3 KiB */
+	conf->headroom = 0;			/* sized from each link at attach */
+	conf->pfc_quanta = 0xffff;
+	conf->watchdog = 0;
+	for (i = 0; i < 64; i++)
+		conf->dscp_prio[i] = (uint8_t)(i >> 3);
+	for (i = 0; i < ROCE_NPRIO; i++)
+		conf->prio[i].weight = 1;
+	conf->prio[3].lossless = true;
+	conf->prio[3].ecn = true;
+	conf->prio[3].kmin = 400 * 1000;	/* HPCC run.py at 100G: 100 KB x 100/25 */
+	conf->prio[3].kmax = 1600 * 1000;	/* 400 KB x 100/25 */
+	conf->prio[3].pmax = 0.2;
+	conf->prio[6].strict = true;		/* CNPs: DSCP 48 */
+	conf->prio[7].strict = true;		/* network control */
+	memcpy(conf->mac, mac, sizeof(mac));
+}
+
+/* ---- trace ---- */
+
+void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sw->trace == NULL)
+		return;
+	fprintf(sw->trace, "%.3f us %s p%u/%d ", (double)roce_engine_now(sw->eng) / ROCE_US,
+		sw->name, port, prio);
+	va_start(ap, fmt);
+	vfprintf(sw->trace, fmt, ap);
+	va_end(ap);
+	fputc('\n', sw->trace);
+}
+
+void roce_switch_set_trace(struct roce_switch *sw, FILE *f)
+{
+	sw->trace = f;
+}
+
+/* ---- egress rings ---- */
+
+static int queue_push(struct sw_queue *q, struct rte_mbuf *m)
+{
+	if (roce_unlikely(q->len == q->cap)) {
+		uint32_t cap = q->cap * 2, i;
+		struct rte_mbuf **ring = malloc(cap * sizeof(*ring));
+
+		if (ring == NULL)
+			return -ENOMEM;
+		for (i = 0; i < q->len; i++)
+			ring[i] = q->ring[(q->head + i) & (q->cap - 1)];
+		free(q->ring);
+		q->ring = ring;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->ring[(q->head + q->len) & (q->cap - 1)] = m;
+	q->len++;
+	q->bytes += sw_meta(m)->len;
+	return 0;
+}
+
+static inline struct rte_mbuf *queue_head(const struct sw_queue *q)
+{
+	return q->ring[q->head];
+}
+
+struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
+{
+	struct rte_mbuf *m = q->ring[q->head];
+
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->len--;
+	q->bytes -= sw_meta(m)->len;
+	return m;
+}
+
+/* ---- buffer accounting ---- */
+
+/*
+ * Admit @p len bytes arriving on (@p p, @p prio): reserved space first, then the shared pool
+ * up to the PFC threshold, then (lossless) the headroom. @return false: no room (not charged)
+ */
+static bool admit(struct roce_switch *sw, struct sw_port *p, int prio, uint32_t len)
+{
+	struct sw_ingress *in = &p->in[prio];
+	uint64_t thr = fab_threshold(sw);
+
+	if (in->rsv + len <= sw->conf.reserved) {
+		in->rsv += len;
+	} else if (in->hdrm == 0 && in->shared + len <= thr &&
+		   sw->shared_used + len <= sw->shared_size) {
+		in->shared += len;
+		sw->shared_used += len;
+	} else if (sw->conf.prio[prio].lossless && in->hdrm + len <= p->headroom) {
+		in->hdrm += len;
+	} else {
+		return false;
+	}
+	sw->used += len;
+	if (sw->used > sw->max_used)
+		sw->max_used = sw->used;
+	return true;
+}
+
+/* A frame leaves the buffer (sent or dropped at egress): headroom first, then shared, reserved. */
+void fab_release(struct roce_switch *sw, struct rte_mbuf *m)
+{
+	const struct sw_meta *meta = sw_meta(m);
+	struct sw_ingress *in = &sw->port[meta->in_port].in[meta->prio];
+	uint64_t len = meta->len, n;
+
+	n = ROCE_MIN(len, in->hdrm);
+	in->hdrm -= n;
+	len -= n;
+	n = ROCE_MIN(len, in->shared);
+	in->shared -= n;
+	sw->shared_used -= n;
+	len -= n;
+	in->rsv -= ROCE_MIN(len, in->rsv);
+	sw->used -= meta->len;
+}
+
+uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used)
+{
+	if (max_used != NULL)
+		*max_used = sw->max_used;
+	return sw->used;
+}
+
+/* ---- classification and routing ---- */
+
+/* What the ingress pipeline reads from a frame. */
+struct sw_hdr {
+	uint8_t ip_ver;			/* 4 or 6 */
+	uint8_t l3_off;			/* IP header offset */
+	uint8_t pcp;			/* first 802.1Q tag's PCP */
+	bool tagged;			/* has an 802.1Q tag */
+	uint8_t dscp;			/* DSCP */
+	uint8_t ttl;			/* TTL / hop limit */
+	uint8_t proto;			/* IP protocol / next header */
+	uint16_t sport, dport;		/* UDP/TCP ports, else 0 */
+	struct roce_ip_addr src, dst;	/* addresses */
+};
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/*
+ * Read L2/L3/L4 from the first segment. @return 1 (IP), 0 (MAC control: pkt parsed),
+ * -1 (neither, or truncated)
+ */
+static int read_hdr(const struct rte_mbuf *m, struct sw_hdr *h, struct roce_pkt *pkt)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len, off = ETH_TYPE_OFF, l4;
+	uint16_t type;
+	int ntag = 0;
+
+	if (len < off + 2)
+		return -1;
+	type = rd16(b + off);
+	h->tagged = false;
+	while ((type == ETH_TYPE_VLAN || type == ETH_TYPE_QINQ) && ntag < ROCE_MAX_VLANS) {
+		if (len < off + 6)
+			return -1;
+		if (!h->tagged)
+			h->pcp = b[off + 2] >> 5;
+		h->tagged = true;
+		off += 4;
+		type = rd16(b + off);
+		ntag++;
+	}
+	off += 2;
+	if (type == ROCE_ETHERTYPE_MAC_CTRL)
+		return roce_wire_parse(b, len, ROCE_PARSE_NO_ICRC, pkt) == 0 ? 0 : -1;
+	h->l3_off = (uint8_t)off;
+	memset(&h->src, 0, sizeof(h->src));
+	memset(&h->dst, 0, sizeof(h->dst));
+	if (type == ETH_TYPE_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(b + off);
+		uint32_t ihl;
+
+		if (len < off + sizeof(*ip) || (ip->version_ihl >> 4) != 4)
+			return -1;
+		ihl = (ip->version_ihl & 0xf) * 4u;
+		if (ihl < sizeof(*ip) || len < off + ihl)
+			return -1;
+		h->ip_ver = 4;
+		h->dscp = ip->type_of_service >> 2;
+		h->ttl = ip->time_to_live;
+		h->proto = ip->next_proto_id;
+		memcpy(h->src.b, &ip->src_addr, 4);
+		memcpy(h->dst.b, &ip->dst_addr, 4);
+		l4 = off + ihl;
+	} else if (type == ETH_TYPE_IPV6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(b + off);
+		uint32_t vtc;
+
+		if (len < off + sizeof(*ip))
+			return -1;
+		vtc = rte_be_to_cpu_32(ip->vtc_flow);
+		if ((vtc >> 28) != 6)
+			return -1;
+		h->ip_ver = 6;
+		h->dscp = (uint8_t)((vtc >> 22) & 0x3f);
+		h->ttl = ip->hop_limits;
+		h->proto = ip->proto;
+		memcpy(h->src.b, ip->src_addr, 16);
+		memcpy(h->dst.b, ip->dst_addr, 16);
+		l4 = off + sizeof(*ip);
+	} else {
+		return -1;
+	}
+	h->sport = h->dport = 0;
+	if ((h->proto == IP_PROTO_UDP || h->proto == IP_PROTO_TCP) && len >= l4 + 4) {
+		h->sport = rd16(b + l4);
+		h->dport = rd16(b + l4 + 2);
+	}
+	return 1;
+}
+
+static bool prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *prefix,
+			 uint8_t plen)
+{
+	uint8_t full = plen / 8, rest = plen % 8;
+
+	if (memcmp(a->b, prefix->b, full) != 0)
+		return false;
+	return rest == 0 || ((a->b[full] ^ prefix->b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/* 5-tuple hash with the switch's seed: one flow always takes one member of a group. */
+static uint32_t flow_hash(const struct roce_switch *sw, const struct sw_hdr *h)
+{
+	uint32_t key[10];
+
+	memcpy(key, h->src.b, 16);
+	memcpy(key + 4, h->dst.b, 16);
+	key[8] = (uint32_t)h->sport << 16 | h->dport;
+	key[9] = h->proto;
+	return rte_jhash_32b(key, ROCE_DIM(key), sw->conf.ecmp_seed);
+}
+
+/* @return the egress port, or -1 (no route) */
+static int route(const struct roce_switch *sw, const struct sw_hdr *h)
+{
+	const struct sw_route *r;
+	uint32_t i;
+
+	for (i = 0; i < sw->nroutes; i++) {
+		r = &sw->routes[i];
+		if (r->ip_ver == h->ip_ver && prefix_match(&h->dst, &r->dst, r->plen))
+			return r->nports == 1 ? r->port[0] : r->port[flow_hash(sw, h) % r->nports];
+	}
+	return -1;
+}
+
+int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
+			  uint8_t plen, uint16_t port)
+{
+	struct roce_ip_addr pfx = { { 0 } };
+	struct sw_route *r;
+	uint32_t i, pos;
+
+	if (sw == NULL || dst == NULL || port >= sw->conf.nports || (ip_ver != 4 && ip_ver != 6) ||
+	    plen > (ip_ver == 4 ? 32 : 128))
+		return -EINVAL;
+	memcpy(pfx.b, dst->b, plen / 8);
+	if (plen % 8)
+		pfx.b[plen / 8] = dst->b[plen / 8] & (uint8_t)(0xff << (8 - plen % 8));
+	for (i = 0; i < sw->nroutes; i++) {
+		r = &sw->routes[i];
+		if (r->ip_ver != ip_ver || r->plen != plen || memcmp(&r->dst, &pfx, sizeof(pfx)) != 0)
+			continue;
+		for (pos = 0; pos < r->nports; pos++)
+			if (r->port[pos] == port)
+				return 0;	/* already a member */
+		if (r->nports == SW_ECMP_MAX)
+			return -ENOSPC;
+		r->port[r->nports++] = port;
+		return 0;
+	}
+	if (sw->nroutes == sw->routes_cap) {
+		uint32_t cap = sw->routes_cap ? sw->routes_cap * 2 : 16;
+		struct sw_route *nr = realloc(sw->routes, cap * sizeof(*nr));
+
+		if (nr == NULL)
+			return -ENOSPC;
+		sw->routes = nr;
+		sw->routes_cap = cap;
+	}
+	/* longest prefix first; among equals, the order they were added */
+	for (pos = 0; pos < sw->nroutes && sw->routes[pos].plen >= plen; pos++)
+		;
+	memmove(&sw->routes[pos + 1], &sw->routes[pos], (sw->nroutes - pos) * sizeof(*r));
+	r = &sw->routes[pos];
+	memset(r, 0, sizeof(*r));
+	r->ip_ver = ip_ver;
+	r->plen = plen;
+	r->dst = pfx;
+	r->nports = 1;
+	r->port[0] = port;
+	sw->nroutes++;
+	return 0;
+}
+
+/* ---- forwarding ---- */
+
+
+/*
+ * Decrement the TTL / hop limit. The ICRC masks both (and the IPv4 checksum), so it stays
+ * valid (IBA A17.3.3); MACs are left as the sender wrote them (docs/fabric.md).
+ */
+static void forward_ttl(struct rte_mbuf *m, const struct sw_hdr *h)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, h->l3_off);
+
+	if (h->ip_ver == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		uint16_t old = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+
+		ip->time_to_live--;
+		ip->hdr_checksum = fab_csum_update16(ip->hdr_checksum, old, (uint16_t)(old - 0x100));
+	} else {
+		((struct rte_ipv6_hdr *)l3)->hop_limits--;
+	}
+}
+
+void fab_kick(struct sw_port *p)
+{
+	if (p->link != NULL)
+		roce_link_kick(p->link, p->dir);
+}
+
+static void sw_rx(void *owner, struct rte_mbuf *m)
+{
+	struct sw_port *p = owner, *out;
+	struct roce_switch *sw = p->sw;
+	struct roce_switch_qstats *st;
+	struct sw_queue *q;
+	struct sw_meta *meta;
+	struct roce_pkt pkt;
+	struct sw_hdr h;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	int rc, prio, port;
+
+	p->pst.rx_frames++;
+	rc = read_hdr(m, &h, &pkt);
+	if (rc == 0) {
+		p->pst.pfc_rx++;
+		fab_pfc_rx(p, &pkt);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (rc < 0) {
+		p->pst.drop_malformed++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	prio = sw->conf.trust_pcp && h.tagged ? h.pcp : sw->conf.dscp_prio[h.dscp] & 7;
+	st = &p->st[prio];
+	st->rx_frames++;
+	st->rx_bytes += len;
+	if (h.ttl <= 1) {
+		p->pst.drop_ttl++;
+		fab_trace(sw, p->id, prio, "drop ttl");
+		rte_pktmbuf_free(m);
+		return;
+	}
+	port = route(sw, &h);
+	if (port < 0) {
+		p->pst.drop_no_route++;
+		fab_trace(sw, p->id, prio, "drop no-route");
+		rte_pktmbuf_free(m);
+		return;
+	}
+	out = &sw->port[port];
+	q = &out->q[prio];
+	if (!admit(sw, p, prio, len)) {
+		if (sw->conf.prio[prio].lossless) {
+			st->drop_headroom++;
+			fab_trace(sw, p->id, prio, "drop headroom (%lu B held)",
+				  (unsigned long)p->in[prio].hdrm);
+		} else {
+			st->drop_tail++;
+			fab_trace(sw, p->id, prio, "drop tail");
+		}
+		rte_pktmbuf_free(m);
+		fab_pfc_check_xoff(p, prio);
+		return;
+	}
+	meta = sw_meta(m);
+	meta->in_port = p->id;
+	meta->prio = (uint8_t)prio;
+	meta->l3_off = h.l3_off;
+	meta->len = len;
+	forward_ttl(m, &h);
+	if (queue_push(q, m) != 0) {
+		fab_release(sw, m);
+		st->drop_tail++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (q->bytes > out->st[prio].max_qbytes)
+		out->st[prio].max_qbytes = q->bytes;
+	if (q->len == 1)
+		fab_wd_update(q);
+	fab_pfc_check_xoff(p, prio);
+	fab_kick(out);
+}
+
+/* ---- egress scheduling ---- */
+
+static inline bool eligible(const struct sw_queue *q)
+{
+	return q->len != 0 && !q->paused;
+}
+
+/* DWRR among the non-strict priorities; @return the priority, or -1 */
+static int pick_dwrr(struct sw_port *p)
+{
+	const struct roce_switch_conf *c = &p->sw->conf;
+	unsigned int any = 0;
+	int i;
+
+	for (i = 0; i < ROCE_NPRIO; i++)
+		if (!c->prio[i].strict && eligible(&p->q[i]))
+			any |= 1u << i;
+	if (any == 0)
+		return -1;
+	for (;;) {
+		struct sw_queue *q = &p->q[p->rr];
+
+		if (any & (1u << p->rr)) {
+			if (!p->rr_fresh) {
+				uint32_t w = c->prio[p->rr].weight ? c->prio[p->rr].weight : 1;
+
+				q->deficit += (int64_t)w * SW_DWRR_QUANTUM;
+				p->rr_fresh = true;
+			}
+			if (q->deficit >= (int64_t)sw_meta(queue_head(q))->len)
+				return p->rr;
+		}
+		p->rr = (uint8_t)((p->rr + 1) % ROCE_NPRIO);
+		p->rr_fresh = false;
+	}
+}
+
+static int pick(struct sw_port *p)
+{
+	const struct roce_switch_conf *c = &p->sw->conf;
+	int i;
+
+	for (i = ROCE_NPRIO - 1; i >= 0; i--)
+		if (c->prio[i].strict && eligible(&p->q[i]))
+			return i;
+	return pick_dwrr(p);
+}
+
+static struct rte_mbuf *sw_pull(void *owner)
+{
+	struct sw_port *p = owner;
+	struct roce_switch *sw = p->sw;
+	struct roce_switch_qstats *st;
+	struct sw_queue *q;
+	struct rte_mbuf *m;
+	uint64_t qbytes;
+	int prio;
+
+	if (p->pfc_xoff | p->pfc_xon) {
+		m = fab_pfc_frame(p);
+		if (m != NULL) {
+			p->pst.tx_frames++;
+			p->pst.pfc_tx++;
+			return m;
+		}
+	}
+	fab_pause_settle(p, roce_engine_now(sw->eng));
+	prio = pick(p);
+	if (prio < 0)
+		return NULL;
+	q = &p->q[prio];
+	st = &p->st[prio];
+	qbytes = q->bytes;
+	m = fab_queue_pop(q);
+	if (!sw->conf.prio[prio].strict) {
+		q->deficit -= sw_meta(m)->len;
+		if (q->len == 0)
+			q->deficit = 0;
+	}
+	if (q->len == 0)
+		fab_wd_update(q);
+	if (sw->conf.prio[prio].ecn)
+		fab_ecn_mark(sw, m, &sw->conf.prio[prio], qbytes, st);
+	st->tx_frames++;
+	st->tx_bytes += sw_meta(m)->len;
+	p->pst.tx_frames++;
+	fab_release(sw, m);
+	fab_pfc_check_xon(&sw->port[sw_meta(m)->in_port], sw_meta(m)->prio);
+	return m;
+}
+
+/* ---- objects ---- */
+
+static int meta_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "rocelab_switch_meta",
+		.size = sizeof(struct sw_meta),
+		.align = __alignof__(struct sw_meta),
+	};
+	int off;
+
+	if (fab_meta_off >= 0)
+		return 0;
+	off = rte_mbuf_dynfield_register(&desc);
+	if (off < 0)
+		return -rte_errno;
+	fab_meta_off = off;
+	return 0;
+}
+
+struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roce_switch_conf *conf)
+{
+	struct roce_switch *sw;
+	uint16_t i;
+	int prio, rc;
+
+	if (eng == NULL || conf == NULL || conf->nports == 0 ||
+	    conf->nports > ROCE_SWITCH_MAX_PORTS ||
+	    conf->buffer <= (uint64_t)conf->nports * ROCE_NPRIO * conf->reserved ||
+	    (conf->pfc_mode == ROCE_PFC_DYNAMIC && !(conf->alpha > 0)) ||
+	    (conf->pfc_mode != ROCE_PFC_DYNAMIC && conf->pfc_mode != ROCE_PFC_STATIC)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (prio = 0; prio < ROCE_NPRIO; prio++) {
+		const struct roce_prio_conf *pc = &conf->prio[prio];
+
+		if (pc->ecn && (pc->kmax < pc->kmin || !(pc->pmax >= 0 && pc->pmax <= 1))) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	rc = meta_register();
+	if (rc != 0) {
+		ROCE_LOG(ERR, "switch: cannot register the mbuf metadata field: %s", strerror(-rc));
+		errno = -rc;
+		return NULL;
+	}
+	sw = calloc(1, sizeof(*sw));
+	if (sw == NULL)
+		goto err_nomem;
+	sw->port = calloc(conf->nports, sizeof(*sw->port));
+	if (sw->port == NULL)
+		goto err_free_sw;
+	sw->eng = eng;
+	sw->conf = *conf;
+	snprintf(sw->name, sizeof(sw->name), "%s", conf->name != NULL ? conf->name : "sw");
+	sw->conf.name = sw->name;
+	if (sw->conf.pfc_quanta == 0)
+		sw->conf.pfc_quanta = 0xffff;
+	sw->shared_size = conf->buffer - (uint64_t)conf->nports * ROCE_NPRIO * conf->reserved;
+	for (i = 0; i < conf->nports; i++) {
+		struct sw_port *p = &sw->port[i];
+
+		p->sw = sw;
+		p->id = i;
+		for (prio = 0; prio < ROCE_NPRIO; prio++) {
+			struct sw_queue *q = &p->q[prio];
+
+			q->cap = SW_QRING_INIT;
+			q->ring = malloc(q->cap * sizeof(*q->ring));
+			if (q->ring == NULL)
+				goto err_free_rings;
+			q->port = p;
+			q->prio = (uint8_t)prio;
+		}
+		fab_pfc_init(p);
+	}
+	return sw;
+
+err_free_rings:
+	for (i = 0; i < conf->nports; i++)
+		for (prio = 0; prio < ROCE_NPRIO; prio++)
+			free(sw->port[i].q[prio].ring);
+	free(sw->port);
+err_free_sw:
+	free(sw);
+err_nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+void roce_switch_destroy(struct roce_switch *sw)
+{
+	uint16_t i;
+	int prio;
+
+	if (sw == NULL)
+		return;
+	for (i = 0; i < sw->conf.nports; i++) {
+		struct sw_port *p = &sw->port[i];
+
+		fab_pfc_fini(p);
+		for (prio = 0; prio < ROCE_NPRIO; prio++) {
+			struct sw_queue *q = &p->q[prio];
+
+			while (q->len)
+				rte_pktmbuf_free(fab_queue_pop(q));
+			free(q->ring);
+		}
+	}
+	free(sw->routes);
+	free(sw->port);
+	free(sw);
+}
+
+const char *roce_switch_name(const struct roce_switch *sw)
+{
+	return sw->name;
+}
+
+struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
+{
+	struct roce_link_end e = { .owner = NULL, .pull = NULL, .rx = NULL };
+
+	if (sw != NULL && port < sw->conf.nports) {
+		e.owner = &sw->port[port];
+		e.pull = sw_pull;
+		e.rx = sw_rx;
+	}
+	return e;
+}
+
+int roce_switch_attach(struct roce_switch *sw, uint16_t port, struct roce_link *link, int dir,
+		       struct roce_switch *peer, uint16_t peer_port)
+{
+	struct sw_port *p;
+	uint64_t hdrm, nlossless = 0, total;
+	int prio;
+
+	if (sw == NULL || link == NULL || port >= sw->conf.nports || (dir != 0 && dir != 1) ||
+	    (peer != NULL && peer_port >= peer->conf.nports))
+		return -EINVAL;
+	p = &sw->port[port];
+	if (p->link != NULL)
+		return -EINVAL;
+	for (prio = 0; prio < ROCE_NPRIO; prio++)
+		nlossless += sw->conf.prio[prio].lossless;
+	hdrm = sw->conf.headroom ? sw->conf.headroom : fab_headroom_size(link);
+	total = sw->hdrm_total + nlossless * hdrm;
+	if (sw->conf.buffer <= (uint64_t)sw->conf.nports * ROCE_NPRIO * sw->conf.reserved + total) {
+		ROCE_LOG(ERR, "%s: port %u: buffer of %lu B cannot hold the reserved space and %lu B "
+			 "of headroom", sw->name, port, (unsigned long)sw->conf.buffer,
+			 (unsigned long)total);
+		return -EINVAL;
+	}
+	p->link = link;
+	p->dir = dir;
+	p->peer = peer;
+	p->peer_port = peer_port;
+	p->headroom = hdrm;
+	sw->hdrm_total = total;
+	sw->shared_size = sw->conf.buffer - (uint64_t)sw->conf.nports * ROCE_NPRIO *
+			  sw->conf.reserved - total;
+	return 0;
+}
+
+uint64_t roce_switch_headroom(const struct roce_switch *sw, uint16_t port)
+{
+	return port < sw->conf.nports ? sw->port[port].headroom : 0;
+}
+
+/* ---- counters ---- */
+
+void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,
+			struct roce_switch_qstats *st)
+{
+	const struct sw_port *p;
+	const struct sw_queue *q;
+	const struct sw_ingress *in;
+	roce_time_t now = roce_engine_now(sw->eng);
+
+	memset(st, 0, sizeof(*st));
+	if (port >= sw->conf.nports || prio < 0 || prio >= ROCE_NPRIO)
+		return;
+	p = &sw->port[port];
+	q = &p->q[prio];
+	in = &p->in[prio];
+	*st = p->st[prio];
+	st->qbytes = q->bytes;
+	st->qframes = q->len;
+	st->ingress_bytes = in->rsv + in->shared + in->hdrm;
+	st->headroom_bytes = in->hdrm;
+	st->xoff = in->xoff;
+	st->paused = q->paused && now < q->paused_until;
+	if (q->paused)
+		st->paused_time += ROCE_MIN(now, q->paused_until) - q->pause_start;
+}
+
+void roce_switch_pstats(const struct roce_switch *sw, uint16_t port, struct roce_switch_pstats *st)
+{
+	if (port >= sw->conf.nports) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	*st = sw->port[port].pst;
+}
