@@ -35,10 +35,10 @@ struct roce_chart {
 };
 
 /* Picture geometry, in SVG user units (px at 100%). */
-#define CHART_W 720.0		/* viewBox width */
-#define CHART_H 400.0		/* viewBox height without extra legend rows */
-#define CHART_FONT 12.0		/* tick label size */
-#define CHAR_W 7.0		/* average glyph width at CHART_FONT, for layout estimates */
+#define CHART_W 640.0		/* viewBox width: about 1:1 when two charts share a row */
+#define CHART_H 380.0		/* viewBox height without extra legend rows */
+#define CHART_FONT 13.0		/* text size: readable on a projector at half a page */
+#define CHAR_W 7.5		/* average glyph width at CHART_FONT, for layout estimates */
 #define LEGEND_ROW 20.0		/* height of one legend row */
 
 char *report_strdup(const char *s)
@@ -439,14 +439,44 @@ static double text_w(const char *s)
 	return (double)report_utf8_len(s) * CHAR_W;
 }
 
+/*
+ * @p s cut to @p max characters, the last one an ellipsis, into @p out (4 * max + 4 bytes):
+ * long titles and names must not run off the picture; tooltips keep them whole.
+ */
+static const char *clip(const char *s, size_t max, char *out, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, bytes;
+
+	if (report_utf8_len(s) <= max)
+		return s;
+	while (*p != '\0' && n + 1 < max) {
+		p++;
+		while ((*p & 0xc0) == 0x80)	/* continuation bytes of the same character */
+			p++;
+		n++;
+	}
+	bytes = (size_t)(p - (const unsigned char *)s);
+	if (bytes + 4 > size)
+		return s;
+	memcpy(out, s, bytes);
+	memcpy(out + bytes, "\xe2\x80\xa6", 4);	/* U+2026 and the NUL */
+	return out;
+}
+
+#define LEGEND_MAX 48		/* characters of a series name in the legend */
+#define TITLE_MAX 58		/* characters of the title that fit the width */
+
 /* Lay out legend rows from x = 16; returns the number of rows. */
 static int legend_rows(const struct roce_chart *c, double width)
 {
 	double x = 16;
 	int rows = 1;
 
+	char buf[4 * LEGEND_MAX + 4];
+
 	for (size_t i = 0; i < c->nseries; i++) {
-		double w = 24 + text_w(c->series[i].name) + 16;
+		double w = 24 + text_w(clip(c->series[i].name, LEGEND_MAX, buf, sizeof(buf))) + 16;
 
 		if (x + w > width - 16 && x > 16) {
 			rows++;
@@ -464,7 +494,9 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 	fputs("<g class=\"legend\">\n", f);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const char *col = report_palette[i % ROCE_DIM(report_palette)];
-		double w = 24 + text_w(c->series[i].name) + 16;
+		char buf[4 * LEGEND_MAX + 4];
+		const char *name = clip(c->series[i].name, LEGEND_MAX, buf, sizeof(buf));
+		double w = 24 + text_w(name) + 16;
 
 		if (x + w > fr->w - 16 && x > 16) {
 			x = 16;
@@ -493,7 +525,7 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 		fprintf(f, "\" y=\"");
 		put_num(f, y);
 		fprintf(f, "\">");
-		report_xml_puts(f, c->series[i].name);
+		report_xml_puts(f, name);
 		fprintf(f, "</text>\n");
 		x += w;
 	}
@@ -839,7 +871,7 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 	}
 	fprintf(f, " class=\"chart\" role=\"img\" aria-labelledby=\"%s-title\""
 		" font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif\""
-		" font-size=\"12\">\n", id);
+		" font-size=\"%g\">\n", id, CHART_FONT);
 	fprintf(f, "<title id=\"%s-title\">", id);
 	report_xml_puts(f, c->title);
 	fputs("</title>\n", f);
@@ -849,14 +881,18 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 		"#%s .zero{stroke:#888;stroke-width:1}"
 		"#%s .axis{stroke:#444;stroke-width:1}"
 		"#%s .tick{fill:#444}"
-		"#%s .label{fill:#222;font-size:13px}"
-		"#%s .value{fill:#222;font-size:11px}"
+		"#%s .label{fill:#222;font-size:14px}"
+		"#%s .value{fill:#222;font-size:12px}"
 		"#%s .series path{stroke-width:2;stroke-linejoin:round;stroke-linecap:round}"
 		"#%s .nodata{fill:#777;font-size:16px;font-style:italic}"
 		"</style>\n", id, id, id, id, id, id, id, id);
 	fprintf(f, "<g id=\"%s\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n", id);
-	if (c->title[0])
-		text_at(f, 16, 28, "font-size=\"17\" font-weight=\"600\" fill=\"#111\"", c->title);
+	if (c->title[0]) {
+		char buf[4 * TITLE_MAX + 4];
+
+		text_at(f, 16, 28, "font-size=\"18\" font-weight=\"600\" fill=\"#111\"",
+			clip(c->title, TITLE_MAX, buf, sizeof(buf)));
+	}
 	if (!fr.data) {
 		fputs("<rect x=\"", f);
 		put_num(f, fr.l);

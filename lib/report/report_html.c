@@ -224,8 +224,8 @@ static const char css[] =
 	".l{text-align:left}\n"
 	".note{color:var(--muted);font-size:.85rem;margin:.3rem 0}\n"
 	"figure{margin:1rem 0 1.5rem}\n"
-	"svg.chart{display:block;width:100%;height:auto;max-width:960px}\n"
-	".row{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:1.5rem}\n"
+	"svg.chart{display:block;width:100%;height:auto;max-width:880px}\n"
+	".row{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:1.5rem}\n"
 	".row figure{margin:0}\n"
 	"footer{margin-top:3rem;color:var(--muted);font-size:.8rem}\n"
 	"@media print{body{max-width:none;padding:0}h2{break-after:avoid}figure,.table{break-inside:avoid}}\n";
