@@ -5,13 +5,14 @@ tests/report_sample writes report.html (every chart kind, 200k-point series, NaN
 charts, text full of <>&"' and invalid UTF-8) and standalone SVGs. Here they must parse as XML
 (xml.etree, expat) and as HTML (html.parser, tags balanced), hostile text must come back
 exactly, nothing may point outside the file, paths stay small, and a second run gives the
-same bytes.
+same bytes. Where node is installed, the inline hover script must parse as JavaScript.
 
 Usage: diff_report_xml.py PATH/TO/report_sample      (exit 0 all good, 1 a check failed)
 """
 import html.parser
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -114,7 +115,7 @@ def main():
     p.close()
     check(not p.errors, "html.parser: %s" % p.errors[:3])
     check(not p.stack, "html.parser: left open: %s" % p.stack)
-    for tag in ("script", "link", "img", "iframe", "object", "embed"):
+    for tag in ("link", "img", "iframe", "object", "embed"):
         check(tag not in p.tags, "report.html: has <%s>" % tag)
     # as XML (the page is polyglot XHTML)
     try:
@@ -144,6 +145,18 @@ def main():
         check(len(nodata) == 2, "report.html: %d 'no data' notes, want 2" % len(nodata))
         legend = [text(t) for t in root.iter(SVG + "text")]
         check("flow 2 " + HOSTILE in legend, "legend text with <>&\"' did not come back")
+        scripts = list(root.iter(XHTML + "script"))
+        check(len(scripts) == 1 and not scripts[0].get("src"), "one inline script, no src")
+        code = text(scripts[0]).replace('"http://www.w3.org/2000/svg"', "")  # a namespace name
+        check(not re.search(r"(fetch|XMLHttpRequest|import|https?:|\.src\b)", code),
+              "the script reaches outside the page")
+        node = shutil.which("node")
+        if node and scripts:        # the hover script at least parses as JavaScript
+            with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False) as js:
+                js.write(text(scripts[0]))
+            r = subprocess.run([node, "--check", js.name], capture_output=True, text=True)
+            os.unlink(js.name)
+            check(r.returncode == 0, "node --check: %s" % r.stderr.strip()[-300:])
         style = "".join(text(s) for s in root.iter(XHTML + "style"))
         check("url(" not in style and "@import" not in style, "CSS loads something")
         rows_div = [d for d in root.iter(XHTML + "div") if d.get("class") == "row"]

@@ -444,8 +444,10 @@ START_TEST(report_html_content)
 	ck_assert_uint_eq(count(html, "<svg "), 2);
 	ck_assert_ptr_nonnull(strstr(html, "id=\"chart1-clip\""));	/* ids unique per page */
 	ck_assert_ptr_nonnull(strstr(html, "id=\"chart2\""));
+	ck_assert_ptr_nonnull(strstr(html, "<g class=\"plot\" data-kind=\"step\" data-x=\"0 2 "));
 	/* self-contained */
-	ck_assert_ptr_null(strstr(html, "<script"));
+	ck_assert_uint_eq(count(html, "<script"), 1);		/* the inline hover script */
+	ck_assert_ptr_nonnull(strstr(html, "<script>//<![CDATA[\n"));
 	ck_assert_ptr_null(strstr(html, "<link"));
 	ck_assert_ptr_null(strstr(html, "src="));
 	ck_assert_ptr_null(strstr(html, "url(http"));

@@ -742,7 +742,9 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 			return -ENOMEM;
 		}
 		n = roce_chart_reduce(se->x, se->y, se->n, fr->xt.lo, fr->xt.hi, cols, ox, oy);
-		fprintf(f, "<g clip-path=\"url(#%s-clip)\" class=\"series\">", id);
+		fprintf(f, "<g clip-path=\"url(#%s-clip)\" class=\"series\" data-name=\"", id);
+		report_xml_puts(f, se->name);
+		fprintf(f, "\" data-color=\"%s\">", col);
 		series_title(f, se);
 		fprintf(f, "\n<path fill=\"none\" stroke=\"%s\"%s d=\"", col,
 			s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
@@ -849,6 +851,31 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 	}
 }
 
+/*
+ * The series of a line/step chart in a group that tells the page's hover script how to map
+ * pixels back to values: data-x "x0 x1 left right", data-y "y0 y1 bottom top".
+ */
+static int plot(FILE *f, const struct roce_chart *c, const struct frame *fr, const char *id)
+{
+	int ret;
+
+	fprintf(f, "<g class=\"plot\" data-kind=\"%s\" data-x=\"%.9g %.9g ",
+		c->kind == ROCE_CHART_STEP ? "step" : "line", fr->xt.lo, fr->xt.hi);
+	put_num(f, fr->l);
+	fputc(' ', f);
+	put_num(f, fr->r);
+	fprintf(f, "\" data-y=\"%.9g %.9g ", fr->yt.lo, fr->yt.hi);
+	put_num(f, fr->b);
+	fputc(' ', f);
+	put_num(f, fr->t);
+	fputs("\" data-xlabel=\"", f);
+	report_xml_puts(f, c->xlabel);
+	fputs("\">\n", f);
+	ret = lines(f, c, fr, id);
+	fputs("</g>\n", f);
+	return ret;
+}
+
 int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool standalone)
 {
 	struct frame fr;
@@ -920,7 +947,7 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 		if (c->kind == ROCE_CHART_BAR)
 			bars(f, c, &fr);
 		else
-			ret = lines(f, c, &fr, id);
+			ret = plot(f, c, &fr, id);
 	}
 	fputs("</g>\n</svg>\n", f);
 	if (ret == 0 && ferror(f))

@@ -166,8 +166,8 @@ size_t roce_chart_reduce(const double *x, const double *y, size_t n, double x0, 
 struct roce_report;
 
 /**
- * Start a report: a page with no external assets (inline CSS, inline SVG, no script, no
- * network) that is also well-formed XML. Nothing depends on time or place, so the same calls
+ * Start a report: a page with no external assets (inline CSS, inline SVG, one small inline
+ * script for hover values on line/step charts; no network) that is also well-formed XML. Nothing depends on time or place, so the same calls
  * give the same bytes.
  * @param title  the page title and <h1>; copied
  * @return a report, or NULL with errno set (ENOMEM)
