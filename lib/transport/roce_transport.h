@@ -78,6 +78,9 @@ void roce_device_qos(const struct roce_device *dev, struct roce_nic_qos *qos);
 int roce_device_set_cc(struct roce_device *dev, const char *algo, const char *const *kv, int nkv,
 		       char *err, size_t errlen);
 
+/** Check what roce_device_set_cc() would refuse, without a device. @return 0, -EINVAL, -ENOMEM */
+int roce_cc_check(const char *algo, const char *const *kv, int nkv, char *err, size_t errlen);
+
 /** The NULL-terminated list of congestion control algorithms ("none" included). */
 const char *const *roce_cc_names(void);
 

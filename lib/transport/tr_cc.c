@@ -71,6 +71,27 @@ static int cc_set_kv(struct tr_cc_conf *conf, const char *kv, char *err, size_t 
 	return cc_err(err, errlen, "%s: unknown parameter '%.*s'", ops->name, (int)klen, kv);
 }
 
+int roce_cc_check(const char *algo, const char *const *kv, int nkv, char *err, size_t errlen)
+{
+	const struct tr_cc_ops *ops;
+	struct tr_cc_conf *conf;
+	int rc = 0;
+
+	if (algo == NULL || strcmp(algo, "none") == 0)
+		return nkv > 0 ? cc_err(err, errlen, "none: takes no parameters ('%s')", kv[0]) : 0;
+	ops = cc_find(algo);
+	if (ops == NULL)
+		return cc_err(err, errlen, "unknown congestion control '%s' (none, dcqcn)", algo);
+	conf = calloc(1, sizeof(*conf) + (size_t)ops->nparams * sizeof(conf->p[0]));
+	if (conf == NULL)
+		return -ENOMEM;
+	conf->ops = ops;
+	for (int i = 0; i < nkv && rc == 0; i++)
+		rc = cc_set_kv(conf, kv[i], err, errlen);
+	free(conf);
+	return rc;
+}
+
 int roce_device_set_cc(struct roce_device *dev, const char *algo, const char *const *kv, int nkv,
 		       char *err, size_t errlen)
 {
