@@ -28,40 +28,40 @@ enum {
 
 /*
  * Defaults: ConnectX firmware (an mlxconfig -q dump of a ConnectX-4 Lx, and NVIDIA's "DCQCN CC
- * Parameters" page). The DCQCN paper and ns-3 HPCC's mix/config.txt values are quoted beside.
+ * Parameters" page). ns-3 HPCC's mix/config.txt values are quoted beside (docs/transport.md).
  */
 static const struct tr_cc_param dcqcn_params[P_NUM] = {
 	[P_TIME_RESET] = { "rpg_time_reset", 300, 1, 1e7, "us",
-			   "timer T between rate increases; " CX "; paper 55 us, ns-3 RP_TIMER 900 us" },
+			   "timer T between rate increases; " CX "; ns-3 HPCC RP_TIMER 900" },
 	[P_BYTE_RESET] = { "rpg_byte_reset", 32767, 0, 1e12, "bytes",
-			   "byte counter B between rate increases, 0 off; " CX "; paper 10 MB" },
+			   "byte counter B between rate increases, 0 off; " CX },
 	[P_THRESHOLD] = { "rpg_threshold", 1, 1, 1000, "steps",
-			  "F, fast recovery steps before additive increase; " CX "; paper 5, "
-			  "ns-3 FAST_RECOVERY_TIMES 1" },
+			  "F, fast recovery steps before additive increase; " CX "; "
+			  "ns-3 HPCC FAST_RECOVERY_TIMES 1" },
 	[P_AI_RATE] = { "rpg_ai_rate", 5, 0, 1e6, "Mb/s",
-			"R_AI, additive increase of the target rate; " CX "; ns-3 RATE_AI 50" },
+			"R_AI, additive increase of the target rate; " CX "; ns-3 HPCC RATE_AI 50" },
 	[P_HAI_RATE] = { "rpg_hai_rate", 50, 0, 1e6, "Mb/s",
-			 "R_HAI, hyper increase step (times the stage); " CX "; ns-3 RATE_HAI 100" },
+			 "R_HAI, hyper increase step (times the stage); " CX "; ns-3 HPCC RATE_HAI 100" },
 	[P_GD] = { "rpg_gd", 11, 1, 20, "log2",
 		   "decrease Rc *= 1 - alpha * 2^(10 - gd): 11 gives the paper's alpha/2; " CX },
 	[P_MIN_DEC_FAC] = { "rpg_min_dec_fac", 50, 0, 100, "%",
 			    "one decrease keeps at least this share of the rate; " CX },
 	[P_MIN_RATE] = { "rpg_min_rate", 1, 0.001, 1e6, "Mb/s",
-			 "rate floor; " CX "; ns-3 MIN_RATE 100" },
+			 "rate floor; " CX "; ns-3 HPCC MIN_RATE 100" },
 	[P_MAX_RATE] = { "rpg_max_rate", 0, 0, 1e7, "Mb/s", "rate ceiling, 0 line rate; " CX },
 	[P_G] = { "dce_tcp_g", 1019, 0, 1023, "1/1024",
 		  "alpha = g*alpha + (1-g)*cnp each period, g = value/1024; " CX "; "
-		  "paper 1 - 1/256, ns-3 EWMA_GAIN 1/256" },
+		  "ns-3 HPCC EWMA_GAIN 1/256 (value 1020)" },
 	[P_ALPHA_PERIOD] = { "dce_tcp_rtt", 1, 0.001, 1e6, "us",
-			     "alpha update period; " CX "; paper K 55 us, ns-3 ALPHA_RESUME_INTERVAL 1" },
+			     "alpha update period; " CX "; ns-3 HPCC ALPHA_RESUME_INTERVAL 1" },
 	[P_REDUCE_PERIOD] = { "rate_reduce_monitor_period", 4, 0, 1e6, "us",
 			      "at most one rate decrease per period; " CX "; "
-			      "ns-3 RATE_DECREASE_INTERVAL 4" },
+			      "ns-3 HPCC RATE_DECREASE_INTERVAL 4" },
 	[P_INITIAL_ALPHA] = { "initial_alpha_value", 1023, 0, 1024, "1/1024",
 			      "alpha on a flow's first CNP; " CX },
 	[P_CLAMP_TGT] = { "clamp_tgt_rate", 0, 0, 1, "bool",
 			  "1: every decrease sets Rt = Rc (the paper); 0: only the first one and "
-			  "those after a timer increase; " CX ", ns-3 CLAMP_TARGET_RATE 0" },
+			  "those after a timer increase; " CX ", ns-3 HPCC CLAMP_TARGET_RATE 0" },
 	[P_FIRST_CNP_RATE] = { "rate_to_set_on_first_cnp", 0, 0, 1e7, "Mb/s",
 			       "Rc = Rt = this on a flow's first CNP, 0 decrease as usual; " CX },
 };
