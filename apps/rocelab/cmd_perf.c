@@ -9,6 +9,7 @@
 
 #include "rocelab.h"
 #include "roce_perf.h"
+#include "roce_transport.h"
 
 #define RESULT_LINE "---------------------------------------------------------------------------------------\n"
 
@@ -45,12 +46,17 @@ static const char usage[] =
 	"  --rnr-retry N         RNR retries, 0-7, 7 = forever (default 7)\n"
 	"  --pcap FILE           write every frame to FILE\n"
 	"  --trace               print every retry, NAK and timer decision on stderr\n"
-	"  --verify              check every byte and completion; exit 1 on any mismatch\n";
+	"  --verify              check every byte and completion; exit 1 on any mismatch\n"
+	"  --cc ALGO             congestion control on both hosts: none or dcqcn\n"
+	"  --cc-param KEY=VALUE  override one of its parameters (repeatable; 'help' lists them)\n"
+	"  --ecn                 mark data ECT(0) and answer CE with CNPs, even without --cc\n";
 
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
-	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY,
+	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 };
+
+#define MAX_CC_PARAMS 32
 
 static const struct option long_opts[] = {
 	{ "size", required_argument, NULL, 's' },
@@ -80,6 +86,9 @@ static const struct option long_opts[] = {
 	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "cc", required_argument, NULL, OPT_CC },
+	{ "cc-param", required_argument, NULL, OPT_CC_PARAM },
+	{ "ecn", no_argument, NULL, OPT_ECN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -205,9 +214,10 @@ static int run(int argc, char **argv)
 	struct roce_perf_conf conf;
 	struct roce_perf_result res;
 	bool all = false, gbits = false, size_set = false;
+	const char *cc_params[MAX_CC_PARAMS];
 	uint64_t v;
 	double d;
-	int test, opt, status = 0;
+	int test, opt, status = 0, ncc = 0;
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
@@ -354,6 +364,23 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_VERIFY:
 			conf.verify = true;
+			break;
+		case OPT_CC:
+			conf.cc = optarg;
+			break;
+		case OPT_CC_PARAM:
+			if (strcmp(optarg, "help") == 0) {
+				roce_cc_describe(conf.cc != NULL ? conf.cc : "dcqcn", stdout);
+				return EXIT_SUCCESS;
+			}
+			if (ncc >= MAX_CC_PARAMS)
+				return rocelab_usage_error("perf", "--cc-param: at most %d", MAX_CC_PARAMS);
+			cc_params[ncc++] = optarg;
+			conf.cc_params = cc_params;
+			conf.ncc_params = ncc;
+			break;
+		case OPT_ECN:
+			conf.ecn = true;
 			break;
 		case ':':
 			return rocelab_usage_error("perf", "option '%s' needs a value", argv[optind - 1]);

@@ -157,6 +157,16 @@ static int host_init(struct perf_ctx *c, int h)
 	p->dev = roce_device_create(c->eng, &dc);
 	if (p->dev == NULL)
 		return -ENOMEM;
+	if (conf->ecn) {
+		struct roce_nic_qos qos;
+
+		roce_nic_qos_defaults(&qos);
+		qos.ecn = true;
+		roce_device_set_qos(p->dev, &qos);
+	}
+	if (conf->cc != NULL &&
+	    roce_device_set_cc(p->dev, conf->cc, conf->cc_params, conf->ncc_params, NULL, 0) != 0)
+		return -EINVAL;	/* roce_perf_check() has said why */
 	p->pd = roce_alloc_pd(p->dev);
 	p->scq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
 	p->rcq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
@@ -636,6 +646,8 @@ int roce_perf_check(const struct roce_perf_conf *conf, char *err, size_t errlen)
 		BAD("size %u above 1 GiB", conf->size);
 	if (conf->tx_depth == 0 || conf->rx_depth == 0 || conf->iters == 0 || conf->cq_mod == 0)
 		BAD("depths, iterations and cq_mod must be at least 1");
+	if (roce_cc_check(conf->cc, conf->cc_params, conf->ncc_params, err, errlen) != 0)
+		return -EINVAL;
 	return 0;
 }
 

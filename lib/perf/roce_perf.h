@@ -57,6 +57,10 @@ struct roce_perf_conf {
 	bool verify;			/* check data and completions; fail on any mismatch */
 	uint32_t first_psn;		/* both sides' starting PSN (e.g. near 2^24 to test the wrap) */
 	FILE *trace;			/* transport event trace, or NULL */
+	const char *cc;			/* both hosts' congestion control ("dcqcn"), or NULL: none */
+	const char *const *cc_params;	/* ncc_params "key=value" overrides (borrowed) */
+	int ncc_params;
+	bool ecn;			/* ECT marking and CNPs even without congestion control */
 };
 
 /** perftest's defaults for @p test (size 65536 bw / 2 lat, 5000 / 1000 iterations, ...). */

@@ -40,4 +40,61 @@ void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st);
  */
 void roce_device_set_trace(struct roce_device *dev, FILE *f);
 
+/* ---- priorities, PFC, ECN and congestion control (tr_nic.c, tr_cc.c) ---- */
+
+#define ROCE_NIC_NPRIO 8		/* 802.1p priorities, PFC classes */
+
+/* How the NIC classifies its traffic and takes part in congestion control. */
+struct roce_nic_qos {
+	uint8_t dscp_prio[64];		/* DSCP -> priority; default dscp >> 3 (ConnectX "trust dscp") */
+	uint8_t pfc_enable;		/* bit i: honour PFC pauses for priority i (default 0xff) */
+	bool ecn;			/* mark data ECT(0) and act as notification point (CNPs on CE);
+					 * also on while a congestion control algorithm that needs ECN
+					 * (dcqcn) is set; default false */
+	roce_time_t cnp_interval;	/* at most one CNP per QP per interval; default 4 us */
+	uint8_t cnp_dscp;		/* DSCP of CNPs (their priority through dscp_prio); default 48 */
+};
+
+/** Fill @p qos with the defaults above (what a device starts with). */
+void roce_nic_qos_defaults(struct roce_nic_qos *qos);
+
+/**
+ * Set the device's classification, PFC and ECN policy (copied); it applies from the next frame.
+ * @return 0; -EINVAL (a priority above 7, a DSCP above 63)
+ */
+int roce_device_set_qos(struct roce_device *dev, const struct roce_nic_qos *qos);
+
+/** The device's policy now. */
+void roce_device_qos(const struct roce_device *dev, struct roce_nic_qos *qos);
+
+/**
+ * Congestion control for QPs connected (moved to RTR) after the call: "none" or one of
+ * roce_cc_names(). QPs already connected keep what they have.
+ * @param kv     @p nkv "key=value" strings overriding the algorithm's defaults (borrowed)
+ * @param err    receives one line naming the bad algorithm, key or value, e.g.
+ *               "dcqcn: unknown parameter 'rpg_ai'"; may be NULL
+ * @return 0; -EINVAL (unknown algorithm, unknown key, bad or out-of-range value); -ENOMEM
+ */
+int roce_device_set_cc(struct roce_device *dev, const char *algo, const char *const *kv, int nkv,
+		       char *err, size_t errlen);
+
+/** Check what roce_device_set_cc() would refuse, without a device. @return 0, -EINVAL, -ENOMEM */
+int roce_cc_check(const char *algo, const char *const *kv, int nkv, char *err, size_t errlen);
+
+/** The NULL-terminated list of congestion control algorithms ("none" included). */
+const char *const *roce_cc_names(void);
+
+/** Write @p algo's parameters to @p f, one per line: name, default, unit, meaning, source. */
+void roce_cc_describe(const char *algo, FILE *f);
+
+/** The QP's current reaction point rate in b/s: the port's line rate without congestion control. */
+uint64_t roce_qp_rate(const struct roce_qp *qp);
+
+/**
+ * Read one variable of the QP's congestion control state by name (dcqcn: "rc", "rt" in b/s,
+ * "alpha", "time_stage", "byte_stage", "active").
+ * @return 0; -ENOENT (no such variable, or no congestion control on the QP)
+ */
+int roce_qp_cc_state(const struct roce_qp *qp, const char *name, double *val);
+
 #endif /* ROCE_TRANSPORT_H */

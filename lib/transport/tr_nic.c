@@ -11,6 +11,7 @@
 
 static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old);
 static void hook_destroy(struct roce_qp *qp);
+static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *arg);
 
 static const struct verbs_hooks tr_hooks = {
 	.qp_kick = tr_qp_kick,
@@ -68,6 +69,8 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	if (dev->qp == NULL)
 		goto err_free;
 	nic->dev = dev;
+	roce_nic_qos_defaults(&nic->qos);
+	roce_timer_init(&nic->wake, nic_wake_fired, dev);
 	dev->nic = nic;
 	dev->hooks = &tr_hooks;
 	return dev;
@@ -81,10 +84,17 @@ err_free:
 
 int roce_device_destroy(struct roce_device *dev)
 {
+	struct tr_nic *nic;
+
 	if (dev == NULL)
 		return 0;
 	if (dev->npd || dev->ncq || dev->nqp || dev->nsrq || dev->nah || dev->nmr)
 		return -EBUSY;
+	nic = tr_nic(dev);
+	roce_timer_cancel(dev->eng, &nic->wake);
+	while (nic->cnp_head != nic->cnp_tail)
+		rte_pktmbuf_free(nic->cnp[nic->cnp_head++ & (TR_CNP_QUEUE - 1)]);
+	tr_cc_free_all(nic);
 	free(dev->qp);
 	free(dev->nic);
 	free(dev);
@@ -180,31 +190,102 @@ static void tx_unlist_head(struct tr_nic *nic)
 	qp->tx_next = NULL;
 }
 
-/* The link's wire is idle: the next frame, round robin over QPs, responses before requests. */
+/* Clear the bits of pauses that have ended by @p now; the priorities still paused. */
+static uint8_t nic_paused_now(struct tr_nic *nic, roce_time_t now)
+{
+	uint8_t m = nic->paused;
+
+	for (int i = 0; i < ROCE_NIC_NPRIO; i++)
+		if ((m >> i & 1) && nic->paused_until[i] <= now)
+			m &= (uint8_t)~(1u << i);
+	nic->paused = m;
+	return m;
+}
+
+/* A data packet of @p qp is leaving now: space the next one at the QP's rate, feed the algorithm. */
+static void nic_cc_sent(struct roce_qp *qp, const struct rte_mbuf *m, roce_time_t now)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+
+	qp->cc.last_tx = now;
+	qp->cc.last_bits = roce_wire_bytes(len) * 8;
+	if (qp->cc.rate != 0)
+		qp->cc.tx_allowed_at = now + qp->cc.last_bits * ROCE_SEC / qp->cc.rate;
+	qp->cc.conf->ops->on_tx(qp, len);
+}
+
+static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	struct tr_nic *nic = tr_nic(arg);
+
+	RTE_SET_USED(eng);
+	RTE_SET_USED(t);
+	if (nic->link != NULL)
+		roce_link_kick(nic->link, nic->dir);
+}
+
+/*
+ * The link's wire is idle: the next frame. CNPs go first; then round robin over QPs, each
+ * giving a response before a request. A QP whose priority is paused by PFC sends nothing, and
+ * one whose rate limiter holds it sends no request; both stay listed, and the NIC's one wake
+ * timer kicks the link when the earliest of them may send again.
+ */
 static struct rte_mbuf *nic_pull(void *owner)
 {
 	struct roce_device *dev = owner;
 	struct tr_nic *nic = tr_nic(dev);
+	roce_time_t now = roce_engine_now(dev->eng), wake = ROCE_TIME_NEVER;
+	uint8_t paused = nic->paused != 0 ? nic_paused_now(nic, now) : 0;
+	struct roce_qp *stop = NULL;
 
-	while (nic->tx_head != NULL) {
+	if (nic->cnp_head != nic->cnp_tail) {
+		uint8_t prio = nic->qos.dscp_prio[nic->qos.cnp_dscp];
+
+		if (!(paused >> prio & 1)) {
+			VERBS_CNT(dev, TX_FRAMES);
+			return nic->cnp[nic->cnp_head++ & (TR_CNP_QUEUE - 1)];
+		}
+		wake = nic->paused_until[prio];
+	}
+	while (nic->tx_head != NULL && nic->tx_head != stop) {
 		struct roce_qp *qp = nic->tx_head;
-		struct rte_mbuf *m = tr_resp_next(qp);
+		struct rte_mbuf *m = NULL;
+		bool blocked = false;
+		uint8_t prio;
 
-		if (m == NULL)
-			m = tr_req_next(qp);
+		if (paused != 0 && (paused >> (prio = tr_qp_prio(nic, qp)) & 1)) {
+			blocked = true;
+			wake = ROCE_MIN(wake, nic->paused_until[prio]);
+		} else {
+			m = tr_resp_next(qp);
+			if (m == NULL && qp->cc.rate != 0 && now < qp->cc.tx_allowed_at) {
+				blocked = true;
+				wake = ROCE_MIN(wake, qp->cc.tx_allowed_at);
+			} else if (m == NULL) {
+				m = tr_req_next(qp);
+				if (m != NULL && qp->cc.conf != NULL)
+					nic_cc_sent(qp, m, now);
+			}
+		}
 		tx_unlist_head(nic);
+		if (m == NULL && !blocked)
+			continue;
+		/* back of the line: it may have more */
+		qp->tx_listed = true;
+		if (nic->tx_tail != NULL)
+			nic->tx_tail->tx_next = qp;
+		else
+			nic->tx_head = qp;
+		nic->tx_tail = qp;
 		if (m != NULL) {
-			/* back of the line: it may have more */
-			qp->tx_listed = true;
-			if (nic->tx_tail != NULL)
-				nic->tx_tail->tx_next = qp;
-			else
-				nic->tx_head = qp;
-			nic->tx_tail = qp;
 			VERBS_CNT(dev, TX_FRAMES);
 			return m;
 		}
+		if (stop == NULL)
+			stop = qp;
 	}
+	if (wake != ROCE_TIME_NEVER && (!roce_timer_armed(&nic->wake) || nic->wake.when > wake))
+		roce_timer_arm(dev->eng, &nic->wake, wake);
 	return NULL;
 }
 
@@ -214,6 +295,7 @@ static void hook_destroy(struct roce_qp *qp)
 	struct roce_qp **pp = &nic->tx_head;
 
 	tr_timers_cancel(qp);
+	tr_cc_stop(qp);
 	nic->tx_tail = NULL;
 	while (*pp != NULL) {
 		if (*pp == qp)
@@ -227,6 +309,10 @@ static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old)
 {
 	if (old == ROCE_QPS_RESET)
 		tr_timers_init(qp);
+	if (qp->state == ROCE_QPS_RTR && old == ROCE_QPS_INIT)
+		tr_cc_connect(qp);
+	if (qp->state == ROCE_QPS_ERR || qp->state == ROCE_QPS_RESET)
+		tr_cc_stop(qp);
 	if (qp->state == ROCE_QPS_ERR) {
 		tr_timers_cancel(qp);
 		tr_trace(qp, "state %s -> ERR: flushing", roce_qp_state_name(old));
@@ -251,6 +337,8 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 	pkt->ip_ver = av->ip_ver;
 	pkt->dscp = av->traffic_class >> 2;
 	pkt->ecn = av->traffic_class & 3;
+	if (pkt->ecn == 0 && tr_nic_ecn(tr_nic(qp->dev)) && !(roce_opcode[opcode].mask & ROCE_F_ACK))
+		pkt->ecn = 2;	/* ECT(0) on data, so switches may mark CE (RFC 3168) */
 	pkt->ttl = av->hop_limit ? av->hop_limit : 64;
 	pkt->ip_df = true;
 	pkt->flow_label = av->flow_label;
@@ -321,6 +409,85 @@ static bool opcode_fits_qp(const struct roce_qp *qp, uint32_t mask)
 	}
 }
 
+/*
+ * IEEE 802.1Qbb: a PFC frame stops our transmission at each enabled priority for quanta x 512
+ * bit times at the link's rate, counted from now (a later frame replaces the time left);
+ * quanta 0 (XON) resumes at once.
+ */
+static void nic_pfc_rx(struct roce_device *dev, const struct roce_pkt *pkt)
+{
+	struct tr_nic *nic = tr_nic(dev);
+	roce_time_t now = roce_engine_now(dev->eng);
+	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : dev->port.speed_bps;
+
+	for (int i = 0; i < ROCE_NIC_NPRIO; i++) {
+		unsigned __int128 ps;
+		roce_time_t until, old = nic->paused_until[i];
+
+		if (!(pkt->pfc_cev >> i & 1))
+			continue;
+		dev->cnt[ROCE_CNT_RX_PRIO0_PAUSE + i]++;
+		if (!(nic->qos.pfc_enable >> i & 1))
+			continue;
+		ps = (unsigned __int128)pkt->quanta[i] * 512 * ROCE_SEC;
+		until = now + (roce_time_t)((ps + rate - 1) / rate);
+		/* paused time: the part of the old pause still ahead is replaced by the new one */
+		nic->pause_ps[i] += until - now - (old > now ? old - now : 0);
+		nic->paused_until[i] = until;
+		if (until > now)
+			nic->paused |= (uint8_t)(1u << i);
+		dev->cnt[ROCE_CNT_RX_PRIO0_PAUSE_NS + i] = nic->pause_ps[i] / ROCE_NS;
+	}
+	/* a pause may have ended early (XON): let the arbiter look again */
+	if (nic->link != NULL)
+		roce_link_kick(nic->link, nic->dir);
+}
+
+/*
+ * Notification point: answer a CE-marked packet for @p qp with a CNP to its sender's QP, at
+ * most one per qos.cnp_interval per QP. CNPs go out before any other frame.
+ */
+static void nic_np(struct roce_qp *qp, const struct roce_pkt *pkt)
+{
+	struct roce_device *dev = qp->dev;
+	struct tr_nic *nic = tr_nic(dev);
+	roce_time_t now = roce_engine_now(dev->eng);
+	struct roce_pkt cnp;
+	struct rte_mbuf *m;
+
+	if (qp->cc.cnp_sent && now - qp->cc.last_cnp < nic->qos.cnp_interval)
+		return;
+	if (nic->cnp_tail - nic->cnp_head >= TR_CNP_QUEUE) {
+		VERBS_CNT(dev, CNP_DROPPED);
+		return;
+	}
+	roce_pkt_init(&cnp, ROCE_KIND_ROCEV2, ROCE_OP_CNP);	/* sets BECN (Annex A17.9.3) */
+	memcpy(cnp.dmac, pkt->smac, 6);
+	memcpy(cnp.smac, dev->conf.mac, 6);
+	cnp.ip_ver = pkt->ip_ver;
+	cnp.src = pkt->dst;
+	cnp.dst = pkt->src;
+	cnp.dscp = nic->qos.cnp_dscp;
+	cnp.ecn = 0;
+	cnp.ip_df = true;
+	cnp.sport = qp->sport;
+	cnp.dqpn = qp->type == ROCE_QPT_UD ? pkt->deth.srcqp : qp->attr.dest_qp_num;
+	cnp.payload_len = 0;
+	m = roce_engine_mbuf(dev->eng);
+	if (m == NULL || roce_wire_build_mbuf(&cnp, 0, m) < 0) {
+		rte_pktmbuf_free(m);
+		VERBS_CNT(dev, TX_NO_MBUF);
+		return;
+	}
+	qp->cc.cnp_sent = true;
+	qp->cc.last_cnp = now;
+	nic->cnp[nic->cnp_tail++ & (TR_CNP_QUEUE - 1)] = m;
+	VERBS_CNT(dev, CNP_SENT);
+	tr_trace(qp, "CE-marked psn %u: CNP to qp 0x%06x", pkt->psn, cnp.dqpn);
+	if (nic->link != NULL)
+		roce_link_kick(nic->link, nic->dir);
+}
+
 static void nic_rx(void *owner, struct rte_mbuf *m)
 {
 	struct roce_device *dev = owner;
@@ -342,6 +509,10 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		m = flat;
 	}
 	rc = roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), 0, &pkt);
+	if (rc == 0 && pkt.kind == ROCE_KIND_PFC) {
+		nic_pfc_rx(dev, &pkt);
+		goto out;
+	}
 	if (rc != 0 || pkt.kind != ROCE_KIND_ROCEV2) {
 		if (pkt.err == ROCE_WERR_ICRC_MISMATCH)
 			VERBS_CNT(dev, RX_ICRC_ERR);
@@ -352,11 +523,17 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 	if (pkt.ecn == 3)
 		VERBS_CNT(dev, ECN_CE_RCVD);
 	mask = roce_opcode[pkt.opcode].mask;
+	qp = verbs_qp_lookup(dev, pkt.dqpn);
 	if (mask & ROCE_F_CNP) {
-		VERBS_CNT(dev, CNP_RCVD);
+		/* reaction point */
+		if (qp != NULL && qp->cc.conf != NULL) {
+			VERBS_CNT(dev, CNP_RCVD);
+			qp->cc.conf->ops->on_cnp(qp);
+		} else {
+			VERBS_CNT(dev, CNP_IGNORED);
+		}
 		goto out;
 	}
-	qp = verbs_qp_lookup(dev, pkt.dqpn);
 	if (qp == NULL) {
 		VERBS_CNT(dev, RX_NO_QP);
 		goto out;
@@ -370,6 +547,8 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		goto out;
 	}
 	qp->st.rx_pkts++;
+	if (pkt.ecn == 3 && tr_nic_ecn(tr_nic(dev)))
+		nic_np(qp, &pkt);
 	if (mask & ROCE_F_REQ)
 		tr_resp_rx(qp, &pkt);
 	else if (qp->state != ROCE_QPS_RTR)
@@ -383,4 +562,37 @@ out:
 struct roce_link_end roce_device_link_end(struct roce_device *dev)
 {
 	return (struct roce_link_end){ .owner = dev, .pull = nic_pull, .rx = nic_rx };
+}
+
+/* ---- priorities and ECN policy ---- */
+
+void roce_nic_qos_defaults(struct roce_nic_qos *qos)
+{
+	memset(qos, 0, sizeof(*qos));
+	for (int i = 0; i < 64; i++)
+		qos->dscp_prio[i] = (uint8_t)(i >> 3);	/* ConnectX "trust dscp" default map */
+	qos->pfc_enable = 0xff;
+	qos->ecn = false;
+	qos->cnp_interval = 4 * ROCE_US;	/* ConnectX MIN_TIME_BETWEEN_CNPS (mlxconfig): 4 us */
+	qos->cnp_dscp = 48;			/* ConnectX CNP_DSCP (mlxconfig): 48 */
+}
+
+int roce_device_set_qos(struct roce_device *dev, const struct roce_nic_qos *qos)
+{
+	struct tr_nic *nic = tr_nic(dev);
+
+	for (int i = 0; i < 64; i++)
+		if (qos->dscp_prio[i] >= ROCE_NIC_NPRIO)
+			return -EINVAL;
+	if (qos->cnp_dscp > 63)
+		return -EINVAL;
+	nic->qos = *qos;
+	if (nic->link != NULL)
+		roce_link_kick(nic->link, nic->dir);
+	return 0;
+}
+
+void roce_device_qos(const struct roce_device *dev, struct roce_nic_qos *qos)
+{
+	*qos = tr_nic(dev)->qos;
 }

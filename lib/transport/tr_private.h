@@ -10,6 +10,8 @@
 #define TR_MAX_PKT_PER_ACK 64		/* ask for an ACK at least this often (as rxe) */
 #define TR_MAX_INFLIGHT_PSN 8192	/* requester window in packets */
 
+#define TR_CNP_QUEUE 64		/* CNPs waiting for the wire (a power of two) */
+
 /* The NIC behind a device: its port and transmit scheduling. */
 struct tr_nic {
 	struct roce_device *dev;
@@ -18,7 +20,50 @@ struct tr_nic {
 	struct roce_qp *tx_head;	/* QPs with something to send, round robin */
 	struct roce_qp *tx_tail;
 	FILE *trace;			/* event trace, or NULL */
+
+	/* congestion: priorities, PFC, CNPs, congestion control */
+	struct roce_nic_qos qos;	/* classification and ECN policy */
+	const struct tr_cc_conf *cc;	/* algorithm for QPs connected from now on; NULL: none */
+	struct tr_cc_conf *cc_all;	/* every configuration set, newest first (QPs point into it) */
+	uint8_t paused;			/* bit i: priority i may be paused (paused_until > now) */
+	roce_time_t paused_until[ROCE_NIC_NPRIO]; /* PFC: no transmission at priority i before this */
+	roce_time_t pause_ps[ROCE_NIC_NPRIO]; /* paused time granted so far, ps (counter source) */
+	struct roce_timer wake;		/* kicks the link when a pause or a rate limit ends */
+	struct rte_mbuf *cnp[TR_CNP_QUEUE]; /* CNPs waiting, sent before any other frame */
+	uint32_t cnp_head, cnp_tail;	/* free-running: consumer, producer */
+
 	uint8_t scratch[16384];		/* gather buffer for payloads spanning SGEs */
+};
+
+/* One tunable of a congestion control algorithm; values are doubles in the unit shown. */
+struct tr_cc_param {
+	const char *name;		/* mlx5 sysfs / mlxconfig name where one exists */
+	double def;			/* default */
+	double min, max;		/* accepted range */
+	const char *unit;		/* "us", "bytes", "Mb/s", "1/1024", ... */
+	const char *help;		/* meaning and source of the default */
+};
+
+/* A congestion control algorithm: a table of operations (tr_cc.c holds the list). */
+struct tr_cc_ops {
+	const char *name;		/* "dcqcn" */
+	bool needs_ecn;			/* switches the device's ECN on (ECT marking, CNPs) */
+	const struct tr_cc_param *params; /* nparams entries; index = position in conf->p */
+	int nparams;
+	const char *const *state_names;	/* NULL-terminated names for roce_qp_cc_state() */
+	void (*init)(struct roce_qp *qp);	/* connect: line rate, no congestion */
+	void (*on_cnp)(struct roce_qp *qp);	/* a CNP arrived for the QP */
+	void (*on_tx)(struct roce_qp *qp, uint32_t bytes); /* a data packet left */
+	void (*timer)(struct roce_qp *qp);	/* qp->cc.timer fired */
+	uint64_t (*rate)(const struct roce_qp *qp);	/* current rate, b/s */
+	double (*state)(const struct roce_qp *qp, int i); /* state variable state_names[i] */
+};
+
+/* An algorithm with its parameters, as set by roce_device_set_cc(); immutable once made. */
+struct tr_cc_conf {
+	const struct tr_cc_ops *ops;
+	struct tr_cc_conf *older;	/* the device's previous configuration */
+	double p[];			/* ops->nparams values */
 };
 
 static inline struct tr_nic *tr_nic(const struct roce_device *dev)
@@ -33,6 +78,27 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 		 const struct roce_ah_attr *av, uint32_t dqpn);
 struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 			      const struct roce_sge *sge, uint32_t nsge, uint32_t offset);
+
+/* Priority of what @p qp sends, from its address vector's DSCP. */
+static inline uint8_t tr_qp_prio(const struct tr_nic *nic, const struct roce_qp *qp)
+{
+	return nic->qos.dscp_prio[qp->attr.ah_attr.traffic_class >> 2];
+}
+
+/* ECN is on: data is marked ECT(0) and CE marks are answered with CNPs. */
+static inline bool tr_nic_ecn(const struct tr_nic *nic)
+{
+	return nic->qos.ecn || (nic->cc != NULL && nic->cc->ops->needs_ecn);
+}
+
+/* tr_cc.c */
+extern const struct tr_cc_ops tr_dcqcn_ops;
+void tr_cc_connect(struct roce_qp *qp);
+void tr_cc_stop(struct roce_qp *qp);
+void tr_cc_free_all(struct tr_nic *nic);
+void tr_cc_set_rate(struct roce_qp *qp, uint64_t bps);
+void tr_cc_arm(struct roce_qp *qp, roce_time_t when);
+uint64_t tr_cc_line_rate(const struct roce_qp *qp);
 
 /* tr_req.c */
 struct rte_mbuf *tr_req_next(struct roce_qp *qp);

@@ -49,6 +49,25 @@ enum roce_dev_counter {
 	ROCE_CNT_CNP_RCVD,		/* congestion notifications received */
 	ROCE_CNT_ECN_CE_RCVD,		/* CE-marked frames received */
 	ROCE_CNT_TX_NO_MBUF,		/* packets not sent for want of an mbuf */
+	/* congestion: PFC honoured and CNPs (tr_nic.c, tr_cc.c) */
+	ROCE_CNT_CNP_IGNORED,		/* CNPs for no QP or a QP without congestion control */
+	ROCE_CNT_CNP_DROPPED,		/* CNPs not sent: the NIC's CNP queue was full */
+	ROCE_CNT_RX_PRIO0_PAUSE,		/* PFC frames received with priority 0 in the class-enable vector */
+	ROCE_CNT_RX_PRIO1_PAUSE,		/* PFC frames received with priority 1 in the class-enable vector */
+	ROCE_CNT_RX_PRIO2_PAUSE,		/* PFC frames received with priority 2 in the class-enable vector */
+	ROCE_CNT_RX_PRIO3_PAUSE,		/* PFC frames received with priority 3 in the class-enable vector */
+	ROCE_CNT_RX_PRIO4_PAUSE,		/* PFC frames received with priority 4 in the class-enable vector */
+	ROCE_CNT_RX_PRIO5_PAUSE,		/* PFC frames received with priority 5 in the class-enable vector */
+	ROCE_CNT_RX_PRIO6_PAUSE,		/* PFC frames received with priority 6 in the class-enable vector */
+	ROCE_CNT_RX_PRIO7_PAUSE,		/* PFC frames received with priority 7 in the class-enable vector */
+	ROCE_CNT_RX_PRIO0_PAUSE_NS,	/* time transmission at priority 0 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO1_PAUSE_NS,	/* time transmission at priority 1 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO2_PAUSE_NS,	/* time transmission at priority 2 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO3_PAUSE_NS,	/* time transmission at priority 3 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO4_PAUSE_NS,	/* time transmission at priority 4 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO5_PAUSE_NS,	/* time transmission at priority 5 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO6_PAUSE_NS,	/* time transmission at priority 6 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO7_PAUSE_NS,	/* time transmission at priority 7 was paused by PFC, ns */
 	ROCE_CNT_NUM,
 };
 
@@ -224,6 +243,21 @@ struct tr_resp {
 	uint32_t res_tail;		/* next slot to use (free-running) */
 };
 
+struct tr_cc_conf;
+
+/* A QP's congestion state: notification point pacing, reaction point rate (tr_cc.c, tr_nic.c). */
+struct tr_qp_cc {
+	const struct tr_cc_conf *conf;	/* algorithm and parameters bound at connect; NULL: none */
+	uint64_t rate;			/* rate limit of data packets, b/s; 0: none (line rate) */
+	roce_time_t tx_allowed_at;	/* the next data packet may not leave before this */
+	roce_time_t last_tx;		/* when the last data packet left */
+	uint32_t last_bits;		/* its size on the wire, bits */
+	roce_time_t last_cnp;		/* NP: when the last CNP for this QP was queued */
+	bool cnp_sent;			/* NP: last_cnp is valid */
+	struct roce_timer timer;	/* the algorithm's one timer */
+	uint64_t priv[20];		/* the algorithm's per-QP state */
+};
+
 struct roce_qp {
 	struct roce_pd *pd;
 	struct roce_device *dev;
@@ -254,6 +288,7 @@ struct roce_qp {
 	/* transmit scheduling (tr_nic.c) */
 	bool tx_listed;			/* on the NIC's list of QPs with work */
 	struct roce_qp *tx_next;	/* that list */
+	struct tr_qp_cc cc;		/* rate limiter, congestion control, CNP pacing */
 };
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
