@@ -68,7 +68,8 @@ int roce_eal_init(const char *user_args)
 	if (!has_prefix(user, nuser, telemetry_opts))
 		argv[argc++] = (char *)"--no-telemetry";
 	if (!has_prefix(user, nuser, huge_opts) && !has_prefix(user, nuser, mem_opts))
-		argv[argc++] = (char *)"-m512";	/* malloc'd lazily: only what mbufs touch is used */
+		/* mapped lazily: only what the mempools touch is used; fabrics need room */
+		argv[argc++] = (char *)"-m2048";
 	argv[argc++] = (char *)"--force-max-simd-bitwidth=512";
 	if (roce_log_threshold < ROCE_LOG_DEBUG)
 		argv[argc++] = (char *)"--log-level=warning";
