@@ -16,6 +16,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_craft,
 	&cmd_fixup,
 	&cmd_perf,
+	&cmd_run,
 };
 
 static const char global_usage[] =

@@ -1,7 +1,8 @@
-/* lib/fabric internals shared by fab_switch.c, fab_pfc.c and fab_ecn.c; apps never include it. */
+/* lib/fabric internals: the switch (fab_switch.c, fab_pfc.c, fab_ecn.c) and the scenarios; apps never include it. */
 #ifndef FAB_PRIVATE_H
 #define FAB_PRIVATE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "roce_fabric.h"
 #include "roce_switch.h"
 
 #define SW_QRING_INIT 64		/* initial egress ring size (a power of two) */
@@ -133,5 +135,43 @@ uint64_t fab_headroom_size(const struct roce_link *link);
 /* fab_ecn.c */
 void fab_ecn_mark(struct roce_switch *sw, struct rte_mbuf *m, const struct roce_prio_conf *pc,
 		  uint64_t qbytes, struct roce_switch_qstats *st);
+
+/* ---- scenarios (fab_scenario.c, fab_topo.c) ---- */
+
+/* Value parsers: 0, or -EINVAL (the caller names the key). */
+int fab_parse_size(const char *s, uint64_t *out);	/* "64K", "1MB", "1500" (K = 1024) */
+int fab_parse_rate(const char *s, uint64_t *out);	/* "100G", "40Gbps", "5Mbps" (bit/s) */
+int fab_parse_time(const char *s, roce_time_t *out);	/* "1us", "2.5ms", "0" */
+int fab_parse_prob(const char *s, double *out);		/* "1e-4", "0.5", "1%" */
+int fab_parse_bool(const char *s, bool *out);		/* yes/no, on/off, true/false, 1/0 */
+int fab_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+void fab_name(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+const char *fab_bytes(uint64_t v, char *buf, size_t len);
+
+/* Grow-by-one array helpers for the scenario's tables. */
+void *fab_grow(void *base, int *n, size_t elem);
+
+/* Node lookup by name: host or switch index in node numbering, or -1. */
+int fab_node_find(const struct roce_scenario *sc, const char *name);
+int fab_host_find(const struct roce_scenario *sc, const char *name);
+int fab_link_find(const struct roce_scenario *sc, const char *name);
+
+/* Topology generators (fab_topo.c): fill hosts, switches and links. 0, or -EINVAL with err. */
+struct fab_topo {
+	char kind[16];			/* star, dumbbell, line, ring, leafspine, fattree, custom */
+	uint32_t hosts;			/* star, dumbbell, line, ring: hosts in all */
+	uint32_t switches;		/* line, ring */
+	uint32_t leaves, spines, hosts_per_leaf; /* leafspine */
+	uint32_t k;			/* fattree */
+	struct roce_link_conf host_link; /* host <-> switch */
+	struct roce_link_conf fabric_link; /* switch <-> switch */
+	double loss;			/* every link, both directions */
+};
+int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, char *err, size_t len);
+int fab_add_host(struct roce_scenario *sc, const char *name);
+int fab_add_switch(struct roce_scenario *sc, const char *name);
+int fab_add_link(struct roce_scenario *sc, int a, int b, const struct roce_link_conf *conf);
 
 #endif /* FAB_PRIVATE_H */

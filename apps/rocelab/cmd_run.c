@@ -1,0 +1,265 @@
+/* rocelab run SCENARIO: build the scenario's fabric, run its workload, print and write the results. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rocelab.h"
+#include "roce_fabric.h"
+#include "roce_report.h"
+
+#define MAX_SET 64
+
+static const char usage[] =
+	"usage: rocelab run SCENARIO [--out DIR] [--seed N] [--set SECTION.KEY=VALUE]...\n"
+	"                  [--trace FILE] [--quiet]\n"
+	"\n"
+	"Build the fabric a scenario file describes (docs/scenarios.md; or a built-in one:\n"
+	"demo-zerocopy, demo-lossy, demo-incast, demo-degrade), run its workload in virtual\n"
+	"time, print per-flow, per-port and fabric tables, and write into DIR:\n"
+	"  capture.pcap  frames of the tapped links ([capture] links), virtual timestamps\n"
+	"  metrics.csv   time series: flow goodput, reaction-point rates, queue depths, pauses\n"
+	"  flows.csv, ports.csv  the tables\n"
+	"  report.html   all of it in one self-contained page with charts\n"
+	"\n"
+	"  --out DIR      where to write (default: rocelab-out); created if missing\n"
+	"  --seed N       the engine's seed (same seed, same bytes in every file)\n"
+	"  --set S.K=V    override a key, e.g. --set flow.a.size=1M --set nic.cc=dcqcn\n"
+	"  --trace FILE   every transport and switch decision, one line each ('-': stdout)\n"
+	"  --quiet        no progress bar and no tables\n";
+
+static const struct option long_opts[] = {
+	{ "out", required_argument, NULL, 'o' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "set", required_argument, NULL, 'S' },
+	{ "trace", required_argument, NULL, 't' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void progress(void *arg, roce_time_t now, roce_time_t end)
+{
+	(void)end;
+	roce_progress_update(arg, (double)now / ROCE_US);
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Write @p t as DIR/NAME.csv. */
+static int write_csv(const char *dir, const char *name, const struct roce_table *t)
+{
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	rc = roce_table_write_csv(t, f);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Everything after the run: tables on stdout, files in @p dir. */
+static int report(struct roce_fabric *fab, const char *dir, double wall, bool quiet)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	struct roce_table *flows = roce_fabric_flow_table(fab);
+	struct roce_table *ports = roce_fabric_port_table(fab);
+	struct roce_table *summary = roce_fabric_summary_table(fab, wall);
+	struct roce_report *rep = roce_report_create(sc->name);
+	char path[4096], text[512];
+	FILE *f;
+	int rc = -ENOMEM;
+
+	if (flows == NULL || ports == NULL || summary == NULL || rep == NULL)
+		goto out;
+	if (!quiet) {
+		roce_table_print(flows, stdout);
+		putchar('\n');
+		roce_table_print(ports, stdout);
+		putchar('\n');
+		roce_table_print(summary, stdout);
+	}
+	snprintf(text, sizeof(text), "Scenario %s (%s): %d hosts, %d switches, %d links, %d flows; "
+		 "seed %llu; %.1f us of virtual time.", sc->name, sc->file, sc->nhosts,
+		 sc->nswitches, sc->nlinks, sc->nflows, (unsigned long long)sc->seed,
+		 (double)roce_fabric_now(fab) / ROCE_US);
+	roce_report_text(rep, text);
+	roce_report_heading(rep, "Time series");
+	roce_fabric_add_charts(fab, rep);
+	roce_report_heading(rep, "Flows");
+	roce_report_table(rep, flows);
+	roce_report_heading(rep, "Switch ports");
+	roce_report_table(rep, ports);
+	roce_report_heading(rep, "Fabric");
+	roce_report_table(rep, summary);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	rc = roce_report_write(rep, path);
+	if (rc == 0)
+		rc = write_csv(dir, "flows.csv", flows);
+	if (rc == 0)
+		rc = write_csv(dir, "ports.csv", ports);
+	if (rc == 0) {
+		snprintf(path, sizeof(path), "%s/metrics.csv", dir);
+		f = fopen(path, "w");
+		rc = f == NULL ? -errno : roce_fabric_write_metrics(fab, f);
+		if (f != NULL && fclose(f) != 0 && rc == 0)
+			rc = -EIO;
+	}
+	if (rc != 0)
+		fprintf(stderr, "rocelab run: writing %s: %s\n", dir, strerror(-rc));
+	else if (!quiet)
+		printf("\nwrote %s/{report.html, metrics.csv, flows.csv, ports.csv, capture.pcap}\n", dir);
+out:
+	roce_table_destroy(flows);
+	roce_table_destroy(ports);
+	roce_table_destroy(summary);
+	roce_report_destroy(rep);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	const char *set[MAX_SET + 1], *dir = "rocelab-out", *trace_path = NULL;
+	char seedset[64], err[512], path[4096];
+	struct roce_run_conf rc = { 0 };
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+	struct roce_progress *prog = NULL;
+	FILE *trace = NULL;
+	bool quiet = false;
+	int nset = 0, opt, ret = EXIT_FAILURE;
+	double t0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:s:S:t:qh", long_opts, NULL)) != -1) {
+		uint64_t v;
+
+		switch (opt) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 's':
+			if (rocelab_parse_uint(optarg, UINT64_MAX, &v) != 0)
+				return rocelab_usage_error(argv[0], "--seed wants a whole number, got '%s'", optarg);
+			snprintf(seedset, sizeof(seedset), "scenario.seed=%llu", (unsigned long long)v);
+			if (nset == MAX_SET)
+				return rocelab_usage_error(argv[0], "more than %d overrides", MAX_SET);
+			set[nset++] = seedset;
+			break;
+		case 'S':
+			if (strchr(optarg, '=') == NULL || strchr(optarg, '.') == NULL)
+				return rocelab_usage_error(argv[0], "--set wants SECTION.KEY=VALUE, got '%s'", optarg);
+			if (nset == MAX_SET)
+				return rocelab_usage_error(argv[0], "more than %d overrides", MAX_SET);
+			set[nset++] = optarg;
+			break;
+		case 't':
+			trace_path = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_SUCCESS;
+		default:
+			return rocelab_usage_error(argv[0], "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return rocelab_usage_error(argv[0], optind >= argc ? "needs a scenario file" :
+					   "takes one scenario file");
+	/* a name that is not a file may be a built-in scenario ("demo-incast") */
+	if (access(argv[optind], F_OK) != 0 && roce_scenario_builtin(argv[optind]) != NULL)
+		sc = roce_scenario_parse(argv[optind], roce_scenario_builtin(argv[optind]), set, nset,
+					 err, sizeof(err));
+	else
+		sc = roce_scenario_load(argv[optind], set, nset, err, sizeof(err));
+	if (sc == NULL) {
+		fprintf(stderr, "rocelab run: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (mkdir_p(dir) != 0) {
+		fprintf(stderr, "rocelab run: cannot create %s: %s\n", dir, strerror(errno));
+		goto out_sc;
+	}
+	if (trace_path != NULL) {
+		trace = strcmp(trace_path, "-") == 0 ? stdout : fopen(trace_path, "w");
+		if (trace == NULL) {
+			fprintf(stderr, "rocelab run: %s: %s\n", trace_path, strerror(errno));
+			goto out_sc;
+		}
+	}
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	if (fab == NULL) {
+		fprintf(stderr, "rocelab run: %s: %s\n", sc->file, err);
+		goto out_trace;
+	}
+	snprintf(path, sizeof(path), "%s/capture.pcap", dir);
+	rc.pcap = path;
+	rc.trace = trace;
+	if (!quiet) {
+		prog = roce_progress_start(stderr, sc->name, (double)sc->duration / ROCE_US);
+		rc.progress = progress;
+		rc.progress_arg = prog;
+	}
+	t0 = wall_now();
+	if (roce_fabric_run(fab, &rc) != 0) {
+		roce_progress_finish(prog);
+		fprintf(stderr, "rocelab run: %s: the run failed (capture %s not writable, or out "
+			"of memory)\n", sc->file, path);
+		goto out_fab;
+	}
+	roce_progress_finish(prog);
+	if (report(fab, dir, wall_now() - t0, quiet) == 0)
+		ret = EXIT_SUCCESS;
+out_fab:
+	roce_fabric_destroy(fab);
+out_trace:
+	if (trace != NULL && trace != stdout)
+		fclose(trace);
+out_sc:
+	roce_scenario_destroy(sc);
+	return ret;
+}
+
+const struct rocelab_cmd cmd_run = {
+	.name = "run",
+	.summary = "run a scenario: fabric, workload, tables, capture, metrics, report.html",
+	.usage = usage,
+	.run = run,
+	.needs_eal = true,
+};

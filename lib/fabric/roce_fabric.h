@@ -1,0 +1,275 @@
+/* lib/fabric: fabrics of hosts, switches and links, built from scenarios, run with workloads. */
+#ifndef ROCE_FABRIC_H
+#define ROCE_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "roce_engine.h"
+#include "roce_switch.h"
+#include "roce_transport.h"
+#include "roce_verbs.h"
+
+/* ---- scenarios: what to build and run ---- */
+
+#define ROCE_SC_NAME 32
+#define ROCE_SC_MAX_CC_KV 32
+
+enum roce_flow_op {
+	ROCE_FLOW_WRITE,
+	ROCE_FLOW_READ,
+	ROCE_FLOW_SEND,
+};
+
+struct roce_sc_host {
+	char name[ROCE_SC_NAME];
+	uint8_t ip_ver;			/* 4 or 6 */
+	struct roce_ip_addr ip;
+	uint8_t mac[6];
+};
+
+struct roce_sc_switch {
+	char name[ROCE_SC_NAME];
+	struct roce_switch_conf conf;	/* nports is filled in from the links */
+};
+
+/* A node is a host (0 .. nhosts-1) or a switch (nhosts + i). */
+struct roce_sc_link {
+	char name[2 * ROCE_SC_NAME + 2]; /* "h3-sw0" */
+	int a, b;			/* nodes; direction 0 sends a -> b */
+	struct roce_link_conf conf;
+	struct roce_link_impair impair[2]; /* per direction */
+	bool tap;			/* capture both directions */
+};
+
+struct roce_sc_flow {
+	char name[ROCE_SC_NAME];
+	int src, dst;			/* hosts: the requester and the responder */
+	enum roce_flow_op op;
+	uint64_t size;			/* bytes per message */
+	uint64_t count;			/* messages; 0: until the scenario ends */
+	uint32_t nqp;			/* QPs, messages spread round robin */
+	uint32_t depth;			/* messages outstanding per QP */
+	roce_time_t start;		/* first post, or delay after @after completes */
+	int after;			/* flow index this one waits for, or -1 */
+	uint8_t dscp;			/* traffic class of its packets */
+	enum roce_mtu mtu;		/* path MTU; 0: the scenario's */
+};
+
+enum roce_sc_event_kind {
+	ROCE_SC_EV_RATE,		/* change a link's rate */
+	ROCE_SC_EV_DOWN,
+	ROCE_SC_EV_UP,
+	ROCE_SC_EV_LOSS,		/* set a link's loss probability (both directions) */
+};
+
+struct roce_sc_event {
+	char name[ROCE_SC_NAME];
+	roce_time_t at;
+	int link;
+	enum roce_sc_event_kind kind;
+	uint64_t rate_bps;
+	double loss;
+};
+
+/* A static route that overrides the shortest paths: at @sw, traffic to host @dst goes to @via. */
+struct roce_sc_route {
+	int sw, dst, via;		/* nodes */
+};
+
+struct roce_scenario {
+	char name[64];
+	char file[256];			/* where it was read from, for messages */
+	uint64_t seed;
+	roce_time_t duration;		/* stop here at the latest */
+	roce_time_t sample;		/* metrics interval; 0: none */
+	enum roce_mtu mtu;		/* path MTU of the flows */
+	uint8_t timeout;		/* local ACK timeout exponent of the QPs */
+	uint8_t retry_cnt;
+	int nhosts, nswitches, nlinks, nflows, nevents, nroutes;
+	struct roce_sc_host *host;
+	struct roce_sc_switch *sw;
+	struct roce_sc_link *link;
+	struct roce_sc_flow *flow;
+	struct roce_sc_event *event;
+	struct roce_sc_route *route;
+	struct roce_nic_qos qos;	/* every host's NIC */
+	char cc[16];			/* congestion control of every host: "none", "dcqcn" */
+	char *cc_kv[ROCE_SC_MAX_CC_KV];	/* "key=value" overrides */
+	int ncc_kv;
+	bool deadlock_check;		/* look for PFC deadlocks at each sample */
+};
+
+/** An empty scenario with the defaults (seed 1, 1 s at most, PMTU 1024, no CC). */
+struct roce_scenario *roce_scenario_create(void);
+void roce_scenario_destroy(struct roce_scenario *sc);
+
+/**
+ * Read a scenario from an INI file (docs/scenarios.md). @p set holds "section.key=value"
+ * overrides applied as if they were in the file.
+ * @return the scenario, or NULL with one line in @p err naming file:line and what is wrong
+ */
+struct roce_scenario *roce_scenario_load(const char *path, const char *const *set, int nset,
+					 char *err, size_t errlen);
+
+/** The same from text in memory (@p name stands in for the file name in messages). */
+struct roce_scenario *roce_scenario_parse(const char *name, const char *text,
+					  const char *const *set, int nset, char *err, size_t errlen);
+
+/* Scenarios built into the binary (the demo-*.ini of scenarios/): name and text. */
+struct roce_embedded {
+	const char *name;
+	const char *text;
+};
+extern const struct roce_embedded roce_scenarios_builtin[]; /* ends with { NULL, NULL } */
+
+/** The built-in scenario called @p name, with or without ".ini", or NULL. */
+const char *roce_scenario_builtin(const char *name);
+
+/** Node @p node's name. */
+const char *roce_scenario_node_name(const struct roce_scenario *sc, int node);
+
+/* ---- running a scenario ---- */
+
+struct roce_fabric;
+
+struct roce_run_conf {
+	const char *pcap;		/* capture of the tapped links, or NULL */
+	FILE *trace;			/* transport and switch event trace, or NULL */
+	void (*progress)(void *arg, roce_time_t now, roce_time_t end); /* called at each sample */
+	void *progress_arg;
+};
+
+/**
+ * Build the fabric of @p sc (borrowed: keep it until roce_fabric_destroy). Needs roce_eal_init().
+ * @return the fabric, or NULL with @p err saying why
+ */
+struct roce_fabric *roce_fabric_create(const struct roce_scenario *sc, char *err, size_t errlen);
+void roce_fabric_destroy(struct roce_fabric *fab);
+
+/**
+ * Run the workload until every flow is done or sc->duration: roce_fabric_start(), then
+ * roce_fabric_advance() to the end, then roce_fabric_finish().
+ * @return 0; -EIO (the capture could not be written), -ENOMEM
+ */
+int roce_fabric_run(struct roce_fabric *fab, const struct roce_run_conf *rc);
+
+/** Open the capture, start sampling (@p rc is kept until finish). @return 0, -EIO, -EALREADY */
+int roce_fabric_start(struct roce_fabric *fab, const struct roce_run_conf *rc);
+
+/** Run to @p until (at most sc->duration). @return true while work remains before the end */
+bool roce_fabric_advance(struct roce_fabric *fab, roce_time_t until);
+
+/** Take the last sample, close the capture. @return 0, -EIO */
+int roce_fabric_finish(struct roce_fabric *fab);
+
+/* Results of one flow. */
+struct roce_flow_result {
+	uint64_t messages;		/* completed */
+	uint64_t posted;		/* posted (completed or still outstanding) */
+	uint64_t bytes;			/* their payload */
+	uint64_t errors;		/* completions with an error status */
+	roce_time_t first_post, last_done; /* FCT = last_done - first_post */
+	double goodput_gbps;		/* bytes * 8 / FCT */
+	double lat_p50_us, lat_p99_us, lat_max_us; /* per message, post to completion */
+	uint64_t retransmits, timeouts, seq_naks;
+	double app_sec;			/* time spent in its application code (posting, polling; TSC) */
+	bool done;			/* every message completed */
+};
+
+/* The fabric as it stands (after a run). */
+roce_time_t roce_fabric_now(const struct roce_fabric *fab);
+const struct roce_scenario *roce_fabric_scenario(const struct roce_fabric *fab);
+void roce_fabric_flow_result(const struct roce_fabric *fab, int flow, struct roce_flow_result *r);
+struct roce_switch *roce_fabric_switch(const struct roce_fabric *fab, int i);
+struct roce_device *roce_fabric_device(const struct roce_fabric *fab, int host);
+struct roce_link *roce_fabric_link(const struct roce_fabric *fab, int i);
+/** The switch port a link's end @p side (0: a, 1: b) is attached to, or -1 for a host. */
+int roce_fabric_link_port(const struct roce_fabric *fab, int link, int side);
+/** Set when a deadlock was found during the run (report in @p buf). */
+bool roce_fabric_deadlock(const struct roce_fabric *fab, char *buf, size_t len);
+/** Engine events fired, and frame hops (frames delivered by all links) of the run. */
+void roce_fabric_work(const struct roce_fabric *fab, uint64_t *events, uint64_t *hops);
+
+/* Time series gathered at every sample (for reports): one per flow, and per watched queue. */
+struct roce_series {
+	char name[64];
+	size_t n;
+	const double *t_us;		/* sample times */
+	const double *v;		/* values */
+};
+enum roce_series_kind {
+	ROCE_SERIES_FLOW_GBPS,		/* per flow: goodput over the interval */
+	ROCE_SERIES_QUEUE_KB,		/* per busy switch egress queue: depth */
+	ROCE_SERIES_PAUSED,		/* per queue that was ever paused: 1 while paused */
+	ROCE_SERIES_RATE_GBPS,		/* per flow: its first QP's congestion-control rate */
+	ROCE_SERIES_PORT_GBPS,		/* per switch port that sent anything: tx throughput */
+};
+/** Number of series of @p kind; series @p i of it. */
+int roce_fabric_nseries(const struct roce_fabric *fab, enum roce_series_kind kind);
+void roce_fabric_series(const struct roce_fabric *fab, enum roce_series_kind kind, int i,
+			struct roce_series *s);
+
+/* ---- results as tables, CSV and charts (fab_report.c; lib/report) ---- */
+
+struct roce_table;
+struct roce_report;
+
+/** Per flow: path, messages, FCT, goodput, latency percentiles, retransmits, status. */
+struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab);
+
+/** Per switch port and priority that saw traffic: frames, drops, ECN marks, pauses, max queue. */
+struct roce_table *roce_fabric_port_table(const struct roce_fabric *fab);
+
+/** Fabric-wide: drops, pauses, marks, CNPs, deadlock; with @p wall_sec > 0, the engine's speed. */
+struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, double wall_sec);
+
+/** Every time series as CSV rows "time_us,metric,object,value". @return 0, -EIO */
+int roce_fabric_write_metrics(const struct roce_fabric *fab, FILE *f);
+
+/** Charts of the time series (goodput, queues, pauses, CC rates) into @p r. */
+void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r);
+
+/* ---- rocelab demo (fab_demo.c) ---- */
+
+struct roce_demo_conf {
+	const char *out_dir;		/* report.html and the captures go here; NULL: nowhere */
+	FILE *out;			/* the tables, as they come; NULL: quiet */
+	uint64_t seed;
+	bool quick;			/* smaller transfers and a shorter sweep (tests) */
+};
+
+/* The figures each step measured (what the tables show). */
+struct roce_demo_result {
+	/* 1: zero copy */
+	uint64_t bytes;
+	double tcp_host_cpu_sec;	/* the TCP model's CPU copies (1 and 4) */
+	double tcp_all_copies_sec;	/* all four */
+	double rdma_app_sec;		/* RDMA: the application's time (posting, polling) */
+	double rdma_gbps;
+	/* 2: lossless against lossy */
+	double lossless_gbps, lossy_gbps;
+	uint64_t lossy_retransmits;
+	/* 3: incast */
+	double victim_pfc_gbps, victim_dcqcn_gbps;
+	double jain_pfc, jain_dcqcn;	/* fairness of the incast flows */
+	uint64_t pauses_pfc, pauses_dcqcn;
+	double maxq_pfc_kb, maxq_dcqcn_kb; /* the queue to the incast receiver */
+	/* 4: a degraded link */
+	char degraded_port[64];		/* the port the counters blame */
+	double degrade_before_gbps, degrade_after_gbps;
+	uint64_t degrade_pauses;
+};
+
+/**
+ * Run the four steps (zero copy, lossless vs lossy, incast PFC vs DCQCN, a degraded link),
+ * printing tables to conf->out and writing report.html and the captures into conf->out_dir
+ * (which must exist). Needs roce_eal_init().
+ * @return 0; -errno with @p err saying what failed
+ */
+int roce_demo_run(const struct roce_demo_conf *conf, struct roce_demo_result *res, char *err,
+		  size_t errlen);
+
+#endif /* ROCE_FABRIC_H */

@@ -1,0 +1,347 @@
+/* Check suite 'fabric': scenarios (reading, errors, generators) and fabrics run end to end. */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fab_private.h"
+#include "roce_fabric.h"
+#include "roce_io.h"
+#include "roce_wire.h"
+
+static char err[512];
+
+static struct roce_scenario *parse(const char *text)
+{
+	err[0] = '\0';
+	return roce_scenario_parse("t.ini", text, NULL, 0, err, sizeof(err));
+}
+
+/* The scenario must be refused with a message that contains @p want. */
+static void refused(const char *text, const char *want)
+{
+	struct roce_scenario *sc = parse(text);
+
+	ck_assert_msg(sc == NULL, "accepted: %s", text);
+	ck_assert_msg(strstr(err, want) != NULL, "error '%s' lacks '%s'", err, want);
+}
+
+static const char two_hosts[] =
+	"[topology]\n"
+	"kind = custom\n"
+	"rate = 100G\n"
+	"delay = 1us\n"
+	"[host.a]\n"
+	"[host.b]\n"
+	"[link.ab]\n"
+	"a = a\n"
+	"b = b\n"
+	"[flow.w]\n"
+	"src = a\n"
+	"dst = b\n"
+	"size = 64K\n"
+	"count = 20\n"
+	"depth = 4\n";
+
+START_TEST(values)
+{
+	uint64_t v;
+	roce_time_t t;
+	double p;
+
+	ck_assert_int_eq(fab_parse_size("64K", &v), 0);
+	ck_assert_uint_eq(v, 65536);
+	ck_assert_int_eq(fab_parse_size("2MB", &v), 0);
+	ck_assert_uint_eq(v, 2u << 20);
+	ck_assert_int_eq(fab_parse_size("1.5K", &v), 0);
+	ck_assert_uint_eq(v, 1536);
+	ck_assert_int_eq(fab_parse_size("1.1", &v), -EINVAL);
+	ck_assert_int_eq(fab_parse_size("-1", &v), -EINVAL);
+	ck_assert_int_eq(fab_parse_size("12 parsecs", &v), -EINVAL);
+	ck_assert_int_eq(fab_parse_rate("40Gbps", &v), 0);
+	ck_assert_uint_eq(v, 40000000000ull);
+	ck_assert_int_eq(fab_parse_rate("5M", &v), 0);
+	ck_assert_uint_eq(v, 5000000);
+	ck_assert_int_eq(fab_parse_rate("0", &v), -EINVAL);
+	ck_assert_int_eq(fab_parse_time("2.5us", &t), 0);
+	ck_assert_uint_eq(t, 2500 * ROCE_NS);
+	ck_assert_int_eq(fab_parse_time("10", &t), -EINVAL);	/* a unit is required */
+	ck_assert_int_eq(fab_parse_time("0", &t), 0);
+	ck_assert_int_eq(fab_parse_prob("1e-4", &p), 0);
+	ck_assert(p == 1e-4);
+	ck_assert_int_eq(fab_parse_prob("5%", &p), 0);
+	ck_assert(p > 0.0499 && p < 0.0501);
+	ck_assert_int_eq(fab_parse_prob("1.5", &p), -EINVAL);
+}
+END_TEST
+
+START_TEST(custom_topology)
+{
+	struct roce_scenario *sc = parse(two_hosts);
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	ck_assert_int_eq(sc->nhosts, 2);
+	ck_assert_int_eq(sc->nswitches, 0);
+	ck_assert_int_eq(sc->nlinks, 1);
+	ck_assert_str_eq(sc->link[0].name, "ab");
+	ck_assert_int_eq(sc->nflows, 1);
+	ck_assert_uint_eq(sc->flow[0].size, 65536);
+	ck_assert_uint_eq(sc->flow[0].count, 20);
+	ck_assert_int_eq(sc->flow[0].dscp, 26);	/* priority 3 by default */
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+START_TEST(generators)
+{
+	struct roce_scenario *sc;
+
+	sc = parse("[topology]\nkind = star\nhosts = 9\n"
+		   "[pattern.in]\nkind = incast\nhosts = all\ndst = h0\n");
+	ck_assert_msg(sc != NULL, "%s", err);
+	ck_assert_int_eq(sc->nhosts, 9);
+	ck_assert_int_eq(sc->nswitches, 1);
+	ck_assert_int_eq(sc->nlinks, 9);
+	ck_assert_int_eq(sc->nflows, 8);	/* h1..h8 -> h0 */
+	ck_assert_int_eq(sc->sw[0].conf.nports, 9);
+	for (int i = 0; i < sc->nflows; i++)
+		ck_assert_int_eq(sc->flow[i].dst, 0);
+	roce_scenario_destroy(sc);
+
+	sc = parse("[topology]\nkind = leafspine\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\n"
+		   "[pattern.a2a]\nkind = alltoall\nhosts = h0..h3\n");
+	ck_assert_msg(sc != NULL, "%s", err);
+	ck_assert_int_eq(sc->nhosts, 16);
+	ck_assert_int_eq(sc->nswitches, 6);
+	ck_assert_int_eq(sc->nlinks, 16 + 8);
+	ck_assert_int_eq(sc->nflows, 12);
+	ck_assert_int_eq(sc->sw[0].conf.nports, 6);	/* leaf0: 4 hosts, 2 spines */
+	ck_assert_int_eq(sc->sw[4].conf.nports, 4);	/* spine0: 4 leaves */
+	roce_scenario_destroy(sc);
+
+	sc = parse("[topology]\nkind = fattree\nk = 4\n"
+		   "[pattern.ar]\nkind = allreduce\nhosts = h0..h3\nsize = 4M\n");
+	ck_assert_msg(sc != NULL, "%s", err);
+	ck_assert_int_eq(sc->nhosts, 16);
+	ck_assert_int_eq(sc->nswitches, 20);
+	ck_assert_int_eq(sc->nlinks, 48);
+	/* 2(N-1) = 6 steps of 4 chunks of 1 MiB; step 1 of host 1 waits for step 0 of host 0 */
+	ck_assert_int_eq(sc->nflows, 24);
+	ck_assert_uint_eq(sc->flow[0].size, 1u << 20);
+	ck_assert_int_eq(sc->flow[5].after, 0);
+	ck_assert_int_eq(sc->flow[4].after, 3);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+START_TEST(errors)
+{
+	refused("[flow.x]\nsrc = h0\n", "t.ini");
+	refused("[topology]\nkind = star\nhosts = 3\n[flow.x]\nsrc = h0\ndst = h9\n",
+		"t.ini:6: [flow.x] dst: no host called 'h9'");
+	refused("[topology]\nkind = star\nhosts = 3\n[flow.x]\nsrc = h0\ndst = h1\nszie = 1K\n",
+		"t.ini:7: [flow.x] szie: unknown key");
+	refused("[topology]\nkind = star\nhosts = 3\n[flwo.x]\n", "t.ini:4: [flwo.x]: unknown section");
+	refused("[topology]\nkind = starr\n[flow.x]\nsrc = h0\ndst = h1\n", "unknown topology kind 'starr'");
+	refused("[topology]\nhosts = 3\nrate = 100Q\n", "t.ini:3: [topology] rate: expected a rate");
+	refused("[topology]\nhosts = 3\nhosts = 4\n", "t.ini:3: [topology] hosts is set twice");
+	refused("[topology]\nhosts 3\n", "t.ini:2: expected 'key = value'");
+	refused("[topology]\nhosts = 3\n[priority.9]\n", "t.ini:3: [priority.9]: unknown section");
+	refused("[topology]\nhosts = 3\n[event.e]\nat = 1ms\nlink = h0-sw9\nrate = 40G\n",
+		"t.ini:5: [event.e] link");
+	refused("[topology]\nhosts = 3\n", "no workload");
+	refused("[topology]\nhosts = 3\n[nic]\ncc = tcp\n[flow.x]\nsrc = h0\ndst = h1\n",
+		"t.ini:4: [nic] cc: unknown congestion control 'tcp'");
+	refused("[scenario]\nduration = 5\n", "t.ini:2: [scenario] duration: expected a time");
+}
+END_TEST
+
+START_TEST(set_overrides)
+{
+	const char *set[] = { "flow.w.count=7", "scenario.seed=42", "nic.cc.rpg_ai_rate=10Mbps" };
+	struct roce_scenario *sc = roce_scenario_parse("t.ini", two_hosts, set, 3, err, sizeof(err));
+	const char *bad[] = { "flow.w.cuont=7" };
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	ck_assert_uint_eq(sc->flow[0].count, 7);
+	ck_assert_uint_eq(sc->seed, 42);
+	ck_assert_int_eq(sc->ncc_kv, 1);
+	ck_assert_str_eq(sc->cc_kv[0], "rpg_ai_rate=10Mbps");
+	roce_scenario_destroy(sc);
+	sc = roce_scenario_parse("t.ini", two_hosts, bad, 1, err, sizeof(err));
+	ck_assert(sc == NULL);
+	ck_assert_msg(strstr(err, "--set flow.w.cuont: unknown key") != NULL, "%s", err);
+}
+END_TEST
+
+/* Two hosts on one link: every message completes, at close to line rate. */
+START_TEST(run_direct)
+{
+	struct roce_scenario *sc = parse(two_hosts);
+	struct roce_fabric *fab;
+	struct roce_flow_result r;
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	roce_fabric_flow_result(fab, 0, &r);
+	ck_assert(r.done);
+	ck_assert_uint_eq(r.messages, 20);
+	ck_assert_uint_eq(r.bytes, 20 * 65536);
+	ck_assert_uint_eq(r.retransmits, 0);
+	ck_assert_msg(r.goodput_gbps > 85 && r.goodput_gbps < 100, "%.2f Gb/s", r.goodput_gbps);
+	ck_assert(r.lat_p50_us > 5 && r.lat_p99_us >= r.lat_p50_us);
+	ck_assert_int_eq(roce_fabric_nseries(fab, ROCE_SERIES_FLOW_GBPS), 1);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/* Run @p sc to the end, with a capture in @p pcap and the metrics in @p csv. */
+static void run_to_files(struct roce_scenario *sc, const char *pcap, const char *csv)
+{
+	struct roce_run_conf rc = { .pcap = pcap };
+	struct roce_fabric *fab = roce_fabric_create(sc, err, sizeof(err));
+	FILE *f;
+
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, &rc), 0);
+	f = fopen(csv, "w");
+	ck_assert(f != NULL);
+	ck_assert_int_eq(roce_fabric_write_metrics(fab, f), 0);
+	fclose(f);
+	roce_fabric_destroy(fab);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	ck_assert(buf != NULL);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* The same seed gives byte-identical captures and metrics; another seed changes them. */
+START_TEST(determinism)
+{
+	const char *set[] = { "scenario.duration=1ms", "topology.loss=1e-3" };
+	const char *set2[] = { "scenario.duration=1ms", "topology.loss=1e-3", "scenario.seed=2" };
+	char pcap[3][64], csv[3][64];
+	char *a, *b, *c;
+	size_t la, lb, lc;
+
+	for (int i = 0; i < 3; i++) {
+		struct roce_scenario *sc;
+
+		snprintf(pcap[i], sizeof(pcap[i]), "/tmp/rocelab-fab-%d-%d.pcap", (int)getpid(), i);
+		snprintf(csv[i], sizeof(csv[i]), "/tmp/rocelab-fab-%d-%d.csv", (int)getpid(), i);
+		sc = roce_scenario_parse("demo-incast", roce_scenario_builtin("demo-incast"),
+					 i < 2 ? set : set2, i < 2 ? 2 : 3, err, sizeof(err));
+		ck_assert_msg(sc != NULL, "%s", err);
+		run_to_files(sc, pcap[i], csv[i]);
+		roce_scenario_destroy(sc);
+	}
+	a = slurp(pcap[0], &la);
+	b = slurp(pcap[1], &lb);
+	c = slurp(pcap[2], &lc);
+	ck_assert_msg(la > 100000, "capture of %zu bytes", la);
+	ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "same seed, different captures");
+	ck_assert_msg(la != lc || memcmp(a, c, la) != 0, "another seed, the same capture");
+	free(a);
+	free(b);
+	free(c);
+	a = slurp(csv[0], &la);
+	b = slurp(csv[1], &lb);
+	ck_assert_msg(la > 1000 && la == lb && memcmp(a, b, la) == 0, "same seed, different metrics");
+	free(a);
+	free(b);
+	for (int i = 0; i < 3; i++) {
+		unlink(pcap[i]);
+		unlink(csv[i]);
+	}
+}
+END_TEST
+
+/* Three switches in a ring with routes the long way round: the cycle of pauses is found. */
+START_TEST(deadlock)
+{
+	const char *set[] = { "scenario.duration=2ms" };
+	struct roce_scenario *sc = roce_scenario_load(SCENARIOS "/pfc-deadlock.ini", set, 1, err,
+						      sizeof(err));
+	struct roce_fabric *fab;
+	char report[300];
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	ck_assert(roce_fabric_deadlock(fab, report, sizeof(report)));
+	ck_assert_msg(strstr(report, "sw0") && strstr(report, "sw1") && strstr(report, "sw2"),
+		      "%s", report);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* the same fabric with one route the short way: no cycle */
+	{
+		const char *set2[] = { "scenario.duration=2ms", "switch.sw0.route.h4=sw2",
+				       "switch.sw0.route.h5=sw2" };
+
+		sc = roce_scenario_load(SCENARIOS "/pfc-deadlock.ini", set2, 3, err, sizeof(err));
+		ck_assert_msg(sc != NULL, "%s", err);
+		fab = roce_fabric_create(sc, err, sizeof(err));
+		ck_assert_msg(fab != NULL, "%s", err);
+		ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+		ck_assert_msg(!roce_fabric_deadlock(fab, report, sizeof(report)), "%s", report);
+		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+static Suite *fabric_suite(void)
+{
+	Suite *s = suite_create("fabric");
+	TCase *tc = tcase_create("scenario");
+
+	tcase_add_test(tc, values);
+	tcase_add_test(tc, custom_topology);
+	tcase_add_test(tc, generators);
+	tcase_add_test(tc, errors);
+	tcase_add_test(tc, set_overrides);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("run");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, run_direct);
+	tcase_add_test(tc, determinism);
+	tcase_add_test(tc, deadlock);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fabric_suite());
+	int failed;
+
+	if (roce_eal_init(NULL) != 0)
+		return EXIT_FAILURE;
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
