@@ -1,6 +1,7 @@
 /* Check suite 'fabric': scenarios (reading, errors, generators) and fabrics run end to end. */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,25 @@ START_TEST(run_direct)
 	ck_assert_int_eq(roce_fabric_nseries(fab, ROCE_SERIES_FLOW_GBPS), 1);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
+
+	/* by duration (perftest's -D): posts for 200 us, then ends when the last completes */
+	{
+		const char *set[] = { "flow.w.count=0", "flow.w.duration=200us" };
+
+		sc = roce_scenario_parse("t.ini", two_hosts, set, 2, err, sizeof(err));
+		ck_assert_msg(sc != NULL, "%s", err);
+		fab = roce_fabric_create(sc, err, sizeof(err));
+		ck_assert_msg(fab != NULL, "%s", err);
+		ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+		roce_fabric_flow_result(fab, 0, &r);
+		ck_assert(r.done);
+		/* 200 us at ~98 Gb/s is ~37 messages of 64 KiB, plus the 4 in flight at the end */
+		ck_assert_msg(r.messages > 30 && r.messages < 50, "%" PRIu64 " messages", r.messages);
+		ck_assert(r.last_done - r.first_post > 200 * ROCE_US);
+		ck_assert(roce_fabric_now(fab) < 400 * ROCE_US);
+		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+	}
 }
 END_TEST
 
@@ -312,6 +332,72 @@ START_TEST(deadlock)
 }
 END_TEST
 
+/*
+ * Conservation: after an incast under loss has drained, every frame each switch took in was
+ * sent on, consumed (PFC) or dropped with a counted reason, every link delivered or counted
+ * what it lost, and no mbuf is left anywhere.
+ */
+START_TEST(conservation)
+{
+	const char *set[] = { "topology.loss=1e-3", "pattern.incast.count=16",
+			      "flow.victim.count=64", "scenario.seed=5", "scenario.duration=2s" };
+	struct roce_scenario *sc = roce_scenario_parse("demo-incast",
+						       roce_scenario_builtin("demo-incast"), set, 5,
+						       err, sizeof(err));
+	struct roce_fabric *fab;
+	uint64_t link_lost = 0, sw_drops = 0;
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	for (int f = 0; f < sc->nflows; f++) {
+		struct roce_flow_result r;
+
+		roce_fabric_flow_result(fab, f, &r);
+		ck_assert_msg(r.done, "flow %s: %" PRIu64 " messages", sc->flow[f].name, r.messages);
+	}
+	ck_assert_uint_eq(roce_fabric_drain(fab, 100 * ROCE_MS), 0);
+	for (int s = 0; s < sc->nswitches; s++) {
+		uint64_t in = 0, out = 0, drops = 0, used;
+
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_pstats ps;
+
+			roce_switch_pstats(roce_fabric_switch(fab, s), (uint16_t)p, &ps);
+			in += ps.rx_frames - ps.pfc_rx;
+			out += ps.tx_frames - ps.pfc_tx;
+			drops += ps.drop_no_route + ps.drop_malformed;
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
+				drops += q.drop_tail + q.drop_headroom + q.drop_watchdog;
+				ck_assert_uint_eq(q.qbytes, 0);
+			}
+		}
+		ck_assert_msg(in == out + drops, "%s: %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
+			      " dropped", sc->sw[s].name, in, out, drops);
+		ck_assert_uint_eq(roce_switch_buffer_used(roce_fabric_switch(fab, s), &used), 0);
+		sw_drops += drops;
+	}
+	for (int l = 0; l < sc->nlinks; l++) {
+		for (int d = 0; d < 2; d++) {
+			struct roce_link_stats st;
+
+			roce_link_stats(roce_fabric_link(fab, l), d, &st);
+			ck_assert_uint_eq(st.in_flight, 0);
+			ck_assert_uint_eq(st.tx_frames + st.duplicated,
+					  st.rx_frames + st.dropped + st.down_drops);
+			link_lost += st.dropped;
+		}
+	}
+	ck_assert_msg(link_lost > 10, "only %" PRIu64 " frames lost: the loss did not happen", link_lost);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -328,6 +414,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, run_direct);
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, deadlock);
+	tcase_add_test(tc, conservation);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "fab_private.h"
 #include "roce_io.h"
@@ -456,6 +457,16 @@ static void flow_finish(struct fab_flow *fl)
 
 static void flow_work(struct fab_flow *fl, roce_time_t now, struct roce_wc *wc, int nwc);
 
+/* Does the flow post more messages: below its count, within its duration? */
+static bool flow_more(const struct fab_flow *fl, roce_time_t now)
+{
+	const struct roce_sc_flow *f = fl->f;
+
+	if (f->count != 0 && fl->posted >= f->count)
+		return false;
+	return f->duration == 0 || fl->posted == 0 || now < fl->first_post + f->duration;
+}
+
 /* Start, or reap completions and keep every QP's depth of messages outstanding. */
 static void flow_timer(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
@@ -511,22 +522,20 @@ static void flow_work(struct fab_flow *fl, roce_time_t now, struct roce_wc *wc, 
 				if (wc[i].status == ROCE_WC_SUCCESS)
 					post_recv(fl, &fl->qp[wc[i].wr_id % f->nqp]);
 	}
-	if (fl->errors != 0 || (f->count != 0 && fl->completed >= f->count)) {
+	if (fl->errors != 0 || (!flow_more(fl, now) && fl->completed == fl->posted)) {
 		flow_finish(fl);
 		return;
 	}
-	for (uint32_t i = 0; i < f->nqp; i++) {
-		struct fab_qp *q = &fl->qp[(fl->posted + i) % f->nqp];
+	/* message i goes on QP i % nqp, in order: stop at the first QP that is full */
+	while (flow_more(fl, now)) {
+		struct fab_qp *q = &fl->qp[fl->posted % f->nqp];
 
-		while (q->outstanding < f->depth && (f->count == 0 || fl->posted < f->count)) {
-			if (&fl->qp[fl->posted % f->nqp] != q)
-				break;		/* keep message i on QP i % nqp */
-			if (flow_post(fl, q) != 0) {
-				fl->errors++;
-				flow_finish(fl);
-				return;
-			}
-			q = &fl->qp[fl->posted % f->nqp];
+		if (q->outstanding >= f->depth)
+			break;
+		if (flow_post(fl, q) != 0) {
+			fl->errors++;
+			flow_finish(fl);
+			return;
 		}
 	}
 }
@@ -950,6 +959,13 @@ int roce_fabric_finish(struct roce_fabric *fab)
 	if (rc != NULL && rc->progress != NULL)
 		rc->progress(rc->progress_arg, roce_engine_now(fab->eng), roce_engine_now(fab->eng));
 	return ret;
+}
+
+uint64_t roce_fabric_drain(struct roce_fabric *fab, roce_time_t max)
+{
+	roce_timer_cancel(fab->eng, &fab->sampler);
+	roce_engine_run(fab->eng, roce_engine_now(fab->eng) + max);
+	return rte_mempool_in_use_count(roce_engine_pool(fab->eng));
 }
 
 int roce_fabric_run(struct roce_fabric *fab, const struct roce_run_conf *rc)

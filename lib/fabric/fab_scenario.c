@@ -1025,8 +1025,8 @@ static int read_nic(struct reader *r)
 	return 0;
 }
 
-static const char *const flow_keys[] = { "src", "dst", "op", "size", "count", "qps", "depth",
-					 "start", "after", "priority", "dscp", "mtu", NULL };
+static const char *const flow_keys[] = { "src", "dst", "op", "size", "count", "duration", "qps",
+					 "depth", "start", "after", "priority", "dscp", "mtu", NULL };
 
 /* The per-message parameters shared by [flow.*] and [pattern.*]. */
 static int read_flow_params(struct reader *r, struct roce_sc_flow *f)
@@ -1045,6 +1045,7 @@ static int read_flow_params(struct reader *r, struct roce_sc_flow *f)
 			return fail_at(r, "op", "expected write, read or send, got '%s'", v);
 	}
 	if (get_size(r, "size", &f->size) || get_uint(r, "count", UINT32_MAX, &f->count) ||
+	    get_time(r, "duration", &f->duration) ||
 	    get_u32(r, "qps", 64, &f->nqp) || get_u32(r, "depth", 1024, &f->depth) ||
 	    get_time(r, "start", &f->start) || get_uint(r, "priority", 7, &prio) ||
 	    get_uint(r, "dscp", 63, &dscp) || get_mtu(r, "mtu", &f->mtu))
@@ -1172,8 +1173,8 @@ static int read_trace(struct reader *r, const struct roce_sc_flow *tmpl, const c
 static int read_patterns(struct reader *r)
 {
 	static const char *const keys[] = { "kind", "hosts", "dst", "file", "op", "size", "count",
-					    "qps", "depth", "start", "priority", "dscp", "mtu",
-					    NULL };
+					    "duration", "qps", "depth", "start", "priority", "dscp",
+					    "mtu", NULL };
 	char (*names)[CFG_NAME_LEN];
 	int n = sections_with(r, "pattern.", &names);
 	int *hosts = NULL, nh = 0;

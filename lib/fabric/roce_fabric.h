@@ -49,7 +49,8 @@ struct roce_sc_flow {
 	int src, dst;			/* hosts: the requester and the responder */
 	enum roce_flow_op op;
 	uint64_t size;			/* bytes per message */
-	uint64_t count;			/* messages; 0: until the scenario ends */
+	uint64_t count;			/* messages; 0: no limit */
+	roce_time_t duration;		/* post for this long after the first post; 0: no limit */
 	uint32_t nqp;			/* QPs, messages spread round robin */
 	uint32_t depth;			/* messages outstanding per QP */
 	roce_time_t start;		/* first post, or delay after @after completes */
@@ -164,6 +165,13 @@ bool roce_fabric_advance(struct roce_fabric *fab, roce_time_t until);
 
 /** Take the last sample, close the capture. @return 0, -EIO */
 int roce_fabric_finish(struct roce_fabric *fab);
+
+/**
+ * After a run whose flows all ended: let every frame still queued or in flight arrive, for
+ * at most @p max of virtual time, with sampling stopped.
+ * @return mbufs still in use (0 when the fabric is empty and nothing leaked)
+ */
+uint64_t roce_fabric_drain(struct roce_fabric *fab, roce_time_t max);
 
 /* Results of one flow. */
 struct roce_flow_result {
