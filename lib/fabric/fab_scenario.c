@@ -12,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_cfgfile.h>
 
 #include "fab_private.h"
+
+#define FAB_MAX_FILE (16 << 20)	/* scenario and flow files: more is a mistake */
+#define FAB_MAX_FLOWS 1000000		/* flows from patterns and traces */
 
 /* ---- values ---- */
 
@@ -501,8 +505,8 @@ static int check_keys(struct reader *r, const char *const *known, const char *pr
 		list[0] = '\0';
 		for (const char *const *k = known; *k != NULL && n < sizeof(list); k++)
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", *k);
-		return fail_at(r, r->ent[i].name, "unknown key (expected %s%s%s*)", list,
-			       prefix_ok ? ", " : "", prefix_ok ? prefix_ok : "");
+		return fail_at(r, r->ent[i].name, "unknown key (expected %s%s%s%s)", list,
+			       prefix_ok ? ", " : "", prefix_ok ? prefix_ok : "", prefix_ok ? "*" : "");
 	}
 	return 0;
 }
@@ -626,12 +630,14 @@ static int get_hosts(struct reader *r, const char *key, int **out, int *n)
 			hi = fab_host_find(r->sc, dots + 2);
 			if (lo < 0 || hi < 0 || hi < lo) {
 				free(*out);
+				*out = NULL;
 				return fail_at(r, key, "bad host range '%s..%s'", tok, dots + 2);
 			}
 		} else {
 			lo = hi = fab_host_find(r->sc, tok);
 			if (lo < 0) {
 				free(*out);
+				*out = NULL;
 				return fail_at(r, key, "no host called '%s'", tok);
 			}
 		}
@@ -640,6 +646,7 @@ static int get_hosts(struct reader *r, const char *key, int **out, int *n)
 
 			if (p == NULL) {
 				free(*out);
+				*out = NULL;
 				return -ENOMEM;
 			}
 			*out = p;
@@ -1062,7 +1069,11 @@ static int read_flow_params(struct reader *r, struct roce_sc_flow *f)
 
 static struct roce_sc_flow *add_flow(struct roce_scenario *sc, const struct roce_sc_flow *tmpl)
 {
-	struct roce_sc_flow *f = fab_grow(sc->flow, &sc->nflows, sizeof(*f));
+	struct roce_sc_flow *f;
+
+	if (sc->nflows >= FAB_MAX_FLOWS)
+		return NULL;
+	f = fab_grow(sc->flow, &sc->nflows, sizeof(*f));
 
 	if (f == NULL)
 		return NULL;
@@ -1128,9 +1139,15 @@ static int read_trace(struct reader *r, const struct roce_sc_flow *tmpl, const c
 	unsigned long long want;
 	char line[256];
 	int lineno = 1, base = r->sc->nflows;
+	struct stat st;
 
 	if (f == NULL)
 		return fail_at(r, "file", "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > FAB_MAX_FILE) {
+		fclose(f);
+		return fail_at(r, "file", "'%s' is not a regular file of at most %d MiB", path,
+			       FAB_MAX_FILE >> 20);
+	}
 	if (fgets(line, sizeof(line), f) == NULL || sscanf(line, "%llu", &want) != 1) {
 		fclose(f);
 		return fail_at(r, "file", "%s:1: expected the number of flows", path);
@@ -1528,9 +1545,17 @@ struct roce_scenario *roce_scenario_load(const char *path, const char *const *se
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
 	size_t len = 0;
+	struct stat st;
 
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* a scenario is a small text file: not a device, a pipe that never ends, or a directory */
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > FAB_MAX_FILE) {
+		snprintf(err, errlen, "%s: not a regular file of at most %d MiB", path,
+			 FAB_MAX_FILE >> 20);
+		fclose(f);
 		return NULL;
 	}
 	{
