@@ -4,7 +4,7 @@
 # class-based flow control frame for priority 3, XOFF frames with the configured quanta (65535)
 # and XON frames with 0, as many XOFFs as the switch counted; and every RoCE frame of the capture
 # must pass rocelab's ICRC check (and tshark must find nothing malformed).
-#   diff_tshark_pfc.py ROCELAB     exit 0 all good, 1 a check failed, 77 tshark missing
+#   diff_tshark_fabric.py ROCELAB     exit 0 all good, 1 a check failed, 77 tshark missing
 import csv
 import json
 import os
