@@ -23,6 +23,7 @@ static const char usage[] =
 	"time, print per-flow, per-port and fabric tables, and write into DIR:\n"
 	"  capture.pcap  frames of the tapped links ([capture] links), virtual timestamps\n"
 	"  metrics.csv   time series: flow goodput, reaction-point rates, queue depths, pauses\n"
+	"  counters.txt  every non-zero NIC and switch counter, per port and priority\n"
 	"  flows.csv, ports.csv  the tables\n"
 	"  report.html   all of it in one self-contained page with charts\n"
 	"\n"
@@ -138,10 +139,18 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 		if (f != NULL && fclose(f) != 0 && rc == 0)
 			rc = -EIO;
 	}
+	if (rc == 0) {
+		snprintf(path, sizeof(path), "%s/counters.txt", dir);
+		f = fopen(path, "w");
+		rc = f == NULL ? -errno : roce_fabric_write_counters(fab, f);
+		if (f != NULL && fclose(f) != 0 && rc == 0)
+			rc = -EIO;
+	}
 	if (rc != 0)
 		fprintf(stderr, "rocelab run: writing %s: %s\n", dir, strerror(-rc));
 	else if (!quiet)
-		printf("\nwrote %s/{report.html, metrics.csv, flows.csv, ports.csv, capture.pcap}\n", dir);
+		printf("\nwrote %s/{report.html, metrics.csv, counters.txt, flows.csv, ports.csv, "
+		       "capture.pcap}\n", dir);
 out:
 	roce_table_destroy(flows);
 	roce_table_destroy(ports);

@@ -313,3 +313,62 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 		roce_report_chart(r, series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
 						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));
 }
+
+int roce_fabric_write_counters(const struct roce_fabric *fab, FILE *f)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+
+	fprintf(f, "# every non-zero counter at the end of the run, as `ethtool -S` lists them\n");
+	for (int h = 0; h < sc->nhosts; h++) {
+		const struct roce_device *dev = roce_fabric_device(fab, h);
+
+		fprintf(f, "%s:\n", sc->host[h].name);
+		for (int i = 0; i < roce_device_ncounters(); i++) {
+			uint64_t v = roce_device_counter(dev, i);
+
+			if (v != 0)
+				fprintf(f, "     %s: %" PRIu64 "\n", roce_device_counter_name(i), v);
+		}
+	}
+	for (int s = 0; s < sc->nswitches; s++) {
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_pstats ps;
+			char peer[80];
+
+			roce_switch_pstats(roce_fabric_switch(fab, s), (uint16_t)p, &ps);
+			fprintf(f, "%s p%d (to %s):\n", sc->sw[s].name, p, peer_name(fab, s, p, peer, sizeof(peer)));
+#define PUT(name, v) do { if ((v) != 0) fprintf(f, "     %s: %" PRIu64 "\n", name, (uint64_t)(v)); } while (0)
+			PUT("rx_frames", ps.rx_frames);
+			PUT("tx_frames", ps.tx_frames);
+			PUT("rx_pfc_frames", ps.pfc_rx);
+			PUT("tx_pfc_frames", ps.pfc_tx);
+			PUT("rx_drop_no_route", ps.drop_no_route);
+			PUT("rx_drop_malformed", ps.drop_malformed);
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+				char n[48];
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
+#define PUTP(name, v) do { snprintf(n, sizeof(n), "%s_prio%d", name, prio); PUT(n, v); } while (0)
+				PUTP("rx_frames", q.rx_frames);
+				PUTP("rx_bytes", q.rx_bytes);
+				PUTP("tx_frames", q.tx_frames);
+				PUTP("tx_bytes", q.tx_bytes);
+				PUTP("drop_tail", q.drop_tail);
+				PUTP("drop_headroom", q.drop_headroom);
+				PUTP("drop_watchdog", q.drop_watchdog);
+				PUTP("ecn_marked", q.ecn_marked);
+				PUTP("tx_pause", q.pause_tx);
+				PUTP("tx_resume", q.resume_tx);
+				PUTP("rx_pause", q.pause_rx);
+				PUTP("rx_resume", q.resume_rx);
+				PUTP("rx_pause_duration_ns", q.paused_time / ROCE_NS);
+				PUTP("max_queue_bytes", q.max_qbytes);
+#undef PUTP
+			}
+#undef PUT
+		}
+	}
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

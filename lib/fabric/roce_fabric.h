@@ -237,6 +237,9 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 /** Every time series as CSV rows "time_us,metric,object,value". @return 0, -EIO */
 int roce_fabric_write_metrics(const struct roce_fabric *fab, FILE *f);
 
+/** Every non-zero host and switch counter, by name, per port and priority (ethtool -S style). */
+int roce_fabric_write_counters(const struct roce_fabric *fab, FILE *f);
+
 /** Charts of the time series (goodput, queues, pauses, CC rates) into @p r. */
 void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r);
 
