@@ -134,6 +134,9 @@ START_TEST(generators)
 	ck_assert_uint_eq(sc->flow[0].size, 1u << 20);
 	ck_assert_int_eq(sc->flow[5].after, 0);
 	ck_assert_int_eq(sc->flow[4].after, 3);
+	ck_assert_int_eq(sc->ncoll, 1);
+	ck_assert_int_eq(sc->coll[0].nflows, 24);
+	ck_assert_uint_eq(sc->coll[0].size, 4u << 20);
 	roce_scenario_destroy(sc);
 }
 END_TEST

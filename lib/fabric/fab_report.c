@@ -211,6 +211,32 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 		roce_table_add(t, "%s", counters[i][1]);
 		roce_table_add(t, "%" PRIu64, v);
 	}
+	for (int c = 0; c < sc->ncoll; c++) {
+		const struct roce_sc_collective *co = &sc->coll[c];
+		roce_time_t first = ROCE_TIME_NEVER, last = 0;
+		bool done = true;
+
+		for (int f = co->first_flow; f < co->first_flow + co->nflows; f++) {
+			struct roce_flow_result r;
+
+			roce_fabric_flow_result(fab, f, &r);
+			first = ROCE_MIN(first, r.first_post);
+			last = ROCE_MAX(last, r.last_done);
+			done &= r.done;
+		}
+		roce_table_add(t, "all-reduce %s (%s over %d hosts)", co->name,
+			       fab_bytes(co->size, dl, sizeof(dl)), co->nhosts);
+		if (!done || last <= first) {
+			roce_table_add(t, "did not finish");
+		} else {
+			double sec = (double)(last - first) / ROCE_SEC;
+			double algbw = (double)co->size * 8 / sec / 1e9;
+
+			/* NCCL's bus bandwidth: what each link carried, comparable to line rate */
+			roce_table_add(t, "%.3f ms, busbw %.1f Gb/s", sec * 1e3,
+				       algbw * 2 * (co->nhosts - 1) / co->nhosts);
+		}
+	}
 	roce_table_add(t, "PFC deadlock");
 	if (roce_fabric_deadlock(fab, dl, sizeof(dl)))
 		roce_table_add(t, "%s", dl);

@@ -227,6 +227,7 @@ void roce_scenario_destroy(struct roce_scenario *sc)
 	free(sc->flow);
 	free(sc->event);
 	free(sc->route);
+	free(sc->coll);
 	free(sc);
 }
 
@@ -1266,6 +1267,7 @@ static int read_patterns(struct reader *r)
 			 */
 			uint64_t chunk = (f.size + (uint64_t)nh - 1) / (uint64_t)nh;
 			int first = r->sc->nflows;
+			struct roce_sc_collective *c;
 
 			if (nh < 2) {
 				fail_at(r, "hosts", "an all-reduce needs at least 2 hosts");
@@ -1284,6 +1286,16 @@ static int read_patterns(struct reader *r)
 					if (add_flow(r->sc, &f) == NULL)
 						goto err;
 				}
+			c = fab_grow(r->sc->coll, &r->sc->ncoll, sizeof(*c));
+			if (c == NULL)
+				goto err;
+			r->sc->coll = c;
+			c += r->sc->ncoll - 1;
+			fab_name(c->name, sizeof(c->name), "%s", names[i] + 8);
+			c->first_flow = first;
+			c->nflows = r->sc->nflows - first;
+			c->nhosts = nh;
+			c->size = chunk * (uint64_t)nh;
 		} else {
 			fail_at(r, "kind", "expected incast, alltoall, allreduce or trace, got '%s'", kind);
 			goto err;

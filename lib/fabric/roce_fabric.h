@@ -80,6 +80,14 @@ struct roce_sc_route {
 	int sw, dst, via;		/* nodes */
 };
 
+/* A collective made of flows (a ring all-reduce): reported as a whole. */
+struct roce_sc_collective {
+	char name[ROCE_SC_NAME];
+	int first_flow, nflows;		/* its flows, consecutive */
+	int nhosts;
+	uint64_t size;			/* bytes reduced */
+};
+
 struct roce_scenario {
 	char name[64];
 	char file[256];			/* where it was read from, for messages */
@@ -96,6 +104,8 @@ struct roce_scenario {
 	struct roce_sc_flow *flow;
 	struct roce_sc_event *event;
 	struct roce_sc_route *route;
+	struct roce_sc_collective *coll;
+	int ncoll;
 	struct roce_nic_qos qos;	/* every host's NIC */
 	char cc[16];			/* congestion control of every host: "none", "dcqcn" */
 	char *cc_kv[ROCE_SC_MAX_CC_KV];	/* "key=value" overrides */
