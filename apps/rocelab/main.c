@@ -40,17 +40,7 @@ int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 
 int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	if (s[0] == '-' || s[0] == '\0')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return roce_parse_uint(s, max, out);
 }
 
 static const struct rocelab_cmd *find_command(const char *name)

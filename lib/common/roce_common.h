@@ -26,6 +26,12 @@
 			len += (size_t)n_; \
 	} while (0)
 
+/**
+ * A whole number (decimal, 0x hex or 0 octal) no larger than @p max, with nothing before or
+ * after it. @return 0 or -EINVAL
+ */
+int roce_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
 enum roce_log_level {
 	ROCE_LOG_ERR,	/* something failed */
 	ROCE_LOG_WARN,	/* suspicious but recoverable */

@@ -462,7 +462,6 @@ static int step_degrade(struct demo *d)
 	struct port_snap snaps[3][2][8];	/* at half the event time, at it, at the end */
 	roce_time_t t_event, t_end;
 	struct roce_table *t;
-	struct roce_chart *c;
 
 	step(d, "Step 4/4  Troubleshooting: a link degraded from 100G to 40G",
 	     "At 1 ms the link between sw0 and sw1 renegotiates down to 40G (a dirty optic, a bad "
@@ -551,22 +550,10 @@ static int step_degrade(struct demo *d)
 	}
 	show(d, t);
 	roce_report_row(d->rep);
-	c = roce_chart_create(ROCE_CHART_LINE, "Switch port throughput", "time (us)", "Gb/s");
-	for (int i = 0; i < roce_fabric_nseries(fab, ROCE_SERIES_PORT_GBPS); i++) {
-		struct roce_series s;
-
-		roce_fabric_series(fab, ROCE_SERIES_PORT_GBPS, i, &s);
-		roce_chart_series(c, s.name, s.t_us, s.v, s.n);
-	}
-	roce_report_chart(d->rep, c);
-	c = roce_chart_create(ROCE_CHART_STEP, "Switch egress queues", "time (us)", "KB");
-	for (int i = 0; i < roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB); i++) {
-		struct roce_series s;
-
-		roce_fabric_series(fab, ROCE_SERIES_QUEUE_KB, i, &s);
-		roce_chart_series(c, s.name, s.t_us, s.v, s.n);
-	}
-	roce_report_chart(d->rep, c);
+	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_PORT_GBPS, ROCE_CHART_LINE,
+						   "Switch port throughput", "Gb/s", 8));
+	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
+						   "Switch egress queues", "KB", 8));
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return 0;

@@ -144,11 +144,14 @@ int fab_parse_rate(const char *s, uint64_t *out);	/* "100G", "40Gbps", "5Mbps" (
 int fab_parse_time(const char *s, roce_time_t *out);	/* "1us", "2.5ms", "0" */
 int fab_parse_prob(const char *s, double *out);		/* "1e-4", "0.5", "1%" */
 int fab_parse_bool(const char *s, bool *out);		/* yes/no, on/off, true/false, 1/0 */
-int fab_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 void fab_name(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 const char *fab_bytes(uint64_t v, char *buf, size_t len);
+
+/* The @p max series of @p kind with the highest peaks, as one chart (fab_report.c). */
+struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
+				    int chart_kind, const char *title, const char *ylabel, int max);
 
 /* Grow-by-one array helpers for the scenario's tables. */
 void *fab_grow(void *base, int *n, size_t elem);

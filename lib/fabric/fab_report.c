@@ -283,11 +283,10 @@ int roce_fabric_write_metrics(const struct roce_fabric *fab, FILE *f)
 }
 
 /* The @p max series of @p kind with the largest peaks, as one chart. */
-static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
-				       enum roce_chart_kind ck, const char *title, const char *ylabel,
-				       int max)
+struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
+				    int ck, const char *title, const char *ylabel, int max)
 {
-	struct roce_chart *c = roce_chart_create(ck, title, "time (us)", ylabel);
+	struct roce_chart *c = roce_chart_create((enum roce_chart_kind)ck, title, "time (us)", ylabel);
 	int n = roce_fabric_nseries(fab, kind);
 	double *peak = calloc((size_t)n + 1, sizeof(double));
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
@@ -328,15 +327,15 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 
 	roce_report_row(r);
-	roce_report_chart(r, series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE,
+	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE,
 					  "Goodput per flow", "Gb/s", 12));
-	roce_report_chart(r, series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
+	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
 					  "Deepest switch egress queues", "queue (KB)", 8));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
-		roce_report_chart(r, series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
+		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
 						  "Ports paused by PFC (1 = paused)", "paused", 8));
 	if (strcmp(sc->cc, "none") != 0)
-		roce_report_chart(r, series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
+		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
 						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));
 }
 

@@ -24,21 +24,6 @@
 
 /* ---- values ---- */
 
-int fab_parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* A number followed by one of @p units (name, multiplier); @p units[0] may be "" (no unit). */
 struct unit {
 	const char *name;
@@ -562,7 +547,7 @@ static int get_uint(struct reader *r, const char *key, uint64_t max, uint64_t *o
 {
 	const char *v = get(r, key);
 
-	if (v != NULL && fab_parse_uint(v, max, out) != 0)
+	if (v != NULL && roce_parse_uint(v, max, out) != 0)
 		return fail_at(r, key, "expected a whole number from 0 to %" PRIu64 ", got '%s'", max, v);
 	return 0;
 }
@@ -584,7 +569,7 @@ static int get_mtu(struct reader *r, const char *key, enum roce_mtu *out)
 
 	if (v == NULL)
 		return 0;
-	if (fab_parse_uint(v, 4096, &n) == 0)
+	if (roce_parse_uint(v, 4096, &n) == 0)
 		for (size_t i = 0; i < ROCE_DIM(sizes); i++)
 			if (n == sizes[i]) {
 				*out = (enum roce_mtu)(i + 1);
