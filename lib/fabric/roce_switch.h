@@ -40,8 +40,9 @@ struct roce_switch_conf {
 	uint64_t xon_delta;		/* XON once the bytes fall this far below the XOFF point */
 	uint64_t headroom;		/* per ingress (port, lossless priority); 0: sized from the port's link */
 	uint16_t pfc_quanta;		/* quanta in XOFF frames (x 512 bit times); 0: 0xffff */
-	roce_time_t watchdog;		/* PFC watchdog: an egress queue paused this long is drained
-					 * (frames dropped, pauses ignored) until it empties; 0: off */
+	roce_time_t watchdog;		/* PFC watchdog: an egress queue paused by its peer while
+					 * holding frames this long has them all dropped
+					 * (drop_watchdog), freeing the upstream; 0: off */
 	uint8_t dscp_prio[64];		/* IP DSCP -> priority */
 	bool trust_pcp;			/* classify 802.1Q-tagged frames by their PCP instead */
 	struct roce_prio_conf prio[ROCE_NPRIO];
@@ -75,7 +76,8 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 /**
  * Port @p port sends through direction @p dir of @p link. @p peer / @p peer_port name the switch
  * at the other end (NULL for a host), for deadlock detection. Headroom (conf.headroom 0) is
- * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula).
+ * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula); a later
+ * roce_link_set_rate() does not resize it.
  * @return 0; -EINVAL (bad port or direction, port already attached, or the buffer too small for
  *         the reserved space and every headroom)
  */
