@@ -41,6 +41,7 @@ struct host {
 	roce_time_t next_at;		/* rate limit: earliest next frame */
 	uint32_t payload;		/* bytes per frame */
 	uint8_t dscp, ecn, ttl;		/* IP header of its frames */
+	int pcp;			/* >= 0: one 802.1Q tag with this PCP */
 	uint64_t sent;			/* frames generated */
 	struct roce_timer wake;		/* kicks the link at rate or pause end */
 
@@ -134,6 +135,12 @@ static struct rte_mbuf *host_pull(void *owner)
 	pkt.dscp = h->dscp;
 	pkt.ecn = h->ecn;
 	pkt.ttl = h->ttl ? h->ttl : 64;
+	if (h->pcp >= 0) {
+		pkt.nvlan = 1;
+		pkt.vlan[0].tpid = 0x8100;
+		pkt.vlan[0].pcp = (uint8_t)h->pcp;
+		pkt.vlan[0].vid = 10;
+	}
 	pkt.dqpn = 0x100 + f;
 	pkt.psn = (uint32_t)h->sent & ROCE_PSN_MASK;
 	pkt.payload_len = h->payload;
@@ -221,6 +228,7 @@ static void host_init(struct host *h, struct roce_engine *eng, struct roce_ip_ad
 	h->payload = 1024;
 	h->dscp = 24;		/* priority 3 */
 	h->ecn = 2;		/* ECT(0) */
+	h->pcp = -1;
 	roce_timer_init(&h->wake, host_kick, h);
 	roce_timer_init(&h->pfc_timer, host_send_pfc, h);
 }
@@ -453,6 +461,91 @@ START_TEST(test_errors)
 	roce_switch_destroy(NULL);
 	ck_assert_int_eq(roce_switch_find_deadlock(NULL, 0, NULL, 0), 0);
 	roce_engine_destroy(eng);
+}
+END_TEST
+
+/* ---- classification and scheduling ---- */
+
+START_TEST(test_classify)
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch_conf c;
+	struct roce_switch *sw;
+	struct roce_switch_qstats qs;
+
+	roce_switch_defaults(&c);
+	c.trust_pcp = true;
+	c.dscp_prio[46] = 5;			/* EF */
+	sw = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw);
+	host_init(&H[0], eng, ip4(10, 0, 0, 1));
+	host_init(&H[1], eng, ip4(10, 0, 0, 2));
+	connect_host(eng, sw, 0, &H[0], 100 * GBPS, ROCE_US);
+	connect_host(eng, sw, 1, &H[1], 100 * GBPS, ROCE_US);
+	route32(sw, H[1].addr, 1);
+	H[0].pcp = 2;				/* tagged: the PCP wins over DSCP 24 */
+	host_start(&H[0], H[1].addr, 5);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	H[0].pcp = -1;				/* untagged: DSCP */
+	H[0].dscp = 46;
+	host_start(&H[0], H[1].addr, 7);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	roce_switch_qstats(sw, 0, 2, &qs);
+	ck_assert_uint_eq(qs.rx_frames, 5);
+	roce_switch_qstats(sw, 1, 2, &qs);
+	ck_assert_uint_eq(qs.tx_frames, 5);
+	roce_switch_qstats(sw, 0, 5, &qs);
+	ck_assert_uint_eq(qs.rx_frames, 7);
+	roce_switch_qstats(sw, 0, 3, &qs);
+	ck_assert_uint_eq(qs.rx_frames, 0);
+	ck_assert_uint_eq(H[1].rx, 12);
+	ck_assert_uint_eq(H[1].rx_bad, 0);
+	teardown(eng, &sw, 1);
+}
+END_TEST
+
+/*
+ * Three senders at line rate into one port: priority 6 (strict) at 30G gets all it sends;
+ * priorities 0 and 1 (DWRR, weights 1 and 3) share the other 70G 1:3.
+ */
+START_TEST(test_scheduling)
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch_conf c;
+	struct roce_switch *sw;
+	struct roce_switch_qstats q0, q1, q6;
+	double share;
+	int i;
+
+	roce_switch_defaults(&c);
+	c.nports = 4;
+	c.prio[1].weight = 3;
+	sw = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw);
+	for (i = 0; i < 4; i++) {
+		host_init(&H[i], eng, ip4(10, 0, 0, (uint8_t)(i + 1)));
+		connect_host(eng, sw, (uint16_t)i, &H[i], 100 * GBPS, ROCE_US);
+		route32(sw, H[i].addr, (uint16_t)i);
+	}
+	H[0].dscp = 0;
+	H[1].dscp = 8;
+	H[2].dscp = 48;
+	H[2].rate_bps = 30 * GBPS;
+	for (i = 0; i < 3; i++)
+		host_start(&H[i], H[3].addr, 100000);
+	roce_engine_run(eng, 2 * ROCE_MS);
+	roce_switch_qstats(sw, 3, 0, &q0);
+	roce_switch_qstats(sw, 3, 1, &q1);
+	roce_switch_qstats(sw, 3, 6, &q6);
+	ck_assert_uint_gt(q0.qframes, 0);	/* both DWRR queues stayed backlogged */
+	ck_assert_uint_gt(q1.qframes, 0);
+	ck_assert_uint_le(q6.max_qbytes, 2 * 1082);	/* strict: never waits behind them */
+	ck_assert_uint_le(H[2].sent - q6.tx_frames, 6);	/* the rest on the 1 us wire */
+	share = (double)q1.tx_bytes / (double)(q0.tx_bytes + q1.tx_bytes);
+	ck_assert_msg(share > 0.74 && share < 0.76, "weight-3 share %.4f", share);
+	/* 70G left over: the DWRR pair got it all */
+	ck_assert_uint_gt((q0.tx_bytes + q1.tx_bytes + q6.tx_bytes) * 8 * 1000, 97 * GBPS * 2);
+	teardown(eng, &sw, 1);
 }
 END_TEST
 
@@ -929,6 +1022,8 @@ static Suite *switch_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_forward);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_classify);
+	tcase_add_test(tc, test_scheduling);
 	tcase_add_test(tc, test_ecmp);
 	tcase_add_test(tc, test_incast_headroom_sized);
 	tcase_add_test(tc, test_incast_headroom_small);
