@@ -128,7 +128,7 @@ struct roce_switch_qstats {
 
 /* Port-wide counters. */
 struct roce_switch_pstats {
-	uint64_t rx_frames, tx_frames;
+	uint64_t rx_frames, tx_frames;	/* every frame in and out, PFC frames included */
 	uint64_t drop_no_route;		/* no route for the destination */
 	uint64_t drop_malformed;	/* not IPv4/IPv6 or truncated */
 	uint64_t drop_ttl;		/* IPv4 TTL / IPv6 hop limit was 0 or 1 */
