@@ -257,8 +257,8 @@ int main(int argc, char **argv)
 	       PAYLOAD + 58);
 	report("8:1 incast, 1 switch", run(1, 8, frames));
 	report("1 host, 2-switch line", run(2, 1, frames / 2));
-	printf("%-30s %6.2f M ops/cpu-s (rte_ring SP/SC enqueue + dequeue of one mbuf)\n", "  peer: rte_ring",
-	       ring_rate(frames * 10) / 1e6);
+	printf("%-30s %6.2f M ops/cpu-s (rte_ring SP/SC enqueue + dequeue of one mbuf)\n",
+	       "  peer: rte_ring", ring_rate(frames * 10) / 1e6);
 	printf("%-30s %6.2f M ops/cpu-s (memcpy of one 1082-byte frame)\n", "  peer: memcpy",
 	       memcpy_rate(frames * 10) / 1e6);
 	return 0;

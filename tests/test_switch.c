@@ -764,7 +764,7 @@ START_TEST(test_pause_timing)
 	ck_assert_uint_eq(qs.pause_rx, 1);
 	ck_assert_uint_eq(qs.paused_time, pause);
 	ck_assert(!qs.paused);
-	/* the PFC frame is at the switch at tp; the first frame it starts after that leaves at tp + pause */
+	/* the PFC frame reaches the switch at tp; the next frame it starts leaves at tp + pause */
 	tp = 20 * ROCE_US + ser_ps(60, 100 * GBPS) + d;
 	ser = ser_ps(1082, 100 * GBPS);
 	for (i = 0; i < H[1].rx && i < MAXREC; i++) {

@@ -68,9 +68,13 @@ struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roc
 /** Free the switch and every frame it holds. Destroy it after its links. NULL is a no-op. */
 void roce_switch_destroy(struct roce_switch *sw);
 
+/** conf.name, as copied at creation. */
 const char *roce_switch_name(const struct roce_switch *sw);
 
-/** The endpoint to give roce_link_create() for port @p port. */
+/**
+ * The endpoint to give roce_link_create() for port @p port; for a bad @p sw or @p port its
+ * pull and rx are NULL, which roce_link_create() refuses (EINVAL).
+ */
 struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port);
 
 /**
@@ -135,14 +139,22 @@ struct roce_switch_pstats {
 	uint64_t pfc_rx, pfc_tx;	/* PFC frames */
 };
 
+/** Copy the counters of (@p port, @p prio) into @p st; zeros for a bad port or priority. */
 void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,
 			struct roce_switch_qstats *st);
-void roce_switch_pstats(const struct roce_switch *sw, uint16_t port, struct roce_switch_pstats *st);
+
+/** Copy @p port's port-wide counters into @p st; zeros for a bad port. */
+void roce_switch_pstats(const struct roce_switch *sw, uint16_t port,
+			struct roce_switch_pstats *st);
 
 /** Bytes of the shared buffer in use now, and the most ever in use. */
 uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used);
 
-/** One line per pause, resume, drop and watchdog action to @p f ("12.3 us sw0 p2/3 xoff"). */
+/**
+ * One line per XOFF/XON sent, pause/resume received, drop and watchdog action to @p f (borrowed;
+ * NULL stops), e.g. "12.300 us sw0 p2/3 xoff (13824 B shared, 0 B headroom)": time, switch,
+ * port/priority, event.
+ */
 void roce_switch_set_trace(struct roce_switch *sw, FILE *f);
 
 /**
