@@ -18,8 +18,7 @@
 void fab_ecn_mark(struct roce_switch *sw, struct rte_mbuf *m, const struct roce_prio_conf *pc,
 		  uint64_t qbytes, struct roce_switch_qstats *st)
 {
-	uint8_t *l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sw_meta(m)->l3_off);
-	uint8_t ecn;
+	uint8_t *l3, ecn;
 
 	if (qbytes <= pc->kmin)
 		return;
@@ -30,6 +29,7 @@ void fab_ecn_mark(struct roce_switch *sw, struct rte_mbuf *m, const struct roce_
 		if (!(roce_engine_rand01(sw->eng) < p))
 			return;
 	}
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, sw_meta(m)->l3_off);
 	if ((l3[0] >> 4) == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 		uint16_t old = (uint16_t)(ip->version_ihl << 8 | ip->type_of_service);

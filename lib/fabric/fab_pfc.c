@@ -61,6 +61,8 @@ uint64_t fab_threshold(const struct roce_switch *sw)
 {
 	if (sw->conf.pfc_mode == ROCE_PFC_STATIC)
 		return sw->conf.xoff;
+	if (sw->shared_used >= sw->shared_size)
+		return 0;	/* a port attached late shrank the pool below what is in use */
 	return (uint64_t)(sw->conf.alpha * (double)(sw->shared_size - sw->shared_used));
 }
 

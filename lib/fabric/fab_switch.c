@@ -10,6 +10,7 @@
 #include <rte_jhash.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
 
 #include "fab_private.h"
 #include "roce_wire.h"
@@ -530,8 +531,13 @@ static struct rte_mbuf *sw_pull(void *owner)
 		if (q->len == 0)
 			q->deficit = 0;
 	}
-	if (q->len == 0)
+	if (q->len == 0) {
 		fab_wd_update(q);
+	} else {
+		/* the next pull of this queue reads its head's mbuf and metadata: fetch them now */
+		rte_prefetch0(queue_head(q));
+		rte_prefetch0(sw_meta(queue_head(q)));
+	}
 	if (sw->conf.prio[prio].ecn)
 		fab_ecn_mark(sw, m, &sw->conf.prio[prio], qbytes, st);
 	st->tx_frames++;

@@ -40,8 +40,9 @@ struct roce_switch_conf {
 	uint64_t xon_delta;		/* XON once the bytes fall this far below the XOFF point */
 	uint64_t headroom;		/* per ingress (port, lossless priority); 0: sized from the port's link */
 	uint16_t pfc_quanta;		/* quanta in XOFF frames (x 512 bit times); 0: 0xffff */
-	roce_time_t watchdog;		/* PFC watchdog: an egress queue paused this long is drained
-					 * (frames dropped, pauses ignored) until it empties; 0: off */
+	roce_time_t watchdog;		/* PFC watchdog: an egress queue paused by its peer while
+					 * holding frames this long has them all dropped
+					 * (drop_watchdog), freeing the upstream; 0: off */
 	uint8_t dscp_prio[64];		/* IP DSCP -> priority */
 	bool trust_pcp;			/* classify 802.1Q-tagged frames by their PCP instead */
 	struct roce_prio_conf prio[ROCE_NPRIO];
@@ -67,15 +68,20 @@ struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roc
 /** Free the switch and every frame it holds. Destroy it after its links. NULL is a no-op. */
 void roce_switch_destroy(struct roce_switch *sw);
 
+/** conf.name, as copied at creation. */
 const char *roce_switch_name(const struct roce_switch *sw);
 
-/** The endpoint to give roce_link_create() for port @p port. */
+/**
+ * The endpoint to give roce_link_create() for port @p port; for a bad @p sw or @p port its
+ * pull and rx are NULL, which roce_link_create() refuses (EINVAL).
+ */
 struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port);
 
 /**
  * Port @p port sends through direction @p dir of @p link. @p peer / @p peer_port name the switch
  * at the other end (NULL for a host), for deadlock detection. Headroom (conf.headroom 0) is
- * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula).
+ * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula); a later
+ * roce_link_set_rate() does not resize it.
  * @return 0; -EINVAL (bad port or direction, port already attached, or the buffer too small for
  *         the reserved space and every headroom)
  */
@@ -126,21 +132,29 @@ struct roce_switch_qstats {
 
 /* Port-wide counters. */
 struct roce_switch_pstats {
-	uint64_t rx_frames, tx_frames;
+	uint64_t rx_frames, tx_frames;	/* every frame in and out, PFC frames included */
 	uint64_t drop_no_route;		/* no route for the destination */
 	uint64_t drop_malformed;	/* not IPv4/IPv6 or truncated */
 	uint64_t drop_ttl;		/* IPv4 TTL / IPv6 hop limit was 0 or 1 */
 	uint64_t pfc_rx, pfc_tx;	/* PFC frames */
 };
 
+/** Copy the counters of (@p port, @p prio) into @p st; zeros for a bad port or priority. */
 void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,
 			struct roce_switch_qstats *st);
-void roce_switch_pstats(const struct roce_switch *sw, uint16_t port, struct roce_switch_pstats *st);
+
+/** Copy @p port's port-wide counters into @p st; zeros for a bad port. */
+void roce_switch_pstats(const struct roce_switch *sw, uint16_t port,
+			struct roce_switch_pstats *st);
 
 /** Bytes of the shared buffer in use now, and the most ever in use. */
 uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used);
 
-/** One line per pause, resume, drop and watchdog action to @p f ("12.3 us sw0 p2/3 xoff"). */
+/**
+ * One line per XOFF/XON sent, pause/resume received, drop and watchdog action to @p f (borrowed;
+ * NULL stops), e.g. "12.300 us sw0 p2/3 xoff (13824 B shared, 0 B headroom)": time, switch,
+ * port/priority, event.
+ */
 void roce_switch_set_trace(struct roce_switch *sw, FILE *f);
 
 /**
