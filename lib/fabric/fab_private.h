@@ -97,6 +97,14 @@ struct sw_route {
 	uint16_t port[SW_ECMP_MAX];	/* egress ports */
 };
 
+/* A remembered lookup: destination -> index in routes (or -1: no route). */
+struct sw_route_cache {
+	struct roce_ip_addr dst;
+	uint8_t ip_ver;			/* 0: empty */
+	int32_t route;
+};
+#define SW_ROUTE_CACHE 1024		/* direct-mapped by a hash of the destination */
+
 struct roce_switch {
 	struct roce_engine *eng;	/* clock and RNG */
 	struct roce_switch_conf conf;	/* copied; name points into @name */
@@ -110,6 +118,8 @@ struct roce_switch {
 	struct sw_route *routes;	/* sorted by prefix length, longest first */
 	uint32_t nroutes;		/* routes in use */
 	uint32_t routes_cap;		/* routes allocated */
+	/* a fabric's switch has a route per host: remember lookups rather than scan them all */
+	struct sw_route_cache cache[SW_ROUTE_CACHE];
 	struct sw_port *port;		/* conf.nports ports */
 };
 

@@ -284,18 +284,38 @@ static uint32_t flow_hash(const struct roce_switch *sw, const struct sw_hdr *h)
 	return rte_jhash_32b(key, ROCE_DIM(key), sw->conf.ecmp_seed);
 }
 
-/* @return the egress port, or -1 (no route) */
-static int route(const struct roce_switch *sw, const struct sw_hdr *h)
+/* Index of the longest prefix holding @p h's destination, or -1: a scan of the sorted table. */
+static int32_t route_find(const struct roce_switch *sw, const struct sw_hdr *h)
 {
-	const struct sw_route *r;
-	uint32_t i;
+	for (uint32_t i = 0; i < sw->nroutes; i++) {
+		const struct sw_route *r = &sw->routes[i];
 
-	for (i = 0; i < sw->nroutes; i++) {
-		r = &sw->routes[i];
 		if (r->ip_ver == h->ip_ver && prefix_match(&h->dst, &r->dst, r->plen))
-			return r->nports == 1 ? r->port[0] : r->port[flow_hash(sw, h) % r->nports];
+			return (int32_t)i;
 	}
 	return -1;
+}
+
+/* @return the egress port, or -1 (no route) */
+static int route(struct roce_switch *sw, const struct sw_hdr *h)
+{
+	struct sw_route_cache *c;
+	const struct sw_route *r;
+	int32_t i;
+
+	c = &sw->cache[rte_jhash(h->dst.b, sizeof(h->dst.b), h->ip_ver) % SW_ROUTE_CACHE];
+	if (c->ip_ver == h->ip_ver && memcmp(c->dst.b, h->dst.b, sizeof(c->dst.b)) == 0) {
+		i = c->route;
+	} else {
+		i = route_find(sw, h);
+		c->ip_ver = h->ip_ver;
+		c->dst = h->dst;
+		c->route = i;
+	}
+	if (i < 0)
+		return -1;
+	r = &sw->routes[i];
+	return r->nports == 1 ? r->port[0] : r->port[flow_hash(sw, h) % r->nports];
 }
 
 int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
@@ -311,6 +331,7 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	memcpy(pfx.b, dst->b, plen / 8);
 	if (plen % 8)
 		pfx.b[plen / 8] = dst->b[plen / 8] & (uint8_t)(0xff << (8 - plen % 8));
+	memset(sw->cache, 0, sizeof(sw->cache));	/* indexes move, answers change */
 	for (i = 0; i < sw->nroutes; i++) {
 		r = &sw->routes[i];
 		if (r->ip_ver != ip_ver || r->plen != plen || memcmp(&r->dst, &pfx, sizeof(pfx)) != 0)
