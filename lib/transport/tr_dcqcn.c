@@ -28,13 +28,16 @@ enum {
 
 /*
  * Defaults: ConnectX firmware (an mlxconfig -q dump of a ConnectX-4 Lx, and NVIDIA's "DCQCN CC
- * Parameters" page). ns-3 HPCC's mix/config.txt values are quoted beside (docs/transport.md).
+ * Parameters" page), except the byte counter, off as in ns-3 HPCC's DCQCN (run.py --cc dcqcn):
+ * ConnectX's 32767 B makes flows neither converge nor share fairly here (docs/transport.md).
  */
 static const struct tr_cc_param dcqcn_params[P_NUM] = {
 	[P_TIME_RESET] = { "rpg_time_reset", 300, 1, 1e7, "us",
 			   "timer T between rate increases; " CX "; ns-3 HPCC RP_TIMER 900" },
-	[P_BYTE_RESET] = { "rpg_byte_reset", 32767, 0, 1e12, "bytes",
-			   "byte counter B between rate increases, 0 off; " CX },
+	[P_BYTE_RESET] = { "rpg_byte_reset", 0, 0, 1e12, "bytes",
+			   "byte counter B between rate increases, 0 off (the timer stage alone "
+			   "drives increases); ns-3 HPCC (no byte counter); ConnectX 32767 does "
+			   "not converge with clamp_tgt_rate 0 (docs/transport.md)" },
 	[P_THRESHOLD] = { "rpg_threshold", 1, 1, 1000, "steps",
 			  "F, fast recovery steps before additive increase; " CX "; "
 			  "ns-3 HPCC FAST_RECOVERY_TIMES 1" },
@@ -196,6 +199,15 @@ static void increase(struct roce_qp *qp)
 	uint32_t f = (uint32_t)p[P_THRESHOLD];
 	uint32_t hi = ROCE_MAX(s->t_stage, s->b_stage), lo = ROCE_MIN(s->t_stage, s->b_stage);
 	double top = max_rate(qp);
+
+	/*
+	 * No byte counter: the timer stage alone picks the phase, as in ns-3 HPCC's
+	 * RateIncEventMlx: F fast recovery steps, one additive step, then hyper increase.
+	 */
+	if (p[P_BYTE_RESET] == 0) {
+		hi = s->t_stage;
+		lo = s->t_stage - 1;
+	}
 
 	if (hi > f && lo <= f)
 		s->rt += p[P_AI_RATE] * 1e6;
