@@ -190,12 +190,15 @@ static void run_victim(const char *const *set, int nset, struct victim_run *vr)
 	vr->victim_gbps = mean(fab, ROCE_SERIES_FLOW_GBPS, "victim", 300, 2500);
 	vr->pauses = 0;
 	vr->maxq_kb = 0;
-	for (int s = 0; s < sc->nswitches; s++)
+	for (int s = 0; s < sc->nswitches; s++) {
+		struct roce_switch *sw = roce_fabric_switch(fab, s);
+
 		for (int p = 0; p < sc->sw[s].conf.nports; p++)
-			for (int prio = 0; prio < 8; prio++) {
-				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				roce_switch_qstats(sw, (uint16_t)p, prio, &q);
 				vr->pauses += q.pause_tx;
 			}
+	}
 	nq = roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB);
 	for (int i = 0; i < nq; i++) {
 		struct roce_series s;

@@ -33,7 +33,7 @@ enum {
  */
 static const struct tr_cc_param dcqcn_params[P_NUM] = {
 	[P_TIME_RESET] = { "rpg_time_reset", 300, 1, 1e7, "us",
-			   "timer T between rate increases; " CX "; ns-3 HPCC RP_TIMER 900" },
+			   "timer T between rate increases; " CX "; ns-3 HPCC DCQCN RP_TIMER 300" },
 	[P_BYTE_RESET] = { "rpg_byte_reset", 0, 0, 1e12, "bytes",
 			   "byte counter B between rate increases, 0 off (the timer stage alone "
 			   "drives increases); ns-3 HPCC (no byte counter); ConnectX 32767 does "
@@ -42,15 +42,17 @@ static const struct tr_cc_param dcqcn_params[P_NUM] = {
 			  "F, fast recovery steps before additive increase; " CX "; "
 			  "ns-3 HPCC FAST_RECOVERY_TIMES 1" },
 	[P_AI_RATE] = { "rpg_ai_rate", 5, 0, 1e6, "Mb/s",
-			"R_AI, additive increase of the target rate; " CX "; ns-3 HPCC RATE_AI 50" },
+			"R_AI, additive increase of the target rate; " CX "; "
+			"ns-3 HPCC DCQCN RATE_AI 20 at 100G" },
 	[P_HAI_RATE] = { "rpg_hai_rate", 50, 0, 1e6, "Mb/s",
-			 "R_HAI, hyper increase step (times the stage); " CX "; ns-3 HPCC RATE_HAI 100" },
+			 "R_HAI, hyper increase step (times the stage); " CX "; "
+			 "ns-3 HPCC DCQCN RATE_HAI 200 at 100G" },
 	[P_GD] = { "rpg_gd", 11, 1, 20, "log2",
 		   "decrease Rc *= 1 - alpha * 2^(10 - gd): 11 gives the paper's alpha/2; " CX },
 	[P_MIN_DEC_FAC] = { "rpg_min_dec_fac", 50, 0, 100, "%",
 			    "one decrease keeps at least this share of the rate; " CX },
 	[P_MIN_RATE] = { "rpg_min_rate", 1, 0.001, 1e6, "Mb/s",
-			 "rate floor; " CX "; ns-3 HPCC MIN_RATE 100" },
+			 "rate floor; " CX "; ns-3 HPCC DCQCN MIN_RATE 1000" },
 	[P_MAX_RATE] = { "rpg_max_rate", 0, 0, 1e7, "Mb/s", "rate ceiling, 0 line rate; " CX },
 	[P_G] = { "dce_tcp_g", 1019, 0, 1023, "1/1024",
 		  "alpha = g*alpha + (1-g)*cnp each period, g = value/1024; " CX "; "
