@@ -209,6 +209,8 @@ static void fill_ramp(uint8_t *p, uint32_t len)
 int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf, uint32_t size)
 {
 	int len = roce_wire_frame_len(pkt, flags);
+	bool ipv4 = pkt->kind == ROCE_KIND_ROCEV2 && pkt->ip_ver == 4;
+	bool udp = pkt->kind == ROCE_KIND_ROCEV2;
 	uint32_t off, l3_off, bth_off, icrc_off, pad;
 	uint8_t *p;
 	uint32_t icrc;
@@ -244,21 +246,23 @@ int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf
 	build_ext(pkt, buf + bth_off + ROCE_BTH_LEN);
 
 	p = buf + bth_off + ext_len(pkt->opcode);
-	if (pkt->payload != NULL) {
-		memcpy(p, pkt->payload, pkt->payload_len);
+	if (pkt->payload != NULL && !(flags & ROCE_BUILD_KEEP_ICRC)) {
+		/* hash the payload while copying it in: one pass over it, not two */
+		icrc = wire_icrc_head(buf, l3_off, bth_off, (uint32_t)(p - buf), ipv4, udp);
+		icrc = wire_crc32_copy(icrc, p, pkt->payload, pkt->payload_len);
+		memset(p + pkt->payload_len, 0, pad);
+		icrc = wire_crc32(icrc, p + pkt->payload_len, pad);
 	} else {
-		fill_ramp(p, pkt->payload_len);
+		if (pkt->payload != NULL)
+			memcpy(p, pkt->payload, pkt->payload_len);
+		else
+			fill_ramp(p, pkt->payload_len);
+		memset(p + pkt->payload_len, 0, pad);
+		icrc = (flags & ROCE_BUILD_KEEP_ICRC) ? pkt->icrc :
+		       wire_icrc(buf, l3_off, bth_off, icrc_off, ipv4, udp);
 	}
-	memset(p + pkt->payload_len, 0, pad);
-
-	if (flags & ROCE_BUILD_KEEP_ICRC) {
-		icrc = pkt->icrc;
-	} else {
-		icrc = wire_icrc(buf, l3_off, bth_off, icrc_off, pkt->kind == ROCE_KIND_ROCEV2 &&
-				 pkt->ip_ver == 4, pkt->kind == ROCE_KIND_ROCEV2);
-		if (flags & ROCE_BUILD_BAD_ICRC)
-			icrc = ~icrc;
-	}
+	if (flags & ROCE_BUILD_BAD_ICRC && !(flags & ROCE_BUILD_KEEP_ICRC))
+		icrc = ~icrc;
 	wr32le(buf + icrc_off, icrc);
 	return len;
 }

@@ -99,6 +99,33 @@ static inline uint16_t wire_ipv4_sum(const uint8_t *ip, uint32_t ihl, bool skip_
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp);
 
+/*
+ * The CRC-32 (not yet final: continue it with wire_crc32()) of the ICRC's view of a frame from
+ * the LRH stand-in to @p upto, at most 256 bytes past the BTH: the masked headers, then the
+ * bytes after the BTH as they are.
+ */
+uint32_t wire_icrc_head(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t upto,
+			bool ipv4, bool udp);
+
+/* x^(8n) mod P (CRC-32), reflected: what appending n zero bytes multiplies a CRC by. */
+uint32_t wire_x8n_mod_p(uint32_t n);
+
+/*
+ * CRC-32 continued over @p len more bytes, zlib's convention: wire_crc32(0, A) is the CRC-32 of
+ * A, and wire_crc32(wire_crc32(0, A), B) that of A || B. Carry-less multiplication where the
+ * CPU has it (wire_crc.c), else rte_net_crc and a combine.
+ */
+uint32_t wire_crc32(uint32_t crc, const uint8_t *data, uint32_t len);
+
+/* The same over @p src while copying it to @p dst (no overlap): one pass instead of two. */
+uint32_t wire_crc32_copy(uint32_t crc, uint8_t *dst, const uint8_t *src, uint32_t len);
+
+/* wire_crc32() runs on PCLMULQDQ (not on the rte_net_crc fallback). */
+bool wire_crc_fold_usable(void);
+
+/* Let wire_crc32() use 128-bit and 512-bit SIMD where the CPU has it, as the EAL allows. */
+void wire_crc_fold_select(bool simd128, bool simd512);
+
 /* MAC control (PAUSE, PFC) body at @p off; wire_pfc.c. */
 int wire_parse_mac_ctrl(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt);
 int wire_build_mac_ctrl(const struct roce_pkt *pkt, uint8_t *buf, uint32_t off, uint32_t size);
