@@ -208,26 +208,12 @@ CRC_TARGET_ZMM static __m128i fold_zmm(__m128i r, uint8_t *dst, const uint8_t *s
 			      _mm512_extracti32x4_epi32(z, 3)));
 }
 
-CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, uint8_t *dst, const uint8_t *src,
-				    uint32_t len)
+/* The 16-byte remainder of the whole blocks of @p src from @p off (< len) to @p len. */
+CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
 {
-	uint32_t head = len & 15, off = head, w[4];
-	alignas(16) uint8_t first[16] = { 0 };
-	__m128i r;
-	uint64_t t;
+	__m128i r = load_block(src, dst, off);
 
-	if (len == 0)
-		return crc_in;
-	/* the first block: the head bytes behind zeros, or a whole block */
-	if (head != 0) {
-		memcpy(first + 16 - head, src, head);
-		if (dst != NULL)
-			memcpy(dst, src, head);
-		r = _mm_load_si128((const __m128i *)first);
-	} else {
-		r = load_block(src, dst, 0);
-		off = 16;
-	}
+	off += 16;
 	if (crc.zmm && len - off >= 64)
 		r = fold_zmm(r, dst, src, len, &off);
 	if (len - off >= 48 + 64) {
@@ -247,11 +233,58 @@ CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, uint8_t *dst, const uint8_t
 	}
 	for (; off < len; off += 16)
 		r = _mm_xor_si128(fold(r, k_vec(crc.k16)), load_block(src, dst, off));
+	return r;
+}
+
+/*
+ * CRC of @p pre (at most WIRE_CRC_PRE_MAX bytes) followed by @p len bytes at @p src, copied to
+ * @p dst on the way unless dst is NULL. @p pre and the first len % 16 bytes of src make the
+ * leading blocks, behind zeros, in a buffer on the stack; the rest of src is whole blocks, read
+ * in place. The two parts are folded independently and merged at the end: reading back the
+ * buffer just written waits for its stores, and the blocks of src need not wait with it.
+ */
+CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len,
+				    uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	alignas(16) uint8_t lead[WIRE_CRC_PRE_MAX + 32];
+	uint32_t off = len & 15, lead_len = (pre_len + off + 15) & ~15u, w[4];
+	uint32_t total = pre_len + len;
+	__m128i r, r_lead = _mm_setzero_si128();
+	uint64_t t;
+
+	if (total == 0)
+		return crc_in;
+	if (lead_len != 0) {
+		uint8_t *at = lead + lead_len - pre_len - off;
+
+		memset(lead, 0, sizeof(lead) - WIRE_CRC_PRE_MAX);	/* covers the zeros */
+		if (pre_len != 0)	/* pre may be NULL then */
+			memcpy(at, pre, pre_len);
+		memcpy(at + pre_len, src, off);
+		if (dst != NULL)
+			memcpy(dst, src, off);
+		r_lead = _mm_load_si128((const __m128i *)lead);
+		for (uint32_t i = 16; i < lead_len; i += 16)
+			r_lead = _mm_xor_si128(fold(r_lead, k_vec(crc.k16)),
+					       _mm_load_si128((const __m128i *)(lead + i)));
+	}
+	if (off == len) {
+		r = r_lead;
+	} else {
+		/* the lead moves past the blocks: by len - off bytes */
+		uint32_t d = len - off;
+		struct fold_k k = { (uint64_t)wire_x8n_mod_p(d + 4) << 1,
+				    (uint64_t)wire_x8n_mod_p(d - 4) << 1 };
+
+		r = fold_blocks(dst, src, off, len);
+		if (lead_len != 0)
+			r = _mm_xor_si128(r, fold(r_lead, k_vec(k)));
+	}
 
 	/* R(x) x^32 = w0 x^128 + w1 x^96 + w2 x^64 + w3 x^32, plus I x^(8 len), to 64 bits */
 	_mm_storeu_si128((__m128i *)w, r);
 	t = (clmul32(w[0], crc.x128) ^ clmul32(w[1], crc.x96) ^ clmul32(w[2], crc.x64) ^
-	     clmul32(~crc_in, wire_x8n_mod_p(len))) << 1;
+	     clmul32(~crc_in, wire_x8n_mod_p(total))) << 1;
 	t ^= w[3];
 	return ~barrett(t);
 }
@@ -266,17 +299,19 @@ uint32_t wire_crc32(uint32_t crc_in, const uint8_t *data, uint32_t len)
 {
 #if defined(__x86_64__)
 	if (roce_likely(crc.usable))
-		return crc_fold(crc_in, NULL, data, len);
+		return crc_fold(crc_in, NULL, 0, NULL, data, len);
 #endif
 	return roce_crc32_combine(crc_in, rte_net_crc_calc(data, len, RTE_NET_CRC32_ETH), len);
 }
 
-uint32_t wire_crc32_copy(uint32_t crc_in, uint8_t *dst, const uint8_t *src, uint32_t len)
+uint32_t wire_crc32_copy(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len, uint8_t *dst,
+			 const uint8_t *src, uint32_t len)
 {
 #if defined(__x86_64__)
 	if (roce_likely(crc.usable))
-		return crc_fold(crc_in, dst, src, len);
+		return crc_fold(crc_in, pre, pre_len, dst, src, len);
 #endif
-	memcpy(dst, src, len);
-	return wire_crc32(crc_in, dst, len);
+	if (dst != NULL)
+		memcpy(dst, src, len);
+	return wire_crc32(wire_crc32(crc_in, pre, pre_len), src, len);
 }

@@ -13,7 +13,6 @@
 
 #define CRC32_POLY_REFLECTED 0xedb88320u	/* IEEE 802.3, bit-reversed */
 #define XPOW8_TABLE_LEN 16384			/* covers every frame up to 16 KiB */
-#define ICRC_ONE_PASS_MAX 256			/* rest of the frame hashed with the headers */
 
 /* xpow8[n] = x^(8n) mod P in reflected order: the operator that appends n zero bytes. */
 static uint32_t xpow8[XPOW8_TABLE_LEN];
@@ -177,35 +176,30 @@ static uint32_t masked_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth
 	return 8 + hlen;
 }
 
-uint32_t wire_icrc_head(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t upto,
-			bool ipv4, bool udp)
+uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t upto,
+			   bool ipv4, bool udp, uint8_t *out)
 {
-	/* LRH stand-in, IPv4 with options, UDP, BTH, then a short rest copied behind them */
-	uint8_t hdr[8 + 60 + 8 + ROCE_BTH_LEN + ICRC_ONE_PASS_MAX];
 	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
-	uint32_t hlen = masked_headers(buf, l3_off, bth_off, ipv4, udp, hdr);
-	uint32_t rest_len = upto > rest_off ? upto - rest_off : 0;
+	uint32_t hlen = masked_headers(buf, l3_off, bth_off, ipv4, udp, out);
+	uint32_t ext = upto > rest_off ? upto - rest_off : 0;
 
-	memcpy(hdr + hlen, buf + rest_off, rest_len);
-	return wire_crc32(0, hdr, hlen + rest_len);
+	memcpy(out + hlen, buf + rest_off, ext);
+	return hlen + ext;
 }
 
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp)
 {
+	uint8_t hdr[WIRE_CRC_PRE_MAX];
 	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
-	uint32_t crc;
+	uint32_t hlen = wire_icrc_headers(buf, l3_off, bth_off, rest_off, ipv4, udp, hdr);
 
-	/* a short rest is cheaper to copy behind the headers than to hash in a second call */
-	if (end <= rest_off + ICRC_ONE_PASS_MAX)
-		return wire_icrc_head(buf, l3_off, bth_off, end, ipv4, udp);
-	crc = wire_icrc_head(buf, l3_off, bth_off, rest_off, ipv4, udp);
 	/*
 	 * The ICRC is the complemented CRC sent least-significant byte first, which is how an
 	 * Ethernet FCS lands on the wire too: the 4 stored bytes read little-endian equal the
 	 * standard CRC-32 value.
 	 */
-	return wire_crc32(crc, buf + rest_off, end - rest_off);
+	return wire_crc32_copy(0, hdr, hlen, NULL, buf + rest_off, end > rest_off ? end - rest_off : 0);
 }
 
 uint32_t roce_icrc_calc(const uint8_t *buf, const struct roce_pkt *pkt, uint32_t end)
