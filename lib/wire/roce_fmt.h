@@ -120,7 +120,10 @@ static inline __attribute__((always_inline)) void
 roce_fmt_label_dec(struct roce_fmt *f, const char *label, uint64_t v)
 {
 	roce_fmt_str(f, label);
-	roce_fmt_dec(f, v);
+	if (v < 10)		/* flags and small fields, about half the numbers printed */
+		roce_fmt_char(f, (char)('0' + v));
+	else
+		roce_fmt_dec(f, v);
 }
 
 static inline __attribute__((always_inline)) void
