@@ -16,14 +16,14 @@
  * does not fit, it writes into the cursor's scratch area and roce_fmt_commit() copies the part
  * that fits. The usual case is one bounds check per field.
  */
+#define ROCE_FMT_FIELD_MAX 48	/* the most one helper writes: an IPv6 address (inet_ntop) */
+
 struct roce_fmt {
 	char *buf;		/* output; borrowed */
 	size_t size;		/* bytes available in buf, the NUL included */
 	size_t len;		/* bytes produced so far; beyond size - 1 the output is cut */
-	char scratch[48];	/* a field that may not fit is formatted here */
+	char scratch[ROCE_FMT_FIELD_MAX]; /* a field that may not fit is formatted here */
 };
-
-#define ROCE_FMT_FIELD_MAX 48	/* the most one helper writes: an IPv6 address (inet_ntop) */
 
 /** "00" "01" ... "99": two decimal digits per entry. */
 extern const char roce_fmt_digits2[200];
