@@ -7,12 +7,14 @@
  * x^(127 - i). PCLMULQDQ multiplies such values exactly, with the product landing one bit
  * lower than a 128-bit reflected value would put it; the constants below absorb that shift.
  *
- * The data is cut into 16-byte blocks, counting from the end; a short first block is padded
- * with leading zero bytes, which leave the polynomial unchanged. Four accumulators each fold
- * (multiply by x^512 mod P) one block in four, then merge. The 128-bit remainder R, times
- * x^32, is reduced to 64 bits with three multiplications and to 32 with Barrett's method. The
- * initial value I adds I * x^(8 len) mod P, folded into the same reduction, so that no block
- * ever needs it spliced in.
+ * The data is cut into 16-byte blocks, counting from the end. A prefix (the ICRC's masked
+ * headers) and the data's first len % 16 bytes form the leading blocks, in a stack buffer
+ * behind zero bytes, which leave the polynomial unchanged; they are folded apart from the
+ * data's whole blocks and moved past them at the end. The blocks are folded (multiplied by
+ * x^(8 D) mod P to move D bytes on) by four accumulators of 64 bytes (VPCLMULQDQ) or 16 bytes
+ * (PCLMULQDQ) each, then merged. The 128-bit remainder R, times x^32, is reduced to 64 bits with
+ * three multiplications and to 32 with Barrett's method. The initial value I adds
+ * I * x^(8 len) mod P, folded into the same reduction, so that no block needs it spliced in.
  */
 #include <stdalign.h>
 #include <string.h>
