@@ -14,6 +14,7 @@
 #include "roce_io.h"
 #include "roce_wire.h"
 #include "wire_check.h"
+#include "wire_private.h"
 
 #ifndef SHARED_PCAP
 #define SHARED_PCAP "../shared/pcap"
@@ -648,6 +649,42 @@ START_TEST(test_crc32_combine)
 	for (uint32_t lb = 16383; lb <= 16385; lb++)
 		ck_assert_uint_eq(roce_crc32_combine(ref_crc32(buf, 100), ref_crc32(buf + 100, lb), lb),
 				  ref_crc32(buf, 100 + lb));
+}
+END_TEST
+
+/*
+ * The folding CRC (wire_crc.c) on each of its paths (64-byte VPCLMULQDQ, 16-byte PCLMULQDQ,
+ * rte_net_crc + combine) against the bitwise CRC: a prefix of every length it takes, then bytes
+ * copied on the way, continued from a CRC as zlib does; every copied byte lands, none beside.
+ */
+START_TEST(test_crc32_fold_paths)
+{
+	static const bool paths[3][2] = { { true, true }, { true, false }, { false, false } };
+	static uint8_t buf[9000], dst[9100];
+	uint64_t s = seed ^ 0xf01d;
+
+	rnd_bytes(&s, buf, sizeof(buf));
+	for (int p = 0; p < 3; p++) {
+		wire_crc_fold_select(paths[p][0], paths[p][1]);
+		for (int i = 0; i < 1500; i++) {
+			uint32_t pre = i < 300 ? (uint32_t)i % (WIRE_CRC_PRE_MAX + 1) :
+				       rnd_below(&s, WIRE_CRC_PRE_MAX + 1);
+			uint32_t len = i < 300 ? (uint32_t)i : rnd_below(&s, 8192);
+			uint32_t split = rnd_below(&s, pre + 1);
+			uint32_t want = ref_crc32(buf, pre + len);
+			uint32_t crc = wire_crc32(0, buf, split);
+
+			memset(dst, 0xa5, sizeof(dst));
+			crc = wire_crc32_copy(crc, buf + split, pre - split, dst + 7, buf + pre, len);
+			REQUIRE(crc == want, "path %d: prefix %u (split %u), %u bytes", p, pre, split,
+				len);
+			REQUIRE(memcmp(dst + 7, buf + pre, len) == 0 && dst[6] == 0xa5 &&
+				dst[7 + len] == 0xa5, "path %d: copy of %u bytes", p, len);
+			REQUIRE(wire_crc32(0, buf + pre, len) == ref_crc32(buf + pre, len),
+				"path %d: %u bytes", p, len);
+		}
+	}
+	roce_crc_select_fastest();
 }
 END_TEST
 
@@ -1351,6 +1388,7 @@ static Suite *wire_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_crc32);
 	tcase_add_test(tc, test_crc32_combine);
+	tcase_add_test(tc, test_crc32_fold_paths);
 	tcase_add_test(tc, test_crc32_eal_paths);
 	suite_add_tcase(s, tc);
 

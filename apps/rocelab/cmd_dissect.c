@@ -84,14 +84,48 @@ static bool keep(const struct dissect_opts *o, const struct roce_pkt *pkt)
 	return true;
 }
 
+/*
+ * Frames' text is formatted straight into one large buffer that goes out in big writes: one
+ * fwrite() per frame cost more than formatting the frame.
+ */
+#define OUT_BUF_SIZE (1u << 20)
+#define FRAME_TEXT_MAX 8192	/* the most one frame's text takes; longer output is cut */
+
+struct out_buf {
+	char data[OUT_BUF_SIZE];	/* formatted frames not yet written */
+	size_t used;			/* bytes of data in use */
+};
+
+static void out_flush(struct out_buf *o)
+{
+	if (o->used > 0)
+		fwrite(o->data, 1, o->used, stdout);
+	o->used = 0;
+}
+
+/* Room for one frame's text at the end of the buffer, writing the buffer out first if needed. */
+static char *out_room(struct out_buf *o)
+{
+	if (OUT_BUF_SIZE - o->used < FRAME_TEXT_MAX)
+		out_flush(o);
+	return o->data + o->used;
+}
+
+/* Keep the @p n bytes a formatter reported at out_room(), as far as they were written. */
+static void out_commit(struct out_buf *o, int n)
+{
+	if (n > 0)
+		o->used += ROCE_MIN((size_t)n, (size_t)FRAME_TEXT_MAX - 1);
+}
+
 /* One file; returns 0, or 1 if it could not be read or broke off. */
 static int dissect_file(const char *path, const struct dissect_opts *o, bool header)
 {
+	static struct out_buf out;
 	struct roce_summary *sum = NULL;
 	struct roce_pcap_reader *r;
 	struct roce_pcap_frame f;
 	struct roce_pkt pkt;
-	static char buf[8192];
 	char err[512];
 	int rc, ret = 0;
 
@@ -117,7 +151,7 @@ static int dissect_file(const char *path, const struct dissect_opts *o, bool hea
 	if (header)
 		printf("==> %s <==\n", path);
 	while ((rc = roce_pcap_next(r, &f)) == 1) {
-		int n;
+		char *text;
 
 		roce_wire_parse(f.data, f.caplen, o->parse_flags, &pkt);
 		if (!keep(o, &pkt))
@@ -126,27 +160,20 @@ static int dissect_file(const char *path, const struct dissect_opts *o, bool hea
 			roce_summary_add(sum, &f, &pkt);
 			continue;
 		}
+		text = out_room(&out);
 		switch (o->mode) {
 		case OUT_JSONL:
-			n = roce_dissect_jsonl(buf, sizeof(buf), &f, &pkt);
+			out_commit(&out, roce_dissect_jsonl(text, FRAME_TEXT_MAX, &f, &pkt));
 			break;
 		case OUT_VERBOSE:
-			n = roce_dissect_verbose(buf, sizeof(buf), &f, &pkt);
+			out_commit(&out, roce_dissect_verbose(text, FRAME_TEXT_MAX, &f, &pkt));
 			break;
-		default: {
-			char t[32];
-			int m = snprintf(buf, sizeof(buf), "%6llu %s ", (unsigned long long)f.n,
-					 roce_dissect_time(f.ts_ns, t, sizeof(t)));
-
-			n = m + roce_pkt_snprint(buf + m, sizeof(buf) - (size_t)m - 1, &pkt);
-			if ((size_t)n >= sizeof(buf) - 1)
-				n = (int)sizeof(buf) - 2;
-			buf[n++] = '\n';
+		default:
+			out_commit(&out, roce_dissect_line(text, FRAME_TEXT_MAX, &f, &pkt));
 			break;
 		}
-		}
-		fwrite(buf, 1, ROCE_MIN((size_t)n, sizeof(buf) - 1), stdout);
 	}
+	out_flush(&out);
 	if (sum != NULL) {
 		if (roce_summary_print(sum, stdout) != 0)
 			ret = 1;

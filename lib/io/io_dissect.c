@@ -1,13 +1,9 @@
-/* What `rocelab dissect` prints for one frame: the jsonl contract and the verbose listing. */
+/* What `rocelab dissect` prints for one frame: the one-line form, the jsonl contract, the verbose listing. */
 #include <stdio.h>
-#include <time.h>
 
+#include "roce_fmt.h"
 #include "roce_io.h"
 #include "roce_wire.h"
-
-#define PUT ROCE_PUT
-
-typedef unsigned long long ull;
 
 /* Which parts of a frame roce_wire_parse() got through, from its kind, err and offsets. */
 struct decoded {
@@ -38,201 +34,376 @@ static struct decoded what_decoded(const struct roce_pkt *pkt)
 	return d;
 }
 
-static void mac_str(const uint8_t *m, char *out)
+/* "HH:MM:SS.nnnnnnnnn", the UTC time of day: every frame has one, so its digits go in pairs. */
+static void fmt_time(struct roce_fmt *f, uint64_t ts_ns)
 {
-	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	uint32_t s = (uint32_t)(ts_ns / 1000000000ull % 86400);
+	uint32_t ns = (uint32_t)(ts_ns % 1000000000ull);
+	char *p = roce_fmt_reserve(f, 18);
+
+	memcpy(p, roce_fmt_digits2 + 2 * (s / 3600), 2);
+	p[2] = ':';
+	memcpy(p + 3, roce_fmt_digits2 + 2 * (s / 60 % 60), 2);
+	p[5] = ':';
+	memcpy(p + 6, roce_fmt_digits2 + 2 * (s % 60), 2);
+	p[8] = '.';
+	p[9] = (char)('0' + ns / 100000000);
+	for (int i = 4; i > 0; i--, ns /= 100)
+		memcpy(p + 8 + 2 * i, roce_fmt_digits2 + 2 * (ns % 100), 2);
+	roce_fmt_commit(f, p, 18);
+}
+
+int roce_dissect_line(char *out, size_t size, const struct roce_pcap_frame *f,
+		      const struct roce_pkt *pkt)
+{
+	struct roce_fmt c;
+
+	roce_fmt_init(&c, out, size);
+	roce_fmt_dec_width(&c, f->n, 6, ' ');
+	roce_fmt_char(&c, ' ');
+	fmt_time(&c, f->ts_ns);
+	roce_fmt_char(&c, ' ');
+	roce_fmt_pkt(&c, pkt);
+	roce_fmt_char(&c, '\n');
+	return roce_fmt_end(&c);
+}
+
+/* ,"ip":{"ver":4,"src":"10.0.0.1","dst":"10.0.0.2","dscp":0,"ecn":3,"ttl":64} */
+static void jsonl_ip(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	roce_fmt_label_dec(c, ",\"ip\":{\"ver\":", pkt->ip_ver);
+	roce_fmt_str(c, ",\"src\":\"");
+	roce_fmt_ip(c, &pkt->src, pkt->ip_ver);
+	roce_fmt_str(c, "\",\"dst\":\"");
+	roce_fmt_ip(c, &pkt->dst, pkt->ip_ver);
+	roce_fmt_label_dec(c, "\",\"dscp\":", pkt->dscp);
+	roce_fmt_label_dec(c, ",\"ecn\":", pkt->ecn);
+	roce_fmt_label_dec(c, ",\"ttl\":", pkt->ttl);
+	roce_fmt_char(c, '}');
+}
+
+static void jsonl_bth(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	const char *name = roce_opcode[pkt->opcode].name;
+
+	roce_fmt_label_dec(c, ",\"bth\":{\"opcode\":", pkt->opcode);
+	if (name != NULL) {
+		roce_fmt_label_str(c, ",\"op\":\"", name);
+		roce_fmt_char(c, '"');
+	}
+	roce_fmt_label_dec(c, ",\"se\":", pkt->se);
+	roce_fmt_label_dec(c, ",\"m\":", pkt->mig);
+	roce_fmt_label_dec(c, ",\"pad\":", pkt->pad);
+	roce_fmt_label_dec(c, ",\"tver\":", pkt->tver);
+	roce_fmt_label_dec(c, ",\"pkey\":", pkt->pkey);
+	roce_fmt_label_dec(c, ",\"fecn\":", pkt->fecn);
+	roce_fmt_label_dec(c, ",\"becn\":", pkt->becn);
+	roce_fmt_label_dec(c, ",\"dqpn\":", pkt->dqpn);
+	roce_fmt_label_dec(c, ",\"ackreq\":", pkt->ackreq);
+	roce_fmt_label_dec(c, ",\"psn\":", pkt->psn);
+	roce_fmt_char(c, '}');
+}
+
+/* The extended headers, in the contract's order (not wire order). */
+static void jsonl_ext(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	uint32_t mask = roce_opcode[pkt->opcode].mask;
+
+	if (mask & ROCE_F_RETH) {
+		roce_fmt_label_dec(c, ",\"reth\":{\"va\":", pkt->reth.va);
+		roce_fmt_label_dec(c, ",\"rkey\":", pkt->reth.rkey);
+		roce_fmt_label_dec(c, ",\"dmalen\":", pkt->reth.dmalen);
+		roce_fmt_char(c, '}');
+	}
+	if (mask & ROCE_F_AETH) {
+		roce_fmt_label_dec(c, ",\"aeth\":{\"syndrome\":", pkt->aeth.syndrome);
+		roce_fmt_label_dec(c, ",\"msn\":", pkt->aeth.msn);
+		roce_fmt_char(c, '}');
+	}
+	if (mask & ROCE_F_ATMETH) {
+		roce_fmt_label_dec(c, ",\"atomiceth\":{\"va\":", pkt->atmeth.va);
+		roce_fmt_label_dec(c, ",\"rkey\":", pkt->atmeth.rkey);
+		roce_fmt_label_dec(c, ",\"swap\":", pkt->atmeth.swap);
+		roce_fmt_label_dec(c, ",\"cmp\":", pkt->atmeth.cmp);
+		roce_fmt_char(c, '}');
+	}
+	if (mask & ROCE_F_ATMACK) {
+		roce_fmt_label_dec(c, ",\"atomicacketh\":{\"orig\":", pkt->atmack_orig);
+		roce_fmt_char(c, '}');
+	}
+	if (mask & ROCE_F_IMMDT)
+		roce_fmt_label_dec(c, ",\"immdt\":", pkt->immdt);
+	if (mask & ROCE_F_IETH)
+		roce_fmt_label_dec(c, ",\"ieth\":", pkt->ieth_rkey);
+	if (mask & ROCE_F_DETH) {
+		roce_fmt_label_dec(c, ",\"deth\":{\"qkey\":", pkt->deth.qkey);
+		roce_fmt_label_dec(c, ",\"srcqp\":", pkt->deth.srcqp);
+		roce_fmt_char(c, '}');
+	}
 }
 
 int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
 		       const struct roce_pkt *pkt)
 {
 	struct decoded d = what_decoded(pkt);
-	const struct roce_opcode_info *info = &roce_opcode[pkt->opcode];
-	char src[64], dst[64];
-	size_t len = 0;
+	struct roce_fmt c;
 
-	if (size > 0)
-		out[0] = '\0';
-	PUT("{\"n\":%llu,\"ts_ns\":%llu,\"len\":%u,\"kind\":\"%s\"", (ull)f->n, (ull)f->ts_ns,
-	    f->wirelen, roce_kind_name(pkt->kind));
+	roce_fmt_init(&c, out, size);
+	roce_fmt_label_dec(&c, "{\"n\":", f->n);
+	roce_fmt_label_dec(&c, ",\"ts_ns\":", f->ts_ns);
+	roce_fmt_label_dec(&c, ",\"len\":", f->wirelen);
+	roce_fmt_label_str(&c, ",\"kind\":\"", roce_kind_name(pkt->kind));
+	roce_fmt_char(&c, '"');
 	if (pkt->nvlan > 0) {
-		PUT(",\"vlan\":[");
-		for (int i = 0; i < pkt->nvlan; i++)
-			PUT("%s{\"pcp\":%u,\"vid\":%u}", i ? "," : "", pkt->vlan[i].pcp,
-			    pkt->vlan[i].vid);
-		PUT("]");
+		roce_fmt_str(&c, ",\"vlan\":[");
+		for (int i = 0; i < pkt->nvlan; i++) {
+			roce_fmt_label_dec(&c, i ? ",{\"pcp\":" : "{\"pcp\":", pkt->vlan[i].pcp);
+			roce_fmt_label_dec(&c, ",\"vid\":", pkt->vlan[i].vid);
+			roce_fmt_char(&c, '}');
+		}
+		roce_fmt_char(&c, ']');
 	}
-	if (pkt->ip_ver != 0) {
-		roce_ip_ntop(&pkt->src, pkt->ip_ver, src, sizeof(src));
-		roce_ip_ntop(&pkt->dst, pkt->ip_ver, dst, sizeof(dst));
-		PUT(",\"ip\":{\"ver\":%u,\"src\":\"%s\",\"dst\":\"%s\",\"dscp\":%u,\"ecn\":%u,\"ttl\":%u}",
-		    pkt->ip_ver, src, dst, pkt->dscp, pkt->ecn, pkt->ttl);
+	if (pkt->ip_ver != 0)
+		jsonl_ip(&c, pkt);
+	if (d.udp) {
+		roce_fmt_label_dec(&c, ",\"udp\":{\"sport\":", pkt->sport);
+		roce_fmt_label_dec(&c, ",\"dport\":", pkt->dport);
+		roce_fmt_char(&c, '}');
 	}
-	if (d.udp)
-		PUT(",\"udp\":{\"sport\":%u,\"dport\":%u}", pkt->sport, pkt->dport);
-	if (d.bth) {
-		PUT(",\"bth\":{\"opcode\":%u", pkt->opcode);
-		if (info->name != NULL)
-			PUT(",\"op\":\"%s\"", info->name);
-		PUT(",\"se\":%u,\"m\":%u,\"pad\":%u,\"tver\":%u,\"pkey\":%u,\"fecn\":%u,\"becn\":%u,"
-		    "\"dqpn\":%u,\"ackreq\":%u,\"psn\":%u}",
-		    pkt->se, pkt->mig, pkt->pad, pkt->tver, pkt->pkey, pkt->fecn, pkt->becn,
-		    pkt->dqpn, pkt->ackreq, pkt->psn);
-	}
-	if (d.ext) {
-		if (info->mask & ROCE_F_RETH)
-			PUT(",\"reth\":{\"va\":%llu,\"rkey\":%u,\"dmalen\":%u}", (ull)pkt->reth.va,
-			    pkt->reth.rkey, pkt->reth.dmalen);
-		if (info->mask & ROCE_F_AETH)
-			PUT(",\"aeth\":{\"syndrome\":%u,\"msn\":%u}", pkt->aeth.syndrome,
-			    pkt->aeth.msn);
-		if (info->mask & ROCE_F_ATMETH)
-			PUT(",\"atomiceth\":{\"va\":%llu,\"rkey\":%u,\"swap\":%llu,\"cmp\":%llu}",
-			    (ull)pkt->atmeth.va, pkt->atmeth.rkey, (ull)pkt->atmeth.swap,
-			    (ull)pkt->atmeth.cmp);
-		if (info->mask & ROCE_F_ATMACK)
-			PUT(",\"atomicacketh\":{\"orig\":%llu}", (ull)pkt->atmack_orig);
-		if (info->mask & ROCE_F_IMMDT)
-			PUT(",\"immdt\":%u", pkt->immdt);
-		if (info->mask & ROCE_F_IETH)
-			PUT(",\"ieth\":%u", pkt->ieth_rkey);
-		if (info->mask & ROCE_F_DETH)
-			PUT(",\"deth\":{\"qkey\":%u,\"srcqp\":%u}", pkt->deth.qkey, pkt->deth.srcqp);
-	}
-	if (d.payload)
-		PUT(",\"payload_len\":%u", pkt->payload_len);
 	if (d.bth)
-		PUT(",\"icrc\":%u", pkt->icrc);
+		jsonl_bth(&c, pkt);
+	if (d.ext)
+		jsonl_ext(&c, pkt);
+	if (d.payload)
+		roce_fmt_label_dec(&c, ",\"payload_len\":", pkt->payload_len);
+	if (d.bth)
+		roce_fmt_label_dec(&c, ",\"icrc\":", pkt->icrc);
 	if (d.icrc_checked)
-		PUT(",\"icrc_ok\":%s", pkt->icrc_ok ? "true" : "false");
+		roce_fmt_label_str(&c, ",\"icrc_ok\":", pkt->icrc_ok ? "true" : "false");
 	if (pkt->kind == ROCE_KIND_PFC && pkt->err == ROCE_WERR_OK) {
-		PUT(",\"pfc\":{\"cev\":%u,\"quanta\":[", pkt->pfc_cev);
+		roce_fmt_label_dec(&c, ",\"pfc\":{\"cev\":", pkt->pfc_cev);
+		roce_fmt_str(&c, ",\"quanta\":[");
 		for (int i = 0; i < 8; i++)
-			PUT("%s%u", i ? "," : "", pkt->quanta[i]);
-		PUT("]}");
+			roce_fmt_label_dec(&c, i ? "," : "", pkt->quanta[i]);
+		roce_fmt_str(&c, "]}");
 	}
-	if (pkt->kind == ROCE_KIND_PAUSE && pkt->err == ROCE_WERR_OK)
-		PUT(",\"pause\":{\"quanta\":%u}", pkt->quanta[0]);
+	if (pkt->kind == ROCE_KIND_PAUSE && pkt->err == ROCE_WERR_OK) {
+		roce_fmt_label_dec(&c, ",\"pause\":{\"quanta\":", pkt->quanta[0]);
+		roce_fmt_char(&c, '}');
+	}
 	/* a frame that is simply not RoCE is not a fault */
-	if (pkt->err != ROCE_WERR_OK && pkt->err != ROCE_WERR_NOT_ROCE)
-		PUT(",\"error\":\"%s\"", roce_wire_strerror(pkt->err));
-	PUT("}\n");
-	return (int)len;
+	if (pkt->err != ROCE_WERR_OK && pkt->err != ROCE_WERR_NOT_ROCE) {
+		roce_fmt_label_str(&c, ",\"error\":\"", roce_wire_strerror(pkt->err));
+		roce_fmt_char(&c, '"');
+	}
+	roce_fmt_str(&c, "}\n");
+	return roce_fmt_end(&c);
 }
 
 char *roce_dissect_time(uint64_t ts_ns, char *out, size_t size)
 {
-	uint64_t s = ts_ns / 1000000000ull;
+	struct roce_fmt c;
 
-	snprintf(out, size, "%02u:%02u:%02u.%09u", (unsigned int)(s / 3600 % 24),
-		 (unsigned int)(s / 60 % 60), (unsigned int)(s % 60),
-		 (unsigned int)(ts_ns % 1000000000ull));
+	roce_fmt_init(&c, out, size);
+	fmt_time(&c, ts_ns);
+	roce_fmt_end(&c);
 	return out;
 }
 
 static const char *const ecn_name[4] = { "Not-ECT", "ECT(1)", "ECT(0)", "CE" };
 
-static size_t verbose_ext(char *out, size_t size, size_t len, const struct roce_pkt *pkt)
+static void verbose_ext(struct roce_fmt *c, const struct roce_pkt *pkt)
 {
 	uint32_t mask = roce_opcode[pkt->opcode].mask;
+	uint8_t syn = pkt->aeth.syndrome;
 
-	if (mask & ROCE_F_DETH)
-		PUT("  deth: qkey 0x%08x srcqp 0x%06x\n", pkt->deth.qkey, pkt->deth.srcqp);
-	if (mask & ROCE_F_FETH)
-		PUT("  feth: 0x%08x\n", pkt->feth);
-	if (mask & ROCE_F_RETH)
-		PUT("  reth: va 0x%016llx rkey 0x%08x dmalen %u\n", (ull)pkt->reth.va,
-		    pkt->reth.rkey, pkt->reth.dmalen);
-	if (mask & ROCE_F_ATMETH)
-		PUT("  atomiceth: va 0x%016llx rkey 0x%08x swap/add 0x%016llx cmp 0x%016llx\n",
-		    (ull)pkt->atmeth.va, pkt->atmeth.rkey, (ull)pkt->atmeth.swap,
-		    (ull)pkt->atmeth.cmp);
-	if (mask & ROCE_F_AETH) {
-		PUT("  aeth: syndrome 0x%02x (%s", pkt->aeth.syndrome,
-		    roce_aeth_name(pkt->aeth.syndrome));
-		if (roce_aeth_kind(pkt->aeth.syndrome) == ROCE_AETH_RNR_NAK)
-			PUT(", timer %u = %llu ns", pkt->aeth.syndrome & 0x1f,
-			    (ull)roce_rnr_timer_ns(pkt->aeth.syndrome & 0x1f));
-		else if (roce_aeth_kind(pkt->aeth.syndrome) == ROCE_AETH_ACK)
-			PUT(", credits %u", pkt->aeth.syndrome & 0x1f);
-		PUT(") msn %u\n", pkt->aeth.msn);
+	if (mask & ROCE_F_DETH) {
+		roce_fmt_label_hex(c, "  deth: qkey 0x", pkt->deth.qkey, 8);
+		roce_fmt_label_hex(c, " srcqp 0x", pkt->deth.srcqp, 6);
+		roce_fmt_char(c, '\n');
 	}
-	if (mask & ROCE_F_ATMACK)
-		PUT("  atomicacketh: orig 0x%016llx\n", (ull)pkt->atmack_orig);
-	if (mask & ROCE_F_IMMDT)
-		PUT("  immdt: 0x%08x\n", pkt->immdt);
-	if (mask & ROCE_F_IETH)
-		PUT("  ieth: rkey 0x%08x\n", pkt->ieth_rkey);
-	return len;
+	if (mask & ROCE_F_FETH) {
+		roce_fmt_label_hex(c, "  feth: 0x", pkt->feth, 8);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_RETH) {
+		roce_fmt_label_hex(c, "  reth: va 0x", pkt->reth.va, 16);
+		roce_fmt_label_hex(c, " rkey 0x", pkt->reth.rkey, 8);
+		roce_fmt_label_dec(c, " dmalen ", pkt->reth.dmalen);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_ATMETH) {
+		roce_fmt_label_hex(c, "  atomiceth: va 0x", pkt->atmeth.va, 16);
+		roce_fmt_label_hex(c, " rkey 0x", pkt->atmeth.rkey, 8);
+		roce_fmt_label_hex(c, " swap/add 0x", pkt->atmeth.swap, 16);
+		roce_fmt_label_hex(c, " cmp 0x", pkt->atmeth.cmp, 16);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_AETH) {
+		roce_fmt_label_hex(c, "  aeth: syndrome 0x", syn, 2);
+		roce_fmt_label_str(c, " (", roce_aeth_name(syn));
+		if (roce_aeth_kind(syn) == ROCE_AETH_RNR_NAK) {
+			roce_fmt_label_dec(c, ", timer ", syn & 0x1f);
+			roce_fmt_label_dec(c, " = ", roce_rnr_timer_ns(syn & 0x1f));
+			roce_fmt_str(c, " ns");
+		} else if (roce_aeth_kind(syn) == ROCE_AETH_ACK) {
+			roce_fmt_label_dec(c, ", credits ", syn & 0x1f);
+		}
+		roce_fmt_label_dec(c, ") msn ", pkt->aeth.msn);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_ATMACK) {
+		roce_fmt_label_hex(c, "  atomicacketh: orig 0x", pkt->atmack_orig, 16);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_IMMDT) {
+		roce_fmt_label_hex(c, "  immdt: 0x", pkt->immdt, 8);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_IETH) {
+		roce_fmt_label_hex(c, "  ieth: rkey 0x", pkt->ieth_rkey, 8);
+		roce_fmt_char(c, '\n');
+	}
+}
+
+/* "  ipv4: ...", "  ipv6: ..." or "  grh: ..." */
+static void verbose_l3(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	const char *ecn = ecn_name[pkt->ecn & 3];
+
+	if (pkt->kind == ROCE_KIND_ROCEV1) {
+		roce_fmt_str(c, "  grh: sgid ");
+		roce_fmt_ip(c, &pkt->src, pkt->ip_ver);
+		roce_fmt_str(c, " dgid ");
+		roce_fmt_ip(c, &pkt->dst, pkt->ip_ver);
+		roce_fmt_label_hex(c, " tclass 0x", (unsigned int)(pkt->dscp << 2 | pkt->ecn), 2);
+		roce_fmt_label_dec(c, " (dscp ", pkt->dscp);
+		roce_fmt_label_str(c, " ecn ", ecn);
+		roce_fmt_label_hex(c, ") flow 0x", pkt->flow_label, 5);
+		roce_fmt_label_dec(c, " hoplimit ", pkt->ttl);
+	} else if (pkt->ip_ver == 4) {
+		roce_fmt_str(c, "  ipv4: src ");
+		roce_fmt_ip(c, &pkt->src, pkt->ip_ver);
+		roce_fmt_str(c, " dst ");
+		roce_fmt_ip(c, &pkt->dst, pkt->ip_ver);
+		roce_fmt_label_dec(c, " dscp ", pkt->dscp);
+		roce_fmt_label_str(c, " ecn ", ecn);
+		roce_fmt_label_dec(c, " ttl ", pkt->ttl);
+		roce_fmt_label_hex(c, " id 0x", pkt->ip_id, 4);
+		roce_fmt_label_dec(c, " df ", pkt->ip_df);
+		roce_fmt_label_hex(c, " csum 0x", pkt->ip_csum, 4);
+	} else {
+		roce_fmt_str(c, "  ipv6: src ");
+		roce_fmt_ip(c, &pkt->src, pkt->ip_ver);
+		roce_fmt_str(c, " dst ");
+		roce_fmt_ip(c, &pkt->dst, pkt->ip_ver);
+		roce_fmt_label_dec(c, " dscp ", pkt->dscp);
+		roce_fmt_label_str(c, " ecn ", ecn);
+		roce_fmt_label_dec(c, " hlim ", pkt->ttl);
+		roce_fmt_label_hex(c, " flow 0x", pkt->flow_label, 5);
+	}
+	roce_fmt_char(c, '\n');
+}
+
+static void verbose_bth(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	const char *name = roce_opcode[pkt->opcode].name;
+
+	roce_fmt_label_hex(c, "  bth: opcode 0x", pkt->opcode, 2);
+	roce_fmt_label_str(c, " (", name != NULL ? name : "unknown");
+	roce_fmt_label_dec(c, ") se ", pkt->se);
+	roce_fmt_label_dec(c, " m ", pkt->mig);
+	roce_fmt_label_dec(c, " pad ", pkt->pad);
+	roce_fmt_label_dec(c, " tver ", pkt->tver);
+	roce_fmt_label_hex(c, " pkey 0x", pkt->pkey, 4);
+	roce_fmt_label_dec(c, " fecn ", pkt->fecn);
+	roce_fmt_label_dec(c, " becn ", pkt->becn);
+	roce_fmt_label_hex(c, " resv6 0x", pkt->resv6, 2);
+	roce_fmt_label_hex(c, " dqpn 0x", pkt->dqpn, 6);
+	roce_fmt_label_dec(c, " ackreq ", pkt->ackreq);
+	roce_fmt_label_hex(c, " resv7 0x", pkt->resv7, 2);
+	roce_fmt_label_dec(c, " psn ", pkt->psn);
+	roce_fmt_char(c, '\n');
 }
 
 int roce_dissect_verbose(char *out, size_t size, const struct roce_pcap_frame *f,
 			 const struct roce_pkt *pkt)
 {
 	struct decoded d = what_decoded(pkt);
-	const struct roce_opcode_info *info = &roce_opcode[pkt->opcode];
-	char a[64], b[64], t[32];
-	size_t len = 0;
+	struct roce_fmt c;
 
-	if (size > 0)
-		out[0] = '\0';
-	PUT("frame %llu: %s (%llu.%09llu) %u bytes on wire, %u captured, %s\n", (ull)f->n,
-	    roce_dissect_time(f->ts_ns, t, sizeof(t)), (ull)(f->ts_ns / 1000000000ull),
-	    (ull)(f->ts_ns % 1000000000ull), f->wirelen, f->caplen, roce_kind_name(pkt->kind));
+	roce_fmt_init(&c, out, size);
+	roce_fmt_label_dec(&c, "frame ", f->n);
+	roce_fmt_str(&c, ": ");
+	fmt_time(&c, f->ts_ns);
+	roce_fmt_label_dec(&c, " (", f->ts_ns / 1000000000ull);
+	roce_fmt_char(&c, '.');
+	roce_fmt_dec_width(&c, f->ts_ns % 1000000000ull, 9, '0');
+	roce_fmt_label_dec(&c, ") ", f->wirelen);
+	roce_fmt_label_dec(&c, " bytes on wire, ", f->caplen);
+	roce_fmt_label_str(&c, " captured, ", roce_kind_name(pkt->kind));
+	roce_fmt_char(&c, '\n');
 	if (pkt->len >= 14) {
-		mac_str(pkt->dmac, a);
-		mac_str(pkt->smac, b);
-		PUT("  eth: dst %s src %s type 0x%04x\n", a, b, pkt->ethertype);
+		roce_fmt_str(&c, "  eth: dst ");
+		roce_fmt_mac(&c, pkt->dmac);
+		roce_fmt_str(&c, " src ");
+		roce_fmt_mac(&c, pkt->smac);
+		roce_fmt_label_hex(&c, " type 0x", pkt->ethertype, 4);
+		roce_fmt_char(&c, '\n');
 	}
-	for (int i = 0; i < pkt->nvlan; i++)
-		PUT("  vlan[%d]: tpid 0x%04x pcp %u dei %u vid %u\n", i, pkt->vlan[i].tpid,
-		    pkt->vlan[i].pcp, pkt->vlan[i].dei, pkt->vlan[i].vid);
-	if (pkt->ip_ver != 0) {
-		roce_ip_ntop(&pkt->src, pkt->ip_ver, a, sizeof(a));
-		roce_ip_ntop(&pkt->dst, pkt->ip_ver, b, sizeof(b));
-		if (pkt->kind == ROCE_KIND_ROCEV1)
-			PUT("  grh: sgid %s dgid %s tclass 0x%02x (dscp %u ecn %s) flow 0x%05x hoplimit %u\n",
-			    a, b, pkt->dscp << 2 | pkt->ecn, pkt->dscp, ecn_name[pkt->ecn & 3],
-			    pkt->flow_label, pkt->ttl);
-		else if (pkt->ip_ver == 4)
-			PUT("  ipv4: src %s dst %s dscp %u ecn %s ttl %u id 0x%04x df %u csum 0x%04x\n",
-			    a, b, pkt->dscp, ecn_name[pkt->ecn & 3], pkt->ttl, pkt->ip_id, pkt->ip_df,
-			    pkt->ip_csum);
-		else
-			PUT("  ipv6: src %s dst %s dscp %u ecn %s hlim %u flow 0x%05x\n", a, b,
-			    pkt->dscp, ecn_name[pkt->ecn & 3], pkt->ttl, pkt->flow_label);
+	for (int i = 0; i < pkt->nvlan; i++) {
+		roce_fmt_label_dec(&c, "  vlan[", (unsigned int)i);
+		roce_fmt_label_hex(&c, "]: tpid 0x", pkt->vlan[i].tpid, 4);
+		roce_fmt_label_dec(&c, " pcp ", pkt->vlan[i].pcp);
+		roce_fmt_label_dec(&c, " dei ", pkt->vlan[i].dei);
+		roce_fmt_label_dec(&c, " vid ", pkt->vlan[i].vid);
+		roce_fmt_char(&c, '\n');
 	}
-	if (d.udp)
-		PUT("  udp: sport %u dport %u csum 0x%04x\n", pkt->sport, pkt->dport, pkt->udp_csum);
-	if (d.bth) {
-		PUT("  bth: opcode 0x%02x (%s) se %u m %u pad %u tver %u pkey 0x%04x fecn %u becn %u "
-		    "resv6 0x%02x dqpn 0x%06x ackreq %u resv7 0x%02x psn %u\n",
-		    pkt->opcode, info->name != NULL ? info->name : "unknown", pkt->se, pkt->mig,
-		    pkt->pad, pkt->tver, pkt->pkey, pkt->fecn, pkt->becn, pkt->resv6, pkt->dqpn,
-		    pkt->ackreq, pkt->resv7, pkt->psn);
+	if (pkt->ip_ver != 0)
+		verbose_l3(&c, pkt);
+	if (d.udp) {
+		roce_fmt_label_dec(&c, "  udp: sport ", pkt->sport);
+		roce_fmt_label_dec(&c, " dport ", pkt->dport);
+		roce_fmt_label_hex(&c, " csum 0x", pkt->udp_csum, 4);
+		roce_fmt_char(&c, '\n');
 	}
+	if (d.bth)
+		verbose_bth(&c, pkt);
 	if (d.ext)
-		len = verbose_ext(out, size, len, pkt);
-	if (d.payload)
-		PUT("  payload: %u bytes at offset %u, pad %u\n", pkt->payload_len, pkt->payload_off,
-		    pkt->pad);
+		verbose_ext(&c, pkt);
+	if (d.payload) {
+		roce_fmt_label_dec(&c, "  payload: ", pkt->payload_len);
+		roce_fmt_label_dec(&c, " bytes at offset ", pkt->payload_off);
+		roce_fmt_label_dec(&c, ", pad ", pkt->pad);
+		roce_fmt_char(&c, '\n');
+	}
 	if (d.bth) {
-		if (d.icrc_checked && pkt->icrc_ok)
-			PUT("  icrc: 0x%08x ok\n", pkt->icrc);
-		else if (d.icrc_checked)
-			PUT("  icrc: 0x%08x BAD (expected 0x%08x)\n", pkt->icrc, pkt->icrc_calc);
-		else
-			PUT("  icrc: 0x%08x (not checked)\n", pkt->icrc);
+		roce_fmt_label_hex(&c, "  icrc: 0x", pkt->icrc, 8);
+		if (d.icrc_checked && pkt->icrc_ok) {
+			roce_fmt_str(&c, " ok\n");
+		} else if (d.icrc_checked) {
+			roce_fmt_label_hex(&c, " BAD (expected 0x", pkt->icrc_calc, 8);
+			roce_fmt_str(&c, ")\n");
+		} else {
+			roce_fmt_str(&c, " (not checked)\n");
+		}
 	}
 	if (pkt->kind == ROCE_KIND_PFC && pkt->err == ROCE_WERR_OK) {
-		PUT("  pfc: cev 0x%04x", pkt->pfc_cev);
-		for (int i = 0; i < 8; i++)
-			PUT(" p%d %s%u", i, pkt->pfc_cev & (1u << i) ? "" : "(off) ", pkt->quanta[i]);
-		PUT("\n");
+		roce_fmt_label_hex(&c, "  pfc: cev 0x", pkt->pfc_cev, 4);
+		for (int i = 0; i < 8; i++) {
+			roce_fmt_label_dec(&c, " p", (unsigned int)i);
+			roce_fmt_str(&c, pkt->pfc_cev & (1u << i) ? " " : " (off) ");
+			roce_fmt_dec(&c, pkt->quanta[i]);
+		}
+		roce_fmt_char(&c, '\n');
 	}
-	if (pkt->kind == ROCE_KIND_PAUSE && pkt->err == ROCE_WERR_OK)
-		PUT("  pause: quanta %u\n", pkt->quanta[0]);
-	if (pkt->err != ROCE_WERR_OK && pkt->err != ROCE_WERR_NOT_ROCE)
-		PUT("  error: %s\n", roce_wire_strerror(pkt->err));
-	return (int)len;
+	if (pkt->kind == ROCE_KIND_PAUSE && pkt->err == ROCE_WERR_OK) {
+		roce_fmt_label_dec(&c, "  pause: quanta ", pkt->quanta[0]);
+		roce_fmt_char(&c, '\n');
+	}
+	if (pkt->err != ROCE_WERR_OK && pkt->err != ROCE_WERR_NOT_ROCE) {
+		roce_fmt_label_str(&c, "  error: ", roce_wire_strerror(pkt->err));
+		roce_fmt_char(&c, '\n');
+	}
+	return roce_fmt_end(&c);
 }

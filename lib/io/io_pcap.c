@@ -12,6 +12,7 @@
 #include "roce_io.h"
 
 #define PCAP_SNAPLEN 65535	/* what the writer declares; frames longer are cut */
+#define READ_BUF_SIZE (1u << 20) /* stdio buffer under libpcap: 4 KiB reads cost a syscall each */
 #define ERR_LEN 512
 
 struct roce_pcap_reader {
@@ -23,6 +24,7 @@ struct roce_pcap_reader {
 	uint64_t n;			/* frames read so far, before filtering */
 	char path[256];			/* for messages */
 	char err[ERR_LEN];		/* last error, one line */
+	char buf[READ_BUF_SIZE];	/* the file's stdio buffer; libpcap reads through it */
 };
 
 struct roce_pcap_writer {
@@ -64,6 +66,8 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	struct roce_pcap_reader *r;
+	bool from_stdin;
+	FILE *fp;
 	int e;
 
 	r = calloc(1, sizeof(*r));
@@ -72,9 +76,21 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 		errno = ENOMEM;
 		return NULL;
 	}
-	snprintf(r->path, sizeof(r->path), "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
-	r->p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	from_stdin = strcmp(path, "-") == 0;
+	snprintf(r->path, sizeof(r->path), "%s", from_stdin ? "<stdin>" : path);
+	fp = from_stdin ? stdin : fopen(path, "rb");
+	if (fp == NULL) {
+		e = errno;
+		set_err(err, errlen, "%s: %s", r->path, strerror(e));
+		goto err_free;
+	}
+	if (!from_stdin)	/* stdin outlives the reader, and so would its buffer */
+		setvbuf(fp, r->buf, _IOFBF, sizeof(r->buf));
+	/* from here pcap_close() closes fp */
+	r->p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, ebuf);
 	if (r->p == NULL) {
+		if (!from_stdin)
+			fclose(fp);
 		e = open_errno(path);
 		/* libpcap already names the file in most messages; keep ours uniform */
 		set_err(err, errlen, "%s: %s", r->path, e == EINVAL ? ebuf : strerror(e));

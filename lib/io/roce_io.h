@@ -87,6 +87,16 @@ int roce_pcap_close_writer(struct roce_pcap_writer *w);
 #include "roce_wire.h"
 
 /**
+ * The default one-line form of a frame and its newline: frame number (6 wide), UTC time of day,
+ * then roce_pkt_snprint()'s summary.
+ * @param f    the frame as read (number, time); borrowed
+ * @param pkt  the result of roce_wire_parse() on f->data; borrowed
+ * @return the length snprintf() would have written (output cut at @p size)
+ */
+int roce_dissect_line(char *out, size_t size, const struct roce_pcap_frame *f,
+		      const struct roce_pkt *pkt);
+
+/**
  * One frame as one JSON object and a newline, the contract of docs/dissect.md: n, ts_ns, len,
  * kind, then each header that was decoded (a header's key is absent when it is absent), and
  * error when parsing stopped on a fault. Integers are JSON numbers.

@@ -1,4 +1,4 @@
-/* The RoCE invariant CRC (IBA Annex A17.3.3) on top of DPDK's SIMD CRC-32. */
+/* The RoCE invariant CRC (IBA Annex A17.3.3), on wire_crc.c's folding CRC-32; choice of the SIMD path. */
 #include <string.h>
 
 #include <rte_cpuflags.h>
@@ -13,7 +13,7 @@
 
 #define CRC32_POLY_REFLECTED 0xedb88320u	/* IEEE 802.3, bit-reversed */
 #define XPOW8_TABLE_LEN 16384			/* covers every frame up to 16 KiB */
-#define ICRC_ONE_PASS_MAX 256			/* rest of the frame hashed with the headers */
+#define ICRC_ONE_PASS_MAX 256			/* rest of the frame copied behind the headers */
 
 /* xpow8[n] = x^(8n) mod P in reflected order: the operator that appends n zero bytes. */
 static uint32_t xpow8[XPOW8_TABLE_LEN];
@@ -78,7 +78,7 @@ __attribute__((constructor)) static void xpow8_init(void)
 #endif
 }
 
-static uint32_t x8n_mod_p(uint32_t n)
+uint32_t wire_x8n_mod_p(uint32_t n)
 {
 	uint32_t r, sq;
 
@@ -97,12 +97,12 @@ static uint32_t x8n_mod_p(uint32_t n)
 
 uint32_t roce_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint32_t len_b)
 {
-	return gf2_mulmod(x8n_mod_p(len_b), crc_a) ^ crc_b;
+	return gf2_mulmod(wire_x8n_mod_p(len_b), crc_a) ^ crc_b;
 }
 
 uint32_t roce_crc32(const void *data, uint32_t len)
 {
-	return rte_net_crc_calc(data, len, RTE_NET_CRC32_ETH);
+	return wire_crc32(0, data, len);
 }
 
 static uint16_t crc_select(void)
@@ -112,12 +112,15 @@ static uint16_t crc_select(void)
 	if (width >= RTE_VECT_SIMD_512 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0) {
 		rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+		wire_crc_fold_select(true, true);
 		crc_path_name = "avx512";
 	} else if (width >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0) {
 		rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
+		wire_crc_fold_select(true, false);
 		crc_path_name = "sse42";
 	} else {
 		rte_net_crc_set_alg(RTE_NET_CRC_SCALAR);
+		wire_crc_fold_select(false, false);
 		crc_path_name = "scalar";
 	}
 	return width;
@@ -174,29 +177,37 @@ static uint32_t masked_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth
 	return 8 + hlen;
 }
 
+uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t upto,
+			   bool ipv4, bool udp, uint8_t *out)
+{
+	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
+	uint32_t hlen = masked_headers(buf, l3_off, bth_off, ipv4, udp, out);
+	uint32_t ext = upto > rest_off ? upto - rest_off : 0;
+
+	memcpy(out + hlen, buf + rest_off, ext);
+	return hlen + ext;
+}
+
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp)
 {
-	/* LRH stand-in, IPv4 with options, UDP, BTH, then a short rest copied behind them */
-	uint8_t hdr[8 + 60 + 8 + ROCE_BTH_LEN + ICRC_ONE_PASS_MAX];
+	uint8_t hdr[WIRE_CRC_PRE_MAX + ICRC_ONE_PASS_MAX];
 	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
-	uint32_t hlen = masked_headers(buf, l3_off, bth_off, ipv4, udp, hdr);
 	uint32_t rest_len = end > rest_off ? end - rest_off : 0;
-	uint32_t crc;
+	uint32_t hlen;
 
-	if (rest_len <= ICRC_ONE_PASS_MAX) {
-		/* a short copy costs less than a second CRC call and the combine */
-		memcpy(hdr + hlen, buf + rest_off, rest_len);
-		return roce_crc32(hdr, hlen + rest_len);
-	}
-	crc = roce_crc32(hdr, hlen);
-	crc = roce_crc32_combine(crc, roce_crc32(buf + rest_off, rest_len), rest_len);
 	/*
 	 * The ICRC is the complemented CRC sent least-significant byte first, which is how an
 	 * Ethernet FCS lands on the wire too: the 4 stored bytes read little-endian equal the
 	 * standard CRC-32 value.
 	 */
-	return crc;
+	if (rest_len <= ICRC_ONE_PASS_MAX) {
+		/* short: one contiguous copy hashes faster than a prefix merged into the rest */
+		hlen = wire_icrc_headers(buf, l3_off, bth_off, end, ipv4, udp, hdr);
+		return wire_crc32(0, hdr, hlen);
+	}
+	hlen = wire_icrc_headers(buf, l3_off, bth_off, rest_off, ipv4, udp, hdr);
+	return wire_crc32_copy(0, hdr, hlen, NULL, buf + rest_off, rest_len);
 }
 
 uint32_t roce_icrc_calc(const uint8_t *buf, const struct roce_pkt *pkt, uint32_t end)

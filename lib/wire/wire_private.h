@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "roce_wire.h"
 
@@ -82,14 +83,24 @@ static inline void wr32le(uint8_t *p, uint32_t v)
  */
 static inline uint16_t wire_ipv4_sum(const uint8_t *ip, uint32_t ihl, bool skip_csum)
 {
-	uint32_t sum = 0;
+	uint64_t sum = 0;	/* of native 32-bit words: RFC 1071 sums in either byte order */
+	uint32_t w;
+	uint16_t c;
 
-	for (uint32_t i = 0; i < ihl; i += 2)
-		if (!skip_csum || i != 10)
-			sum += rd16(ip + i);
+	for (uint32_t i = 0; i + 4 <= ihl; i += 4) {
+		memcpy(&w, ip + i, 4);
+		sum += w;
+	}
+	if (skip_csum) {
+		memcpy(&c, ip + 10, 2);
+		sum -= (uint64_t)c << (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 16 : 0);
+	}
+	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	sum = (sum & 0xffff) + (sum >> 16);
+	c = (uint16_t)sum;
+	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? __builtin_bswap16(c) : c;
 }
 
 /*
@@ -98,6 +109,40 @@ static inline uint16_t wire_ipv4_sum(const uint8_t *ip, uint32_t ihl, bool skip_
  */
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp);
+
+/*
+ * The ICRC's view of a frame's headers, written to @p out: 8 bytes of ones for the LRH, the IP
+ * (or GRH), UDP and BTH headers with their variant fields set to ones, then the bytes from the
+ * BTH's end to @p upto (extended headers) as they are. Returns its length, at most
+ * WIRE_CRC_PRE_MAX.
+ */
+uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t upto,
+			   bool ipv4, bool udp, uint8_t *out);
+
+/* x^(8n) mod P (CRC-32), reflected: what appending n zero bytes multiplies a CRC by. */
+uint32_t wire_x8n_mod_p(uint32_t n);
+
+/*
+ * CRC-32 continued over @p len more bytes, zlib's convention: wire_crc32(0, A) is the CRC-32 of
+ * A, and wire_crc32(wire_crc32(0, A), B) that of A || B. Carry-less multiplication where the
+ * CPU has it (wire_crc.c), else rte_net_crc and a combine.
+ */
+uint32_t wire_crc32(uint32_t crc, const uint8_t *data, uint32_t len);
+
+#define WIRE_CRC_PRE_MAX 128	/* longest @p pre of wire_crc32_copy() */
+
+/*
+ * The same over @p pre (up to WIRE_CRC_PRE_MAX bytes) then @p src, copying src to @p dst (no
+ * overlap; NULL: no copy) on the way: one pass over the bytes, one reduction for both parts.
+ */
+uint32_t wire_crc32_copy(uint32_t crc, const uint8_t *pre, uint32_t pre_len, uint8_t *dst,
+			 const uint8_t *src, uint32_t len);
+
+/* wire_crc32() runs on PCLMULQDQ (not on the rte_net_crc fallback). */
+bool wire_crc_fold_usable(void);
+
+/* Let wire_crc32() use 128-bit and 512-bit SIMD where the CPU has it, as the EAL allows. */
+void wire_crc_fold_select(bool simd128, bool simd512);
 
 /* MAC control (PAUSE, PFC) body at @p off; wire_pfc.c. */
 int wire_parse_mac_ctrl(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt);

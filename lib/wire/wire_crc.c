@@ -1,0 +1,319 @@
+/*
+ * CRC-32 (IEEE 802.3) by carry-less multiplication, that can copy the bytes it hashes on the
+ * way: building a frame copies the payload and hashes it in one pass instead of two.
+ *
+ * Polynomials are bit-reflected, as the CRC is: in a 32-bit value bit i stands for x^(31 - i),
+ * in a 64-bit value for x^(63 - i), in a 16-byte block (memory order, little-endian lanes) for
+ * x^(127 - i). PCLMULQDQ multiplies such values exactly, with the product landing one bit
+ * lower than a 128-bit reflected value would put it; the constants below absorb that shift.
+ *
+ * The data is cut into 16-byte blocks, counting from the end. A prefix (the ICRC's masked
+ * headers) and the data's first len % 16 bytes form the leading blocks, in a stack buffer
+ * behind zero bytes, which leave the polynomial unchanged; they are folded apart from the
+ * data's whole blocks and moved past them at the end. The blocks are folded (multiplied by
+ * x^(8 D) mod P to move D bytes on) by four accumulators of 64 bytes (VPCLMULQDQ) or 16 bytes
+ * (PCLMULQDQ) each, then merged. The 128-bit remainder R, times x^32, is reduced to 64 bits with
+ * three multiplications and to 32 with Barrett's method. The initial value I adds
+ * I * x^(8 len) mod P, folded into the same reduction, so that no block needs it spliced in.
+ */
+#include <stdalign.h>
+#include <string.h>
+
+#include <rte_net_crc.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "roce_wire.h"
+#include "wire_private.h"
+
+#define CRC32_POLY 0x04c11db7u		/* IEEE 802.3, normal order, x^32 implied */
+#define CRC32_POLY_REFLECTED 0xedb88320u
+
+/* Multipliers that move a block D bytes further: for its first and its second 8 bytes. */
+struct fold_k {
+	uint64_t lo;	/* x^(8D + 32) mod P, reflected, << 1 */
+	uint64_t hi;	/* x^(8D - 32) mod P, reflected, << 1 */
+};
+
+static struct {
+	struct fold_k k16, k32, k48, k64;	/* fold by 16, 32, 48, 64 bytes */
+	struct fold_k k128, k192, k256;		/* ... and by 128, 192, 256 (AVX-512) */
+	uint32_t x64, x96, x128;		/* x^64, x^96, x^128 mod P, reflected */
+	uint32_t mu;				/* floor(x^64 / P) without its x^32 term, reflected */
+	bool usable;				/* fold with PCLMULQDQ (else rte_net_crc) */
+	bool zmm;				/* fold 64 bytes per instruction (VPCLMULQDQ) */
+} crc;
+
+/* x^n mod P, reflected; bit by bit (set-up only). */
+static uint32_t xn_mod_p(unsigned int n)
+{
+	uint32_t v = 0x80000000u;	/* x^0 */
+
+	for (unsigned int i = 0; i < n; i++)
+		v = (v >> 1) ^ (CRC32_POLY_REFLECTED & -(v & 1));
+	return v;
+}
+
+static uint32_t reflect32(uint32_t v)
+{
+	uint32_t r = 0;
+
+	for (int i = 0; i < 32; i++, v >>= 1)
+		r = r << 1 | (v & 1);
+	return r;
+}
+
+static struct fold_k fold_k(unsigned int bytes)
+{
+	return (struct fold_k){ .lo = (uint64_t)xn_mod_p(8 * bytes + 32) << 1,
+				.hi = (uint64_t)xn_mod_p(8 * bytes - 32) << 1 };
+}
+
+/* floor(x^64 / P) by long division in normal order; its x^32 term is left out. */
+static uint32_t barrett_mu(void)
+{
+	unsigned __int128 r = (unsigned __int128)1 << 64;
+	uint64_t q = 0;
+
+	for (int d = 64; d >= 32; d--) {
+		if ((uint64_t)(r >> d) & 1) {
+			r ^= (unsigned __int128)((uint64_t)1 << 32 | CRC32_POLY) << (d - 32);
+			q |= (uint64_t)1 << (d - 32);
+		}
+	}
+	return reflect32((uint32_t)q);
+}
+
+__attribute__((constructor)) static void crc_fold_init(void)
+{
+	crc.k16 = fold_k(16);
+	crc.k32 = fold_k(32);
+	crc.k48 = fold_k(48);
+	crc.k64 = fold_k(64);
+	crc.k128 = fold_k(128);
+	crc.k192 = fold_k(192);
+	crc.k256 = fold_k(256);
+	crc.x64 = xn_mod_p(64);
+	crc.x96 = xn_mod_p(96);
+	crc.x128 = xn_mod_p(128);
+	crc.mu = barrett_mu();
+	/* which SIMD to use is set by wire_icrc.c's crc_select(), with rte_net_crc's path */
+}
+
+void wire_crc_fold_select(bool simd128, bool simd512)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	crc.usable = simd128 && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx");
+	crc.zmm = crc.usable && simd512 && __builtin_cpu_supports("avx512f") &&
+		  __builtin_cpu_supports("vpclmulqdq");
+#else
+	(void)simd128;
+	(void)simd512;
+#endif
+}
+
+#if defined(__x86_64__)
+/* VEX encodings: no SSE/AVX transition stalls beside rte_net_crc's AVX-512 code */
+#define CRC_TARGET __attribute__((target("pclmul,avx")))
+#define CRC_TARGET_ZMM __attribute__((target("pclmul,avx,avx512f,vpclmulqdq")))
+
+/* @p a moved D bytes further, D being the distance @p k was made for. */
+CRC_TARGET static inline __m128i fold(__m128i a, __m128i k)
+{
+	return _mm_xor_si128(_mm_clmulepi64_si128(a, k, 0x00), _mm_clmulepi64_si128(a, k, 0x11));
+}
+
+CRC_TARGET static inline __m128i k_vec(struct fold_k k)
+{
+	return _mm_set_epi64x((long long)k.hi, (long long)k.lo);
+}
+
+/* Carry-less product of two 32-bit reflected values: bit k stands for x^(62 - k). */
+CRC_TARGET static inline uint64_t clmul32(uint32_t a, uint32_t b)
+{
+	return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
+								_mm_cvtsi32_si128((int)b), 0));
+}
+
+/* T mod P for a 64-bit reflected T, by Barrett's method. */
+CRC_TARGET static inline uint32_t barrett(uint64_t t)
+{
+	uint32_t t_hi = (uint32_t)t;		/* coefficients of x^63..x^32 */
+	uint32_t t_lo = (uint32_t)(t >> 32);	/* x^31..x^0 */
+	uint32_t q = t_hi ^ (uint32_t)(clmul32(t_hi, crc.mu) << 1);
+
+	return t_lo ^ (uint32_t)(clmul32(q, CRC32_POLY_REFLECTED) >> 31);
+}
+
+/* Load the next block, storing it at @p dst on the way when copying. */
+CRC_TARGET static inline __m128i load_block(const uint8_t *src, uint8_t *dst, size_t off)
+{
+	__m128i b = _mm_loadu_si128((const __m128i *)(src + off));
+
+	if (dst != NULL)
+		_mm_storeu_si128((__m128i *)(dst + off), b);
+	return b;
+}
+
+/* fold() on the four 16-byte lanes of a 64-byte register at once. */
+CRC_TARGET_ZMM static inline __m512i fold4(__m512i a, struct fold_k k)
+{
+	__m512i kv = _mm512_broadcast_i32x4(k_vec(k));
+
+	return _mm512_xor_si512(_mm512_clmulepi64_epi128(a, kv, 0x00),
+				_mm512_clmulepi64_epi128(a, kv, 0x11));
+}
+
+CRC_TARGET_ZMM static inline __m512i load_block4(const uint8_t *src, uint8_t *dst, size_t off)
+{
+	__m512i b = _mm512_loadu_si512(src + off);
+
+	if (dst != NULL)
+		_mm512_storeu_si512(dst + off, b);
+	return b;
+}
+
+/*
+ * The bulk of the blocks after the first, @p r, 64 bytes per register and four registers in
+ * flight; returns the 16-byte remainder of everything up to the new *@p off.
+ */
+CRC_TARGET_ZMM static __m128i fold_zmm(__m128i r, uint8_t *dst, const uint8_t *src,
+				       uint32_t len, uint32_t *off_io)
+{
+	uint32_t off = *off_io;
+	__m512i z = _mm512_xor_si512(_mm512_zextsi128_si512(fold(r, k_vec(crc.k16))),
+				     load_block4(src, dst, off));
+
+	off += 64;
+	if (len - off >= 192) {
+		__m512i z0 = z, z1 = load_block4(src, dst, off), z2 = load_block4(src, dst, off + 64);
+		__m512i z3 = load_block4(src, dst, off + 128);
+
+		for (off += 192; len - off >= 256; off += 256) {
+			z0 = _mm512_xor_si512(fold4(z0, crc.k256), load_block4(src, dst, off));
+			z1 = _mm512_xor_si512(fold4(z1, crc.k256), load_block4(src, dst, off + 64));
+			z2 = _mm512_xor_si512(fold4(z2, crc.k256), load_block4(src, dst, off + 128));
+			z3 = _mm512_xor_si512(fold4(z3, crc.k256), load_block4(src, dst, off + 192));
+		}
+		z = _mm512_xor_si512(_mm512_xor_si512(fold4(z0, crc.k192), fold4(z1, crc.k128)),
+				     _mm512_xor_si512(fold4(z2, crc.k64), z3));
+	}
+	for (; len - off >= 64; off += 64)
+		z = _mm512_xor_si512(fold4(z, crc.k64), load_block4(src, dst, off));
+	*off_io = off;
+	return _mm_xor_si128(
+		_mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 0), k_vec(crc.k48)),
+			      fold(_mm512_extracti32x4_epi32(z, 1), k_vec(crc.k32))),
+		_mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 2), k_vec(crc.k16)),
+			      _mm512_extracti32x4_epi32(z, 3)));
+}
+
+/* The 16-byte remainder of the whole blocks of @p src from @p off (< len) to @p len. */
+CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
+{
+	__m128i r = load_block(src, dst, off);
+
+	off += 16;
+	if (crc.zmm && len - off >= 64)
+		r = fold_zmm(r, dst, src, len, &off);
+	if (len - off >= 48 + 64) {
+		/* four accumulators over consecutive blocks, each folded 64 bytes at a time */
+		__m128i k64 = k_vec(crc.k64);
+		__m128i a0 = r, a1 = load_block(src, dst, off), a2 = load_block(src, dst, off + 16);
+		__m128i a3 = load_block(src, dst, off + 32);
+
+		for (off += 48; len - off >= 64; off += 64) {
+			a0 = _mm_xor_si128(fold(a0, k64), load_block(src, dst, off));
+			a1 = _mm_xor_si128(fold(a1, k64), load_block(src, dst, off + 16));
+			a2 = _mm_xor_si128(fold(a2, k64), load_block(src, dst, off + 32));
+			a3 = _mm_xor_si128(fold(a3, k64), load_block(src, dst, off + 48));
+		}
+		r = _mm_xor_si128(_mm_xor_si128(fold(a0, k_vec(crc.k48)), fold(a1, k_vec(crc.k32))),
+				  _mm_xor_si128(fold(a2, k_vec(crc.k16)), a3));
+	}
+	for (; off < len; off += 16)
+		r = _mm_xor_si128(fold(r, k_vec(crc.k16)), load_block(src, dst, off));
+	return r;
+}
+
+/*
+ * CRC of @p pre (at most WIRE_CRC_PRE_MAX bytes) followed by @p len bytes at @p src, copied to
+ * @p dst on the way unless dst is NULL. @p pre and the first len % 16 bytes of src make the
+ * leading blocks, behind zeros, in a buffer on the stack; the rest of src is whole blocks, read
+ * in place. The two parts are folded independently and merged at the end: reading back the
+ * buffer just written waits for its stores, and the blocks of src need not wait with it.
+ */
+CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len,
+				    uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	alignas(16) uint8_t lead[WIRE_CRC_PRE_MAX + 32];
+	uint32_t off = len & 15, lead_len = (pre_len + off + 15) & ~15u, w[4];
+	uint32_t total = pre_len + len;
+	__m128i r, r_lead = _mm_setzero_si128();
+	uint64_t t;
+
+	if (total == 0)
+		return crc_in;
+	if (lead_len != 0) {
+		uint8_t *at = lead + lead_len - pre_len - off;
+
+		memset(lead, 0, sizeof(lead) - WIRE_CRC_PRE_MAX);	/* covers the zeros */
+		if (pre_len != 0)	/* pre may be NULL then */
+			memcpy(at, pre, pre_len);
+		memcpy(at + pre_len, src, off);
+		if (dst != NULL)
+			memcpy(dst, src, off);
+		r_lead = _mm_load_si128((const __m128i *)lead);
+		for (uint32_t i = 16; i < lead_len; i += 16)
+			r_lead = _mm_xor_si128(fold(r_lead, k_vec(crc.k16)),
+					       _mm_load_si128((const __m128i *)(lead + i)));
+	}
+	if (off == len) {
+		r = r_lead;
+	} else {
+		/* the lead moves past the blocks: by len - off bytes */
+		uint32_t d = len - off;
+		struct fold_k k = { (uint64_t)wire_x8n_mod_p(d + 4) << 1,
+				    (uint64_t)wire_x8n_mod_p(d - 4) << 1 };
+
+		r = fold_blocks(dst, src, off, len);
+		if (lead_len != 0)
+			r = _mm_xor_si128(r, fold(r_lead, k_vec(k)));
+	}
+
+	/* R(x) x^32 = w0 x^128 + w1 x^96 + w2 x^64 + w3 x^32, plus I x^(8 len), to 64 bits */
+	_mm_storeu_si128((__m128i *)w, r);
+	t = (clmul32(w[0], crc.x128) ^ clmul32(w[1], crc.x96) ^ clmul32(w[2], crc.x64) ^
+	     clmul32(~crc_in, wire_x8n_mod_p(total))) << 1;
+	t ^= w[3];
+	return ~barrett(t);
+}
+#endif /* __x86_64__ */
+
+bool wire_crc_fold_usable(void)
+{
+	return crc.usable;
+}
+
+uint32_t wire_crc32(uint32_t crc_in, const uint8_t *data, uint32_t len)
+{
+#if defined(__x86_64__)
+	if (roce_likely(crc.usable))
+		return crc_fold(crc_in, NULL, 0, NULL, data, len);
+#endif
+	return roce_crc32_combine(crc_in, rte_net_crc_calc(data, len, RTE_NET_CRC32_ETH), len);
+}
+
+uint32_t wire_crc32_copy(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len, uint8_t *dst,
+			 const uint8_t *src, uint32_t len)
+{
+#if defined(__x86_64__)
+	if (roce_likely(crc.usable))
+		return crc_fold(crc_in, pre, pre_len, dst, src, len);
+#endif
+	if (dst != NULL)
+		memcpy(dst, src, len);
+	return wire_crc32(wire_crc32(crc_in, pre, pre_len), src, len);
+}
