@@ -241,6 +241,7 @@ struct tr_resp {
 	struct tr_resource *res;
 	uint32_t res_size;		/* entries */
 	uint32_t res_tail;		/* next slot to use (free-running) */
+	uint32_t res_active;		/* at least the number of active entries (0: skip the scan) */
 };
 
 struct tr_cc_conf;
