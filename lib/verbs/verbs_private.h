@@ -290,6 +290,7 @@ struct roce_qp {
 	bool tx_listed;			/* on the NIC's list of QPs with work */
 	struct roce_qp *tx_next;	/* that list */
 	struct tr_qp_cc cc;		/* rate limiter, congestion control, CNP pacing */
+	struct roce_wire_tmpl tx_tmpl;	/* headers of the last destination sent to (tr_pkt_build) */
 };
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
