@@ -710,7 +710,7 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 	struct roce_link_conf lc = { .rate_bps = conf->rate_bps, .delay = conf->delay, .mtu = 9000 };
 	struct roce_link_end ends[2];
 	struct perf_ctx c = { .conf = conf, .res = res };
-	struct timespec w0, w1;
+	struct timespec w0, w1, c0, c1;
 	char err[256];
 	int rc;
 
@@ -771,9 +771,12 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &w0);	/* the emulator's speed: the run, not the set-up */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	rc = roce_perf_is_lat(conf->test) ? run_lat(&c) : run_bw(&c);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	clock_gettime(CLOCK_MONOTONIC, &w1);
 	res->wall_sec = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+	res->cpu_sec = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 	if (roce_perf_is_lat(conf->test))
 		lat_stats(&c);
 	else
