@@ -385,6 +385,69 @@ static const struct kat kats[] = {
 	{ KAT(kat_v1_ack), ROCE_KIND_ROCEV1, ROCE_OP_RC_ACKNOWLEDGE, 0x109, 0xa788c0, 0, 0x38c0f025 },
 };
 
+/*
+ * Header templates (roce_wire_tmpl_*): for every opcode, over IPv4 and IPv6, every length, a
+ * frame built from a template is byte for byte the one roce_wire_build() writes, whether the
+ * template was made from this packet or from another one to the same destination.
+ */
+START_TEST(test_template)
+{
+	static uint8_t payload[9000], want[MAX_FRAME], got[MAX_FRAME];
+	uint8_t opcode = valid_ops[_i];
+	uint64_t s = seed ^ ((uint64_t)opcode << 32) ^ 0x746d706cull;
+	struct roce_wire_tmpl t = { 0 };
+
+	for (uint8_t ip_ver = 4; ip_ver <= 6; ip_ver += 2) {
+		struct roce_pkt pkt, other;
+
+		random_pkt(&s, &pkt, ROCE_KIND_ROCEV2, opcode, ip_ver, 0);
+		ck_assert(!roce_wire_tmpl_match(&t, &pkt));
+		ck_assert_int_eq(roce_wire_tmpl_init(&t, &pkt), 0);
+		ck_assert(roce_wire_tmpl_match(&t, &pkt));
+		for (unsigned int l = 0; l < ROCE_DIM(rt_lens); l++) {
+			int n, m;
+
+			/* same headers, another BTH, extended headers and payload */
+			random_pkt(&s, &other, ROCE_KIND_ROCEV2, opcode, ip_ver, 0);
+			memcpy(&other.dmac, &pkt.dmac, 6);
+			memcpy(&other.smac, &pkt.smac, 6);
+			other.dscp = pkt.dscp, other.ecn = pkt.ecn, other.ttl = pkt.ttl;
+			other.ip_id = pkt.ip_id, other.ip_df = pkt.ip_df, other.flow_label = pkt.flow_label;
+			other.src = pkt.src, other.dst = pkt.dst;
+			other.sport = pkt.sport, other.udp_csum = pkt.udp_csum;
+			REQUIRE(roce_wire_tmpl_match(&t, &other), "%s", roce_opcode[opcode].name);
+			other.payload_len = payload_len_for(opcode, rt_lens[l]);
+			rnd_bytes(&s, payload, other.payload_len);
+			other.payload = (l & 1) ? NULL : payload;
+			n = roce_wire_build(&other, 0, want, sizeof(want));
+			m = roce_wire_tmpl_build(&t, &other, got, sizeof(got));
+			REQUIRE(n > 0 && m == n, "%s IPv%u len %u: %d vs %d", roce_opcode[opcode].name,
+				ip_ver, other.payload_len, m, n);
+			REQUIRE(memcmp(want, got, (size_t)n) == 0, "%s IPv%u len %u: bytes differ",
+				roce_opcode[opcode].name, ip_ver, other.payload_len);
+			REQUIRE(roce_wire_tmpl_build(&t, &other, got, (uint32_t)n - 1) == -ENOSPC, "%s",
+				roce_opcode[opcode].name);
+		}
+		/* any header field changed: the template no longer fits */
+		other = pkt;
+		other.ttl++;
+		ck_assert(!roce_wire_tmpl_match(&t, &other));
+		other = pkt;
+		other.dst.b[3]++;
+		ck_assert(!roce_wire_tmpl_match(&t, &other));
+	}
+	{
+		struct roce_pkt pkt;
+
+		random_pkt(&s, &pkt, ROCE_KIND_ROCEV2, opcode, 4, 1);
+		ck_assert_int_eq(roce_wire_tmpl_init(&t, &pkt), -EINVAL);	/* VLAN: not kept */
+		ck_assert(!roce_wire_tmpl_match(&t, &pkt));
+		random_pkt(&s, &pkt, ROCE_KIND_ROCEV1, opcode, 6, 0);
+		ck_assert_int_eq(roce_wire_tmpl_init(&t, &pkt), -EINVAL);
+	}
+}
+END_TEST
+
 START_TEST(test_kat_icrc)
 {
 	const struct kat *k = &kats[_i];
@@ -1367,6 +1430,10 @@ static Suite *wire_suite(void)
 	tc = tcase_create("roundtrip");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_roundtrip, 0, n_valid_ops);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("template");
+	tcase_add_loop_test(tc, test_template, 0, n_valid_ops);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("known_answers");

@@ -137,8 +137,11 @@ static void wheel_remove(struct eng_wheel *w, struct roce_timer *t)
 }
 
 /*
- * Move the current tick to the start of the next non-empty slot of the lowest level that has
- * one, and re-insert that slot's timers (they land lower, or in the ready heap).
+ * Move the current tick to the earliest timer of the next non-empty slot of the lowest level
+ * that has one, and re-insert that slot's timers: the earliest go to the ready heap at once,
+ * the others land lower. (Stopping at the slot's start instead would send the earliest down
+ * one level at a time.) Every other timer is in a later slot of this level or in a higher
+ * level, so it stays due after the new current tick.
  * @return false if the wheel is empty
  */
 static bool wheel_advance(struct roce_engine *eng)
@@ -148,18 +151,21 @@ static bool wheel_advance(struct roce_engine *eng)
 
 	for (lvl = 0; lvl < ENG_W_LEVELS; lvl++) {
 		unsigned int idx = (w->cur >> (ENG_W_BITS * lvl)) & (ENG_W_SLOTS - 1);
-		unsigned int shift = ENG_W_BITS * (lvl + 1), s;
+		unsigned int s;
 		uint64_t mask = idx == ENG_W_SLOTS - 1 ? 0 : w->occ[lvl] & (~0ull << (idx + 1));
 		struct roce_timer *t, *next;
+		uint64_t first = UINT64_MAX;
 
 		if (!mask)
 			continue;
 		s = __builtin_ctzll(mask);
-		w->cur = (shift >= 64 ? 0 : (w->cur >> shift) << shift) |
-			 ((uint64_t)s << (ENG_W_BITS * lvl));
 		t = w->slot[lvl][s];
 		w->slot[lvl][s] = NULL;
 		w->occ[lvl] &= ~(1ull << s);
+		for (next = t; next; next = next->next)
+			if ((next->when >> ENG_W_GRAN) < first)
+				first = next->when >> ENG_W_GRAN;
+		w->cur = first;
 		for (; t; t = next) {
 			next = t->next;
 			wheel_insert(eng, t);

@@ -92,6 +92,7 @@ struct perf_ctx {
 	double *lat;			/* latency samples, us */
 	uint64_t nlat;
 	roce_time_t t_start;
+	bool waiting;			/* run_to_completion() runs until a completion */
 	/* bandwidth peak: completion counts at times */
 	roce_time_t win_t[4096];
 	uint64_t win_n[4096];
@@ -361,6 +362,45 @@ static bool step(struct perf_ctx *c)
 	return true;
 }
 
+/* A completion while run_to_completion() waits for one: end the run after this event. */
+static void perf_cq_notify(struct roce_cq *cq, void *arg)
+{
+	struct perf_ctx *c = arg;
+
+	(void)cq;
+	if (c->waiting) {
+		c->waiting = false;
+		roce_engine_stop(c->eng);
+	}
+}
+
+/*
+ * run_bw's wait. The loop posts, polls, then steps one instant; what it posts depends only on
+ * the completions it has polled. So after a poll that took some, step one instant (the next
+ * iteration posts after it, as ever); after one that took none, the next iterations would
+ * change nothing until a completion arrives: with -n, run until host 0's send CQ (or, for
+ * send_bw, host 1's receive CQ) gets one (perf_cq_notify), and fire the rest of that instant,
+ * leaving the loop in the state step() would have. With -D, one instant at a time: the
+ * deadline is checked between instants.
+ * @return false when nothing is left to happen
+ */
+static bool run_to_completion(struct perf_ctx *c, bool polled)
+{
+	roce_time_t now;
+
+	if (polled || c->conf->duration > 0)
+		return step(c);
+	if (roce_engine_next(c->eng) == ROCE_TIME_NEVER)
+		return false;
+	c->waiting = true;
+	roce_engine_run(c->eng, ROCE_TIME_NEVER);
+	c->waiting = false;
+	now = roce_engine_now(c->eng);
+	while (roce_engine_next(c->eng) <= now)
+		roce_engine_run(c->eng, now);
+	return true;
+}
+
 static bool wc_ok(struct perf_ctx *c, const struct roce_wc *wc)
 {
 	if (wc->status == ROCE_WC_SUCCESS)
@@ -405,10 +445,14 @@ static int run_bw(struct perf_ctx *c)
 			for (uint32_t s = 0; s < conf->rx_depth; s++)
 				if (post_recv(c, 1, q, s % c->nslots) != 0)
 					return -ENOMEM;
+	roce_cq_set_notify(c->host[0].scq, perf_cq_notify, c);
+	if (send)
+		roce_cq_set_notify(c->host[1].rcq, perf_cq_notify, c);
 	c->t_start = roce_engine_now(c->eng);
 	record_window(c, 0);
 	for (;;) {
 		bool stop = roce_engine_now(c->eng) >= deadline;
+		bool polled = false;
 		int n;
 
 		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
@@ -424,6 +468,7 @@ static int run_bw(struct perf_ctx *c)
 			}
 		}
 		while ((n = roce_poll_cq(c->host[0].scq, PERF_CQ_BATCH, wc)) > 0) {
+			polled = true;
 			for (int i = 0; i < n; i++) {
 				uint32_t q = 0;
 
@@ -447,6 +492,7 @@ static int run_bw(struct perf_ctx *c)
 		}
 		if (send) {
 			while ((n = roce_poll_cq(c->host[1].rcq, PERF_CQ_BATCH, wc)) > 0) {
+				polled = true;
 				for (int i = 0; i < n; i++) {
 					uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
 					uint32_t grh = conf->qp_type == ROCE_QPT_UD ? 40 : 0;
@@ -464,9 +510,11 @@ static int run_bw(struct perf_ctx *c)
 			break;
 		if (stop && total == sum(posted, conf->nqp))
 			break;	/* -D: the time is up and everything posted has completed */
-		if (!step(c))
+		if (!run_to_completion(c, polled))
 			break;	/* nothing left to happen: a stall */
 	}
+	roce_cq_set_notify(c->host[0].scq, NULL, NULL);
+	roce_cq_set_notify(c->host[1].rcq, NULL, NULL);
 	c->res->iters = total / (conf->nqp ? conf->nqp : 1);
 	if (conf->verify) {
 		if (total != sum(posted, conf->nqp) && c->res->errors == 0)
@@ -662,7 +710,7 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 	struct roce_link_conf lc = { .rate_bps = conf->rate_bps, .delay = conf->delay, .mtu = 9000 };
 	struct roce_link_end ends[2];
 	struct perf_ctx c = { .conf = conf, .res = res };
-	struct timespec w0, w1;
+	struct timespec w0, w1, c0, c1;
 	char err[256];
 	int rc;
 
@@ -723,9 +771,12 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &w0);	/* the emulator's speed: the run, not the set-up */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	rc = roce_perf_is_lat(conf->test) ? run_lat(&c) : run_bw(&c);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	clock_gettime(CLOCK_MONOTONIC, &w1);
 	res->wall_sec = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
+	res->cpu_sec = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 	if (roce_perf_is_lat(conf->test))
 		lat_stats(&c);
 	else

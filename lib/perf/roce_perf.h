@@ -75,6 +75,7 @@ struct roce_perf_result {
 	double lat_min, lat_max, lat_typical, lat_avg, lat_stdev, lat_p99, lat_p999; /* usec */
 	double virtual_sec;		/* virtual time the test took */
 	double wall_sec;		/* wall-clock time it took */
+	double cpu_sec;			/* CPU time the running thread got meanwhile (a loaded machine) */
 	uint64_t frames;		/* frames on the wire, both ways */
 	uint64_t wire_bytes;		/* their bytes */
 	uint64_t errors;		/* completions with an error status */

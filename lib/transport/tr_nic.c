@@ -385,7 +385,11 @@ struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 			pkt->payload = buf;
 		}
 	}
-	if (roce_wire_build_mbuf(pkt, 0, m) < 0) {
+	/* the headers of the last destination are kept: most packets only patch them */
+	if (!roce_wire_tmpl_match(&qp->tx_tmpl, pkt))
+		(void)roce_wire_tmpl_init(&qp->tx_tmpl, pkt);
+	if ((qp->tx_tmpl.valid ? roce_wire_tmpl_build_mbuf(&qp->tx_tmpl, pkt, m) :
+				 roce_wire_build_mbuf(pkt, 0, m)) < 0) {
 		rte_pktmbuf_free(m);
 		VERBS_CNT(qp->dev, TX_NO_MBUF);
 		return NULL;

@@ -190,6 +190,7 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		}
 		r->active = true;
+		qp->resp.res_active++;
 		tr_qp_kick(qp);
 		return;
 	}
@@ -377,6 +378,7 @@ static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uin
 	resp->msn = (resp->msn + 1) & 0xffffff;
 	r->msn = resp->msn;
 	r->active = true;
+	resp->res_active++;
 	tr_qp_kick(qp);
 }
 
@@ -496,8 +498,10 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 	r->va += len;
 	r->resid -= len;
 	r->cur_psn = (r->cur_psn + 1) & ROCE_PSN_MASK;
-	if (r->opcode != ROCE_OP_RC_RDMA_READ_REQUEST || r->resid == 0)
+	if (r->opcode != ROCE_OP_RC_RDMA_READ_REQUEST || r->resid == 0) {
 		r->active = false;
+		qp->resp.res_active--;
+	}
 	if (op == ROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
 		VERBS_CNT(qp->dev, ACKS_SENT);
 	return m;
@@ -536,17 +540,25 @@ struct rte_mbuf *tr_resp_next(struct roce_qp *qp)
 	if (qp->type != ROCE_QPT_RC || (qp->state != ROCE_QPS_RTR && qp->state != ROCE_QPS_RTS &&
 					qp->state != ROCE_QPS_SQD))
 		return NULL;
-	if (resp->res_size != 0) {
+	/*
+	 * res_active never counts fewer than are active (a reset or a replay may leave it high):
+	 * zero means there is nothing to scan for, and a scan sets it right.
+	 */
+	if (resp->res_active != 0) {
 		struct tr_resource *oldest = NULL;
+		uint32_t active = 0;
 
 		/* answers go out in PSN order: the active resource furthest behind epsn first */
 		for (uint32_t i = 0; i < resp->res_size; i++) {
 			struct tr_resource *r = &resp->res[i];
 
-			if (r->active && (oldest == NULL ||
-					  roce_psn_diff(r->cur_psn, oldest->cur_psn) < 0))
+			if (!r->active)
+				continue;
+			active++;
+			if (oldest == NULL || roce_psn_diff(r->cur_psn, oldest->cur_psn) < 0)
 				oldest = r;
 		}
+		resp->res_active = active;
 		if (oldest != NULL)
 			return resp_answer(qp, oldest);
 	}

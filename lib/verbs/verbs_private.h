@@ -241,6 +241,7 @@ struct tr_resp {
 	struct tr_resource *res;
 	uint32_t res_size;		/* entries */
 	uint32_t res_tail;		/* next slot to use (free-running) */
+	uint32_t res_active;		/* at least the number of active entries (0: skip the scan) */
 };
 
 struct tr_cc_conf;
@@ -289,6 +290,7 @@ struct roce_qp {
 	bool tx_listed;			/* on the NIC's list of QPs with work */
 	struct roce_qp *tx_next;	/* that list */
 	struct tr_qp_cc cc;		/* rate limiter, congestion control, CNP pacing */
+	struct roce_wire_tmpl tx_tmpl;	/* headers of the last destination sent to (tr_pkt_build) */
 };
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */

@@ -346,6 +346,48 @@ int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct 
 /** Length of the frame roce_wire_build() would write, or -EINVAL. */
 int roce_wire_frame_len(const struct roce_pkt *pkt, unsigned int flags);
 
+#define ROCE_TMPL_HDR_MAX 64	/* Ethernet + IPv6 + UDP: the most a template holds */
+
+/*
+ * A sender's header template: the Ethernet, IP and UDP headers of a RoCEv2 frame to one
+ * destination, built once by roce_wire_build(). roce_wire_tmpl_build() then writes a frame by
+ * copying them, patching the lengths and the IPv4 checksum, and writing the BTH, extended
+ * headers, payload, pad and ICRC: the bytes are those roce_wire_build() would write.
+ */
+struct roce_wire_tmpl {
+	uint8_t hdr[ROCE_TMPL_HDR_MAX];	/* the headers, up to the BTH */
+	uint16_t bth_off;		/* their length: offset of the BTH */
+	uint16_t l3_off;		/* offset of the IP header */
+	uint8_t ip_ver;			/* 4 or 6 */
+	uint32_t ip_sum;		/* IPv4: header sum without total length and checksum */
+	bool valid;			/* built; @key holds what from */
+	struct roce_pkt key;		/* the packet it was built from (its header fields count) */
+};
+
+/**
+ * Does @p t hold the headers @p pkt needs (same kind, MACs, VLANs, IP and UDP fields)?
+ * @return false for an empty template or a packet roce_wire_tmpl_init() would refuse
+ */
+bool roce_wire_tmpl_match(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt);
+
+/**
+ * Build @p t from the header fields of @p pkt (borrowed; its BTH and payload are ignored).
+ * @return 0; -EINVAL (not RoCEv2, VLAN-tagged, IP version not 4/6): use roce_wire_build()
+ */
+int roce_wire_tmpl_init(struct roce_wire_tmpl *t, const struct roce_pkt *pkt);
+
+/**
+ * What roce_wire_build(pkt, 0, buf, size) writes, for a @p pkt that roce_wire_tmpl_match()
+ * accepts, from @p t (borrowed).
+ * @return frame length; -EINVAL (payload over 65535 bytes), -ENOSPC (frame does not fit)
+ */
+int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt, uint8_t *buf,
+			 uint32_t size);
+
+/** Like roce_wire_tmpl_build(), into an empty mbuf (appends to its data). */
+int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+			      struct rte_mbuf *m);
+
 /**
  * ICRC of a RoCEv2 or RoCEv1 frame, IBA Annex A17.3.3: CRC-32 over 8 bytes of 0xff, the IP
  * header (or GRH) and UDP header with their variant fields set to ones, the BTH with its

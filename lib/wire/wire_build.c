@@ -299,3 +299,117 @@ int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct 
 		return -ENOSPC;
 	return roce_wire_build(pkt, flags, dst, (uint32_t)len);
 }
+
+/* ---- header templates ---- */
+
+bool roce_wire_tmpl_match(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt)
+{
+	const struct roce_pkt *k = &t->key;
+
+	return t->valid && pkt->kind == ROCE_KIND_ROCEV2 && pkt->nvlan == 0 &&
+	       pkt->ip_ver == k->ip_ver && pkt->dscp == k->dscp && pkt->ecn == k->ecn &&
+	       pkt->ttl == k->ttl && pkt->ip_id == k->ip_id && pkt->ip_df == k->ip_df &&
+	       pkt->flow_label == k->flow_label && pkt->sport == k->sport &&
+	       pkt->dport == k->dport && pkt->udp_csum == k->udp_csum &&
+	       memcmp(pkt->dmac, k->dmac, 6) == 0 && memcmp(pkt->smac, k->smac, 6) == 0 &&
+	       memcmp(&pkt->src, &k->src, sizeof(k->src)) == 0 &&
+	       memcmp(&pkt->dst, &k->dst, sizeof(k->dst)) == 0;
+}
+
+int roce_wire_tmpl_init(struct roce_wire_tmpl *t, const struct roce_pkt *pkt)
+{
+	uint8_t frame[ROCE_TMPL_HDR_MAX + ROCE_BTH_LEN + ROCE_ICRC_LEN];	/* no extended header */
+	struct roce_pkt hdr = *pkt;
+	int len;
+
+	t->valid = false;
+	if (pkt->kind != ROCE_KIND_ROCEV2 || pkt->nvlan != 0)
+		return -EINVAL;
+	/* the same headers in front of a bare BTH: only the lengths and checksum differ */
+	hdr.opcode = ROCE_OP_RC_SEND_ONLY;
+	hdr.payload = NULL;
+	hdr.payload_len = 0;
+	len = roce_wire_build(&hdr, 0, frame, sizeof(frame));
+	if (len < 0)
+		return len;
+	t->l3_off = ETHER_HDR_LEN;
+	t->bth_off = (uint16_t)(ETHER_HDR_LEN + l3_len(pkt));
+	t->ip_ver = pkt->ip_ver;
+	memcpy(t->hdr, frame, t->bth_off);
+	if (t->ip_ver == 4) {
+		uint8_t *ip = t->hdr + t->l3_off;
+
+		wr16(ip + 2, 0);
+		t->ip_sum = wire_ipv4_sum(ip, IPV4_HDR_LEN, true);
+	}
+	t->key = *pkt;
+	t->valid = true;
+	return 0;
+}
+
+/* Frame length for @p pkt from @p t, or -EINVAL. */
+static int tmpl_frame_len(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt)
+{
+	uint32_t len;
+
+	if (pkt->payload_len > UINT16_MAX)
+		return -EINVAL;
+	len = t->bth_off + ext_len(pkt->opcode) + pkt->payload_len + pad_of(pkt, 0) + ROCE_ICRC_LEN;
+	return len > UINT16_MAX ? -EINVAL : (int)len;
+}
+
+int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt, uint8_t *buf,
+			 uint32_t size)
+{
+	int rc = tmpl_frame_len(t, pkt);
+	uint32_t pad = pad_of(pkt, 0), l4_len, len, icrc_off;
+	uint8_t *ip, *p;
+
+	if (rc < 0)
+		return rc;
+	len = (uint32_t)rc;
+	if (len > size)
+		return -ENOSPC;
+	memcpy(buf, t->hdr, t->bth_off);
+	/* the lengths count from the UDP header to the end (roce_wire_build's l4_len) */
+	l4_len = len - (t->bth_off - UDP_HDR_LEN);
+	ip = buf + t->l3_off;
+	if (t->ip_ver == 4) {
+		uint32_t sum = t->ip_sum + IPV4_HDR_LEN + l4_len;
+
+		/* RFC 1071: the sum is order-free, so the length is added to the rest's */
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		wr16(ip + 2, (uint16_t)(IPV4_HDR_LEN + l4_len));
+		wr16(ip + 10, (uint16_t)~sum);
+	} else {
+		wr16(ip + 4, (uint16_t)l4_len);
+	}
+	wr16(buf + t->bth_off - UDP_HDR_LEN + 4, (uint16_t)l4_len);
+	build_bth(pkt, (uint8_t)pad, buf + t->bth_off);
+	build_ext(pkt, buf + t->bth_off + ROCE_BTH_LEN);
+
+	p = buf + t->bth_off + ext_len(pkt->opcode);
+	if (pkt->payload != NULL)
+		memcpy(p, pkt->payload, pkt->payload_len);
+	else
+		fill_ramp(p, pkt->payload_len);
+	memset(p + pkt->payload_len, 0, pad);
+	icrc_off = len - ROCE_ICRC_LEN;
+	wr32le(buf + icrc_off, wire_icrc(buf, t->l3_off, t->bth_off, icrc_off, t->ip_ver == 4, true));
+	return (int)len;
+}
+
+int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+			      struct rte_mbuf *m)
+{
+	int len = tmpl_frame_len(t, pkt);
+	uint8_t *dst;
+
+	if (len < 0)
+		return len;
+	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (dst == NULL)
+		return -ENOSPC;
+	return roce_wire_tmpl_build(t, pkt, dst, (uint32_t)len);
+}
