@@ -1,6 +1,7 @@
 /* perftest's tests in real time between two processes: one emulated host on a DPDK port each. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #define LIVE_SALT_SERVER 0x5e7e7ull	/* data pattern of the server's buffer */
 #define LIVE_QKEY 0x11111111		/* as perftest */
 #define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
+#define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
 
 struct roce_perf_live_ctx {
 	struct roce_perf_conf conf;	/* the user's, with the path MTU agreed with the peer */
@@ -59,6 +61,7 @@ struct roce_perf_live_ctx {
 	roce_time_t win_t[LIVE_WIN];	/* bandwidth peak: completion counts at times */
 	uint64_t win_n[LIVE_WIN];
 	uint32_t win_len;
+	uint32_t quiet;			/* loop iterations in a row in which nothing happened */
 	char *err;			/* during run: where failures are described */
 	size_t errlen;
 };
@@ -121,11 +124,25 @@ static void verify_fail(struct roce_perf_live_ctx *c, const char *fmt, unsigned 
 
 /* ---- engine, time ---- */
 
+/*
+ * One engine loop iteration: due timers and the port's poller. After LIVE_YIELD_AFTER
+ * iterations in which no timer fired, give the CPU away once: on a machine whose cores are
+ * shared (the peer process among them) a busy poller otherwise holds its core for a whole time
+ * slice while the frame it waits for sits in the peer's queue.
+ */
+static void live_step(struct roce_perf_live_ctx *c)
+{
+	if (roce_engine_run(c->eng, 0) != 0)
+		c->quiet = 0;
+	else if (++c->quiet >= LIVE_YIELD_AFTER) {
+		c->quiet = 0;
+		sched_yield();
+	}
+}
+
 static void live_idle(void *arg)
 {
-	struct roce_perf_live_ctx *c = arg;
-
-	roce_engine_run(c->eng, 0);	/* one loop iteration: due timers and the port's poller */
+	live_step(arg);
 }
 
 static double now_sec(const struct roce_perf_live_ctx *c)
@@ -241,7 +258,7 @@ static int resolve_peer(struct roce_perf_live_ctx *c)
 
 	while ((rc = roce_port_resolve(c->port, &c->peer_ip, 4, c->peer_mac)) == -EAGAIN &&
 	       now_sec(c) < end)
-		roce_engine_run(c->eng, 0);
+		live_step(c);
 	if (rc != 0)
 		LIVE_ERR(c, -EHOSTUNREACH, "no ARP reply from the peer's address %s on %s within %d s",
 			 roce_ip_ntop(&c->peer_ip, 4, ip, sizeof(ip)), roce_port_name(c->port),
@@ -686,7 +703,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 			break;
 		if (stop && total == all_posted)
 			break;
-		roce_engine_run(c->eng, 0);
+		live_step(c);
 		if (++spins % LIVE_STALL_CHECK == 0) {
 			roce_time_t now = roce_engine_now(c->eng);
 
@@ -714,7 +731,7 @@ static void server_recv_idle(void *arg)
 	struct roce_wc wc[LIVE_CQ_BATCH];
 	int n;
 
-	roce_engine_run(c->eng, 0);
+	live_step(c);
 	while ((n = roce_poll_cq(c->rcq, LIVE_CQ_BATCH, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
@@ -777,7 +794,7 @@ static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
 	struct roce_wc wc;
 
 	while (*last != stamp) {
-		roce_engine_run(c->eng, 0);
+		live_step(c);
 		if (roce_poll_cq(c->scq, 1, &wc) > 0 && !wc_ok(c, &wc))
 			LIVE_ERR(c, -EIO, "a WRITE failed: %s", roce_wc_status_str(wc.status));
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
@@ -840,7 +857,7 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 	}
 	/* let the last WRITE complete (its ACK) before the QP goes */
 	for (int n = 0; n < 1000000 && roce_poll_cq(c->scq, 1, &wc) == 0; n++)
-		roce_engine_run(c->eng, 0);
+		live_step(c);
 	return 0;
 }
 
@@ -855,7 +872,7 @@ static int run_read_lat(struct roce_perf_live_ctx *c)
 		if (post_send(c, 0, i, true) != 0)
 			LIVE_ERR(c, -EIO, "cannot post a READ");
 		while ((n = roce_poll_cq(c->scq, 1, &wc)) == 0)
-			roce_engine_run(c->eng, 0);
+			live_step(c);
 		if (n < 0 || !wc_ok(c, &wc))
 			break;
 		c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US;
