@@ -63,7 +63,8 @@ static const char usage[] =
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
-	"  The MTU follows the port's unless -m is given; -D counts wall-clock seconds.\n";
+	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
+	"  rate (default: the port's speed); -D counts wall-clock seconds.\n";
 
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
@@ -357,6 +358,7 @@ static int run(int argc, char **argv)
 		case OPT_RATE:
 			if (!parse_rate(optarg, &conf.rate_bps))
 				return EXIT_USAGE;
+			live.rate_bps = conf.rate_bps;
 			break;
 		case OPT_DELAY:
 			if (!parse_u64("--delay", optarg, 0, 1000000000, &v))

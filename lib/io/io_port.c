@@ -21,7 +21,7 @@
 #include "roce_io.h"
 
 #define PORT_BURST 32			/* frames per rx/tx burst */
-#define PORT_RXQ 1024			/* received RoCE frames waiting for the link (power of two) */
+#define PORT_RXQ 4096			/* received RoCE frames waiting for the link (power of two) */
 #define PORT_TXBUF 256			/* frames waiting for rte_eth_tx_burst */
 #define PORT_TX_TRIES 4			/* bursts tried on a full TX queue before dropping */
 #define PORT_MAX_ADDR 4			/* addresses answered by ARP */

@@ -449,6 +449,8 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	roce_port_mac(c->port, c->mac);
 	if (roce_port_link(c->port, &up, &c->speed_bps) != 0 || c->speed_bps == 0)
 		c->speed_bps = 100000000000ull;
+	if (live->rate_bps != 0)
+		c->speed_bps = live->rate_bps;
 	c->port_mtu = roce_port_mtu(c->port);
 	if (!live->mtu_set || c->conf.mtu > mtu_for_port(c->port_mtu))
 		c->conf.mtu = mtu_for_port(c->port_mtu);

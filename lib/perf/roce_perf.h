@@ -117,6 +117,8 @@ struct roce_perf_live {
 	double timeout;			/* seconds: server waiting for a client (0: forever), client
 					 * retrying its connection, any side waiting for progress */
 	bool mtu_set;			/* conf->mtu was chosen by the user; else the port's MTU decides */
+	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
+					 * port's speed */
 };
 
 /* What a live run found out, for its report. */
