@@ -1,4 +1,5 @@
 /* rocelab perf TEST: perftest's command line and report, on two emulated hosts in virtual time. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd_perf.h"
 #include "rocelab.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
@@ -49,11 +51,25 @@ static const char usage[] =
 	"  --verify              check every byte and completion; exit 1 on any mismatch\n"
 	"  --cc ALGO             congestion control on both hosts: none or dcqcn\n"
 	"  --cc-param KEY=VALUE  override one of its parameters (repeatable; 'help' lists them)\n"
-	"  --ecn                 mark data ECT(0) and answer CE with CNPs, even without --cc\n";
+	"  --ecn                 mark data ECT(0) and answer CE with CNPs, even without --cc\n"
+	"\n"
+	"Real time, two processes (docs/live.md), used as perftest is:\n"
+	"  rocelab perf TEST --dev DEVARGS --ip ADDR [options]          the server\n"
+	"  rocelab perf TEST --dev DEVARGS --ip ADDR [options] PEER     the client (PEER: the\n"
+	"                                                               server's TCP address)\n"
+	"  --dev DEVARGS         DPDK port: net_af_packet0,iface=veth0, net_tap0,iface=t0,\n"
+	"                        net_memif0,..., or a PCI address (with --eal '-a ADDR')\n"
+	"  --ip ADDR             the emulated host's IPv4 address (its RoCEv2 GID)\n"
+	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
+	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
+	"                        0: the server waits for a client forever)\n"
+	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
+	"  rate (default: the port's speed); -D counts wall-clock seconds.\n";
 
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
+	OPT_DEV, OPT_IP, OPT_TIMEOUT,
 };
 
 #define MAX_CC_PARAMS 32
@@ -89,6 +105,10 @@ static const struct option long_opts[] = {
 	{ "cc", required_argument, NULL, OPT_CC },
 	{ "cc-param", required_argument, NULL, OPT_CC_PARAM },
 	{ "ecn", no_argument, NULL, OPT_ECN },
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "ip", required_argument, NULL, OPT_IP },
+	{ "port", required_argument, NULL, 'p' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -143,7 +163,8 @@ static bool parse_rate(const char *s, uint64_t *bps)
 	return true;
 }
 
-static void print_header(const struct roce_perf_conf *c, bool gbits)
+void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *device,
+		       const char *link)
 {
 	static const char *const title[] = {
 		[ROCE_PERF_WRITE_BW] = "RDMA_Write BW Test", [ROCE_PERF_READ_BW] = "RDMA_Read BW Test",
@@ -156,15 +177,14 @@ static void print_header(const struct roce_perf_conf *c, bool gbits)
 
 	printf(RESULT_LINE);
 	printf("                    %s\n", title[c->test]);
-	printf(" Dual-port       : OFF\t\tDevice         : rocelab0 (emulated, virtual time)\n");
+	printf(" Dual-port       : OFF\t\tDevice         : %s\n", device);
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", c->nqp);
 	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", conn);
 	printf(" TX depth        : %u\n", c->tx_depth);
 	if (!roce_perf_is_lat(c->test))
 		printf(" CQ Moderation   : %u\n", c->cq_mod);
 	printf(" Mtu             : %u[B]\n", roce_mtu_bytes(c->mtu));
-	printf(" Link type       : Ethernet (model link %.0f Gb/s, %.0f ns)\n",
-	       (double)c->rate_bps / 1e9, (double)c->delay / ROCE_NS);
+	printf(" Link type       : Ethernet (%s)\n", link);
 	printf(" GID index       : 1\n");
 	printf(" Max inline data : %u[B]\n", c->inline_size);
 	printf(" rdma_cm QPs\t : OFF\n");
@@ -178,8 +198,8 @@ static void print_header(const struct roce_perf_conf *c, bool gbits)
 		       gbits ? "Gb/sec" : "MB/sec", gbits ? "Gb/sec" : "MB/sec");
 }
 
-static void print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,
-			 bool gbits)
+void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,
+		       bool gbits)
 {
 	if (roce_perf_is_lat(c->test)) {
 		printf(" %-7u %-10llu     %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t"
@@ -215,6 +235,8 @@ static int run(int argc, char **argv)
 	struct roce_perf_result res;
 	bool all = false, gbits = false, size_set = false;
 	const char *cc_params[MAX_CC_PARAMS];
+	struct roce_perf_live live = { .timeout = 30 };
+	char link[96];
 	uint64_t v;
 	double d;
 	int test, opt, status = 0, ncc = 0;
@@ -229,7 +251,7 @@ static int run(int argc, char **argv)
 	roce_perf_defaults(&conf, (enum roce_perf_test)test);
 	optind = 2;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:an:D:q:m:c:t:r:u:I:A:Q:o:R", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			if (!parse_u64("-s", optarg, 0, 1u << 30, &v))
@@ -257,6 +279,7 @@ static int run(int argc, char **argv)
 			if (!parse_u64("-m", optarg, 256, 4096, &v))
 				return EXIT_USAGE;
 			conf.mtu = roce_mtu_from_bytes((uint32_t)v);
+			live.mtu_set = true;
 			if (conf.mtu == 0)
 				return rocelab_usage_error("perf", "-m '%s': expected 256, 512, 1024, "
 							   "2048 or 4096", optarg);
@@ -335,6 +358,7 @@ static int run(int argc, char **argv)
 		case OPT_RATE:
 			if (!parse_rate(optarg, &conf.rate_bps))
 				return EXIT_USAGE;
+			live.rate_bps = conf.rate_bps;
 			break;
 		case OPT_DELAY:
 			if (!parse_u64("--delay", optarg, 0, 1000000000, &v))
@@ -382,15 +406,40 @@ static int run(int argc, char **argv)
 		case OPT_ECN:
 			conf.ecn = true;
 			break;
+		case OPT_DEV:
+			live.dev = optarg;
+			break;
+		case OPT_IP:
+			if (inet_pton(AF_INET, optarg, live.ip.b) != 1)
+				return rocelab_usage_error("perf", "--ip '%s': expected an IPv4 address "
+							   "(IPv6 is not supported yet)", optarg);
+			live.ip_ver = 4;
+			break;
+		case 'p':
+			if (!parse_u64("-p", optarg, 1, 65535, &v))
+				return EXIT_USAGE;
+			live.tcp_port = (uint16_t)v;
+			break;
+		case OPT_TIMEOUT:
+			if (!parse_double("--timeout", optarg, 0, 86400, &live.timeout))
+				return EXIT_USAGE;
+			break;
 		case ':':
 			return rocelab_usage_error("perf", "option '%s' needs a value", argv[optind - 1]);
 		default:
 			return rocelab_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind < argc && live.dev != NULL && optind + 1 == argc)
+		live.peer = argv[optind++];
 	if (optind < argc)
 		return rocelab_usage_error("perf", "unexpected argument '%s' (the two sides run in "
-					   "this process; a PEER comes with real ports)", argv[optind]);
+					   "this process; a PEER comes with --dev)", argv[optind]);
+	if ((live.dev != NULL) != (live.ip_ver != 0))
+		return rocelab_usage_error("perf", "--dev and --ip go together: the port and the "
+					   "emulated host's address on it");
+	if (live.dev != NULL && all)
+		return rocelab_usage_error("perf", "-a is not supported with --dev yet");
 	if (conf.test == ROCE_PERF_ATOMIC_BW && size_set && conf.size != 8)
 		return rocelab_usage_error("perf", "-s %u: atomics are 8 bytes", conf.size);
 
@@ -400,7 +449,11 @@ static int run(int argc, char **argv)
 		if (roce_perf_check(&conf, err, sizeof(err)) != 0)
 			return rocelab_usage_error("perf", "%s", err);
 	}
-	print_header(&conf, gbits);
+	if (live.dev != NULL || live.peer != NULL)
+		return perf_live_main(&conf, &live, gbits);
+	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,
+		 (double)conf.delay / ROCE_NS);
+	perf_print_header(&conf, gbits, "rocelab0 (emulated, virtual time)", link);
 	for (uint32_t size = all ? 2 : conf.size; ; size *= 2) {
 		int rc;
 
@@ -411,7 +464,7 @@ static int run(int argc, char **argv)
 		rc = roce_perf_run(&conf, &res);
 		if (rc != 0)
 			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
-		print_result(&conf, &res, gbits);
+		perf_print_result(&conf, &res, gbits);
 		fflush(stdout);
 		if (res.errors != 0) {
 			fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",

@@ -219,6 +219,19 @@ int roce_engine_add_poller(struct roce_engine *eng, roce_poll_fn fn, void *arg)
 	return 0;
 }
 
+int roce_engine_remove_poller(struct roce_engine *eng, roce_poll_fn fn, void *arg)
+{
+	for (unsigned int i = 0; i < eng->nb_pollers; i++) {
+		if (eng->pollers[i].fn == fn && eng->pollers[i].arg == arg) {
+			memmove(&eng->pollers[i], &eng->pollers[i + 1],
+				(eng->nb_pollers - i - 1) * sizeof(eng->pollers[0]));
+			eng->nb_pollers--;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 struct rte_mempool *roce_engine_pool(struct roce_engine *eng)
 {
 	return eng->pool;

@@ -12,6 +12,7 @@
 #define FLIGHT_INIT 256		/* initial in-flight ring size per direction (a power of two) */
 #define ETH_HDR_LEN 14		/* destination, source, Ethertype */
 #define VLAN_TAG_LEN 4		/* one 802.1Q tag */
+#define LINK_WALL_BURST 32	/* wall clock: frames sent back to back by one late pull */
 
 /* A frame on the wire or propagating: it reaches the far end at @when. */
 struct flight {
@@ -232,50 +233,64 @@ static void dir_send(struct link_dir *d, struct rte_mbuf *m, roce_time_t now, ro
 	}
 }
 
-/* The wire of @p d is idle: take the sender's next frame, if any, and start serialising it. */
-static void dir_pull(struct link_dir *d)
+/*
+ * The wire of @p d is idle since @p start: take the sender's next frame, if any, and start
+ * serialising it. In virtual time @p start is now. A wall-clock engine may get to a frame's end
+ * late (a loop iteration is longer than a frame); then the next frames go back to back from
+ * where the wire really went idle, up to LINK_WALL_BURST of them per call, instead of one per
+ * loop iteration, so the line rate holds.
+ */
+static void dir_pull(struct link_dir *d, roce_time_t start)
 {
 	struct roce_link *l = d->link;
 	struct rte_mbuf *m;
-	roce_time_t now, ser;
+	roce_time_t ser, end;
 	uint32_t len;
+	bool stop;
 
 	d->busy = true;		/* a kick from inside pull() must not recurse */
-	for (;;) {
-		m = d->src.pull(d->src.owner);
-		if (m == NULL) {
-			d->busy = false;
-			/* Nothing follows the held frame: it arrives in its turn, not reordered. */
-			release_held(d);
-			return;
+	for (unsigned int burst = 1;; burst++) {
+		for (;;) {
+			m = d->src.pull(d->src.owner);
+			if (m == NULL) {
+				d->busy = false;
+				/* Nothing follows the held frame: it arrives in its turn, not reordered. */
+				release_held(d);
+				return;
+			}
+			if (l->conf.mtu == 0 || l3_len(m) <= l->conf.mtu)
+				break;
+			d->st.mtu_drops++;
+			rte_pktmbuf_free(m);
 		}
-		if (l->conf.mtu == 0 || l3_len(m) <= l->conf.mtu)
-			break;
-		d->st.mtu_drops++;
-		rte_pktmbuf_free(m);
+		len = rte_pktmbuf_pkt_len(m);
+		ser = ser_time(len, l->conf.rate_bps);
+		d->st.tx_frames++;
+		d->st.tx_bytes += len;
+		d->st.busy += ser;
+		if (l->tap != NULL)
+			(void)roce_pcap_write_mbuf(l->tap, start / ROCE_NS, m);
+		end = start + ser;
+		stop = l->eng->clock != ROCE_CLOCK_WALL || burst == LINK_WALL_BURST ||
+		       end > roce_engine_now(l->eng);
+		if (stop)	/* armed before the arrival: equal times fire in this order */
+			roce_timer_arm(l->eng, &d->tx_done, end);
+		if (!l->up) {
+			d->st.down_drops++;
+			rte_pktmbuf_free(m);
+		} else {
+			dir_send(d, m, start, end);
+		}
+		if (stop)
+			return;
+		start = end;
 	}
-	now = roce_engine_now(l->eng);
-	len = rte_pktmbuf_pkt_len(m);
-	ser = ser_time(len, l->conf.rate_bps);
-	d->st.tx_frames++;
-	d->st.tx_bytes += len;
-	d->st.busy += ser;
-	if (l->tap != NULL)
-		(void)roce_pcap_write_mbuf(l->tap, now / ROCE_NS, m);
-	roce_timer_arm(l->eng, &d->tx_done, now + ser);
-	if (!l->up) {
-		d->st.down_drops++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	dir_send(d, m, now, now + ser);
 }
 
 static void on_tx_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
 	RTE_SET_USED(eng);
-	RTE_SET_USED(t);
-	dir_pull(arg);
+	dir_pull(arg, t->when);
 }
 
 static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
@@ -382,7 +397,7 @@ void roce_link_kick(struct roce_link *link, int dir)
 	struct link_dir *d = &link->d[dir & 1];
 
 	if (!d->busy)
-		dir_pull(d);
+		dir_pull(d, roce_engine_now(link->eng));
 }
 
 static bool prob_ok(double p)

@@ -112,6 +112,9 @@ typedef void (*roce_poll_fn)(struct roce_engine *eng, void *arg);
 /** Register a function called on every loop iteration in wall-clock mode. @return 0, -ENOSPC */
 int roce_engine_add_poller(struct roce_engine *eng, roce_poll_fn fn, void *arg);
 
+/** Unregister the poller added with @p fn and @p arg (a port being closed). @return 0, -ENOENT */
+int roce_engine_remove_poller(struct roce_engine *eng, roce_poll_fn fn, void *arg);
+
 /** Next 64 random bits of the engine's RNG (xoshiro256**, seeded from conf.seed). */
 uint64_t roce_engine_rand(struct roce_engine *eng);
 

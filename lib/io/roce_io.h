@@ -209,4 +209,107 @@ int roce_summary_print(struct roce_summary *s, FILE *out);
 /** Destroy; NULL is a no-op. */
 void roce_summary_destroy(struct roce_summary *s);
 
+/* ---- DPDK ports (io_port.c) ---- */
+
+#include "roce_engine.h"
+
+/*
+ * A real Ethernet port (any ethdev: net_af_packet, net_tap, net_memif, net_ring, a PCI NIC)
+ * with one RX and one TX queue, seen by the rest of rocelab as the far end of a model link:
+ * frames the link delivers to the port's roce_link_end leave with rte_eth_tx_burst, and an
+ * engine poller (wall-clock mode) receives bursts and hands the RoCE ones (UDP 4791, PFC and
+ * PAUSE frames) to the link through the same endpoint's pull queue. The port answers ARP for
+ * the addresses given to roce_port_add_addr() and resolves peers' MACs, so the emulated NIC
+ * behind the link needs no change to run on a wire.
+ */
+struct roce_port;
+
+struct roce_port_conf {
+	const char *devargs;	/* "net_af_packet0,iface=veth0", "0000:01:00.0", ...: what rte_dev_probe() takes */
+	uint16_t nb_rxd;	/* RX descriptors; 0: 1024 */
+	uint16_t nb_txd;	/* TX descriptors; 0: 1024 */
+	bool no_promisc;	/* leave promiscuous mode off (default on: the port's MAC may be a borrowed one) */
+};
+
+/* Counters of a port: the ethdev's own, then the port's decisions. */
+struct roce_port_stats {
+	uint64_t ipackets;	/* ethdev: frames received */
+	uint64_t opackets;	/* ethdev: frames sent */
+	uint64_t ibytes;	/* ethdev: bytes received */
+	uint64_t obytes;	/* ethdev: bytes sent */
+	uint64_t imissed;	/* ethdev: frames the hardware dropped (RX queue full) */
+	uint64_t ierrors;	/* ethdev: bad frames received */
+	uint64_t oerrors;	/* ethdev: failed transmissions */
+	uint64_t rx_roce;	/* RoCE, PFC and PAUSE frames handed to the link */
+	uint64_t rx_arp;	/* ARP frames received */
+	uint64_t rx_other;	/* frames for someone else, or neither RoCE nor ARP: dropped */
+	uint64_t rx_queue_full;	/* RoCE frames dropped because the link had not pulled enough */
+	uint64_t tx_frames;	/* frames handed to rte_eth_tx_burst and accepted */
+	uint64_t tx_dropped;	/* frames the TX queue refused even after retrying */
+	uint64_t arp_replies;	/* ARP replies sent for our addresses */
+	uint64_t arp_requests;	/* ARP requests sent to resolve peers */
+};
+
+/**
+ * Probe @p conf->devargs (rte_dev_probe; an already probed device is reused), configure one
+ * RX queue (mbufs from @p eng's pool) and one TX queue, start it, and register a poller on
+ * @p eng. Needs roce_eal_init(); run @p eng in ROCE_CLOCK_WALL mode.
+ * @param err  receives one line naming the devargs and what failed
+ * @return the port, or NULL with errno set (EINVAL: bad devargs or unknown driver; ENODEV: the
+ *         probe made no ethdev; EIO: configuration failed; ENOMEM)
+ */
+struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port_conf *conf,
+				 char *err, size_t errlen);
+
+/** Stop, close and unplug the port, unregister its poller, free queued frames. NULL is a no-op. */
+void roce_port_close(struct roce_port *port);
+
+/** The ethdev's name ("net_af_packet0"). */
+const char *roce_port_name(const struct roce_port *port);
+
+/** The port's MAC address. */
+void roce_port_mac(const struct roce_port *port, uint8_t mac[6]);
+
+/**
+ * Link state and speed. An ethdev that reports no speed (or an unknown one) gets @p speed_bps 0.
+ * @return 0 or -errno from the ethdev
+ */
+int roce_port_link(const struct roce_port *port, bool *up, uint64_t *speed_bps);
+
+/**
+ * The port's L3 MTU: the kernel interface's MTU for ethdevs backed by one (af_packet, tap),
+ * whose ethdev MTU is a fixed 1500 whatever the interface allows; else the ethdev's MTU.
+ */
+uint32_t roce_port_mtu(const struct roce_port *port);
+
+/** Set the ethdev's MTU. @return 0 or -errno (-EINVAL: above what the driver allows) */
+int roce_port_set_mtu(struct roce_port *port, uint32_t mtu);
+
+/** Read the counters. @return 0 or -errno from the ethdev */
+int roce_port_stats(const struct roce_port *port, struct roce_port_stats *st);
+
+/**
+ * Answer ARP requests for @p ip (IPv4; up to 4 addresses) with the port's MAC.
+ * @return 0; -ENOSPC (four already); -EAFNOSUPPORT (IPv6: neighbour discovery is not done yet)
+ */
+int roce_port_add_addr(struct roce_port *port, const struct roce_ip_addr *ip, uint8_t ip_ver);
+
+/**
+ * The MAC of @p ip, from the port's cache (filled by ARP replies and by requests the peer sent
+ * us). On a miss, send an ARP request (at most one per 100 ms per address) and return -EAGAIN:
+ * run the engine and ask again.
+ * @return 0 with @p mac filled; -EAGAIN; -EAFNOSUPPORT (IPv6); -EADDRNOTAVAIL (no address added yet)
+ */
+int roce_port_resolve(struct roce_port *port, const struct roce_ip_addr *ip, uint8_t ip_ver,
+		      uint8_t mac[6]);
+
+/** The endpoint to give roce_link_create() for this port (the far end of an emulated NIC). */
+struct roce_link_end roce_port_link_end(struct roce_port *port);
+
+/** Send received RoCE frames through direction @p dir of @p link (the port's sending direction). */
+void roce_port_attach(struct roce_port *port, struct roce_link *link, int dir);
+
+/** Push buffered TX frames to the ethdev now (the poller does it on every engine iteration). */
+void roce_port_flush(struct roce_port *port);
+
 #endif /* ROCE_IO_H */

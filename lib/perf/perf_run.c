@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "perf_private.h"
 #include "roce_io.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
@@ -614,26 +615,24 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void lat_stats(struct perf_ctx *c)
+void perf_lat_stats(double *lat, uint64_t n, struct roce_perf_result *r)
 {
-	struct roce_perf_result *r = c->res;
 	double sum = 0, sq = 0;
-	uint64_t n = c->nlat;
 
 	if (n == 0)
 		return;
-	qsort(c->lat, n, sizeof(*c->lat), cmp_double);
+	qsort(lat, n, sizeof(*lat), cmp_double);
 	for (uint64_t i = 0; i < n; i++)
-		sum += c->lat[i];
+		sum += lat[i];
 	r->lat_avg = sum / (double)n;
 	for (uint64_t i = 0; i < n; i++)
-		sq += (c->lat[i] - r->lat_avg) * (c->lat[i] - r->lat_avg);
+		sq += (lat[i] - r->lat_avg) * (lat[i] - r->lat_avg);
 	r->lat_stdev = sqrt(sq / (double)n);
-	r->lat_min = c->lat[0];
-	r->lat_max = c->lat[n - 1];
-	r->lat_typical = c->lat[n / 2];
-	r->lat_p99 = c->lat[(uint64_t)((double)(n - 1) * 0.99)];
-	r->lat_p999 = c->lat[(uint64_t)((double)(n - 1) * 0.999)];
+	r->lat_min = lat[0];
+	r->lat_max = lat[n - 1];
+	r->lat_typical = lat[n / 2];
+	r->lat_p99 = lat[(uint64_t)((double)(n - 1) * 0.99)];
+	r->lat_p999 = lat[(uint64_t)((double)(n - 1) * 0.999)];
 }
 
 static void bw_stats(struct perf_ctx *c)
@@ -778,7 +777,7 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 	res->wall_sec = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9;
 	res->cpu_sec = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 	if (roce_perf_is_lat(conf->test))
-		lat_stats(&c);
+		perf_lat_stats(c.lat, c.nlat, res);
 	else
 		bw_stats(&c);
 	res->virtual_sec = (double)(roce_engine_now(c.eng) - c.t_start) / ROCE_SEC;

@@ -104,4 +104,76 @@ int roce_perf_check(const struct roce_perf_conf *conf, char *err, size_t errlen)
  */
 int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *res);
 
+/* ---- real time, two processes (perf_live.c): perftest's own usage ---- */
+
+#define ROCE_PERF_TCP_PORT 18515	/* perftest's default out-of-band port */
+
+/* Where a live run's emulated host sits and whom it talks to. */
+struct roce_perf_live {
+	const char *dev;		/* --dev: DPDK devargs of the port ("net_af_packet0,iface=veth0") */
+	struct roce_ip_addr ip;		/* --ip: the emulated host's address (its RoCEv2 GID) */
+	uint8_t ip_ver;			/* 4 (IPv6 is not supported yet) */
+	const char *peer;		/* client: the server's host name or address (TCP); NULL: server */
+	uint16_t tcp_port;		/* perftest's exchange; 0: 18515 */
+	double timeout;			/* seconds: server waiting for a client (0: forever), client
+					 * retrying its connection, any side waiting for progress */
+	bool mtu_set;			/* conf->mtu was chosen by the user; else the port's MTU decides */
+	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
+					 * port's speed */
+};
+
+/* What a live run found out, for its report. */
+struct roce_perf_live_info {
+	char port[64];			/* the ethdev's name */
+	uint64_t speed_bps;		/* its link speed (the model link's rate) */
+	uint32_t port_mtu;		/* its L3 MTU */
+	uint32_t mtu;			/* the IB path MTU agreed with the peer, bytes */
+	char local[200];		/* perftest's "local address" line */
+	char remote[200];		/* perftest's "remote address" line */
+	char peer_version[17];		/* what the peer announced */
+};
+
+/* Port counters of a live run, both directions. */
+struct roce_perf_live_stats {
+	uint64_t tx_frames, rx_frames;	/* through the ethdev */
+	uint64_t tx_bytes, rx_bytes;	/* their bytes */
+	uint64_t rx_roce;		/* frames handed to the emulated NIC */
+	uint64_t rx_other;		/* frames that were not ours (the kernel's TCP, ...) */
+	uint64_t tx_dropped;		/* refused by the TX queue */
+	uint64_t rx_dropped;		/* RoCE frames the link's queue could not hold, plus imissed */
+	uint64_t icrc_errors;		/* frames the NIC dropped for a bad ICRC (truncated by a port) */
+};
+
+struct roce_perf_live_ctx;
+
+/**
+ * Open the port, create the emulated host (MAC = the port's), connect to the peer through
+ * perftest's exchange and bring the QPs to RTS. Needs roce_eal_init().
+ * @param err  receives one line naming what failed (the port, the connection, the peer)
+ * @return a context, or NULL with errno set (EINVAL: bad configuration; ENODEV, EIO: the port;
+ *         ECONNREFUSED, ETIMEDOUT, ECONNRESET: the peer; EPROTO: the peer's messages)
+ */
+struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf,
+					       const struct roce_perf_live *live,
+					       char *err, size_t errlen);
+
+/** What the set-up found (port, MTU, addresses). */
+void roce_perf_live_info(const struct roce_perf_live_ctx *ctx, struct roce_perf_live_info *info);
+
+/**
+ * Run the test in real time. The client measures; the server of a bandwidth test reports the
+ * client's figures, which it receives at the end, as perftest does. --verify checks data with
+ * a pattern both rocelab sides know (so it needs rocelab on both ends) and every completion.
+ * @return 0 (see res->errors and res->verify_failures); -errno with @p err filled when the
+ *         peer or the exchange failed
+ */
+int roce_perf_live_run(struct roce_perf_live_ctx *ctx, struct roce_perf_result *res,
+		       char *err, size_t errlen);
+
+/** Port counters so far. */
+void roce_perf_live_stats(const struct roce_perf_live_ctx *ctx, struct roce_perf_live_stats *st);
+
+/** Tear everything down; NULL is a no-op. */
+void roce_perf_live_close(struct roce_perf_live_ctx *ctx);
+
 #endif /* ROCE_PERF_H */

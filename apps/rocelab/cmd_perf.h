@@ -1,0 +1,20 @@
+/* rocelab perf: the report both modes print (cmd_perf.c) and the live mode (cmd_perf_live.c). */
+#ifndef ROCELAB_CMD_PERF_H
+#define ROCELAB_CMD_PERF_H
+
+#include <stdbool.h>
+
+#include "roce_perf.h"
+
+/** perftest's banner and column titles; @p device and @p link fill their lines. */
+void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *device,
+		       const char *link);
+
+/** One result row, in perftest's columns. */
+void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,
+		       bool gbits);
+
+/** Run @p conf in real time on a port (a server, or a client when live->peer is set). @return exit status */
+int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits);
+
+#endif /* ROCELAB_CMD_PERF_H */

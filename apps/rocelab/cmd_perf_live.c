@@ -1,0 +1,72 @@
+/* rocelab perf --dev: one side of a perftest run in real time, on a DPDK port. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd_perf.h"
+#include "rocelab.h"
+#include "roce_transport.h"
+
+#define RESULT_LINE "---------------------------------------------------------------------------------------\n"
+
+int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+{
+	struct roce_perf_live_info info;
+	struct roce_perf_live_stats st;
+	struct roce_perf_live_ctx *ctx;
+	struct roce_perf_result res;
+	struct roce_perf_conf shown = *conf;
+	char err[256], device[160], link[160];
+	int rc, status = EXIT_SUCCESS;
+
+	if (live->peer == NULL) {
+		printf("\n************************************\n"
+		       "* Waiting for client to connect... *\n"
+		       "************************************\n");
+		fflush(stdout);
+	}
+	ctx = roce_perf_live_open(conf, live, err, sizeof(err));
+	if (ctx == NULL) {
+		fprintf(stderr, "rocelab perf: %s\n", err);
+		return errno == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	roce_perf_live_info(ctx, &info);
+	shown.mtu = roce_mtu_from_bytes(info.mtu);
+	snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
+	snprintf(link, sizeof(link), "%s, %.0f Gb/s, MTU %u; peer perftest %s", info.port,
+		 (double)info.speed_bps / 1e9, info.port_mtu, info.peer_version);
+	printf(" local address: %s\n", info.local);
+	printf(" remote address: %s\n", info.remote);
+	perf_print_header(&shown, gbits, device, link);
+	fflush(stdout);
+
+	rc = roce_perf_live_run(ctx, &res, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "rocelab perf: %s\n", err);
+		status = EXIT_FAILURE;
+	}
+	if (res.iters != 0)
+		perf_print_result(&shown, &res, gbits);
+	printf(RESULT_LINE);
+	roce_perf_live_stats(ctx, &st);
+	printf(" port: %llu frames out, %llu in (%llu RoCE, %llu not ours), %llu dropped out, "
+	       "%llu dropped in, %llu ICRC errors\n", (unsigned long long)st.tx_frames,
+	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
+	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
+	       (unsigned long long)st.rx_dropped, (unsigned long long)st.icrc_errors);
+	if (res.errors != 0) {
+		fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
+			(unsigned long long)res.errors, roce_wc_status_name(res.first_error),
+			roce_wc_status_str(res.first_error));
+		status = EXIT_FAILURE;
+	}
+	if (res.verify_failures != 0) {
+		fprintf(stderr, "rocelab perf: --verify: %llu mismatch(es); first: %s\n",
+			(unsigned long long)res.verify_failures, res.verify_msg);
+		status = EXIT_FAILURE;
+	}
+	if (conf->verify && status == EXIT_SUCCESS)
+		printf(" verify: every byte and every completion checked: OK\n");
+	roce_perf_live_close(ctx);
+	return status;
+}

@@ -1,0 +1,579 @@
+/* DPDK ports: an ethdev as the far end of a model link, with ARP answered and resolved. */
+#include <errno.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_arp.h>
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "roce_common.h"
+#include "roce_io.h"
+
+#define PORT_BURST 32			/* frames per rx/tx burst */
+#define PORT_RXQ 4096			/* received RoCE frames waiting for the link (power of two) */
+#define PORT_TXBUF 256			/* frames waiting for rte_eth_tx_burst */
+#define PORT_TX_TRIES 4			/* bursts tried on a full TX queue before dropping */
+#define PORT_MAX_ADDR 4			/* addresses answered by ARP */
+#define PORT_ARP_CACHE 32		/* resolved peers */
+#define PORT_ARP_RETRY (100 * ROCE_MS)	/* between two requests for one address */
+#define PORT_DEF_DESC 1024		/* descriptors per queue by default */
+#define PORT_ETHER_MAC_CONTROL 0x8808	/* IEEE 802.3 MAC control: PAUSE and PFC */
+
+/* One resolved (or being resolved) neighbour. */
+struct arp_entry {
+	uint32_t ip;			/* IPv4, network order; 0: free */
+	bool valid;			/* @mac is known */
+	uint8_t mac[6];			/* its MAC */
+	roce_time_t asked;		/* last request sent (engine time) */
+};
+
+struct roce_port {
+	struct roce_engine *eng;	/* clock, pool, poller */
+	uint16_t port_id;		/* the ethdev */
+	char name[RTE_ETH_NAME_MAX_LEN]; /* its name */
+	struct rte_device *rdev;	/* for rte_dev_remove() */
+	struct rte_ether_addr mac;	/* its MAC */
+	uint32_t if_index;		/* kernel interface behind it, or 0 */
+
+	struct roce_link *link;		/* where received RoCE frames go */
+	int dir;			/* our sending direction on it */
+
+	struct rte_mbuf *rxq[PORT_RXQ];	/* received RoCE frames, until the link pulls them */
+	uint32_t rxq_head, rxq_tail;	/* free-running: consumer, producer */
+	struct rte_mbuf *txbuf[PORT_TXBUF]; /* frames to send */
+	uint16_t ntx;			/* entries in @txbuf */
+
+	uint32_t addr[PORT_MAX_ADDR];	/* our IPv4 addresses, network order */
+	unsigned int naddr;		/* entries in @addr */
+	struct arp_entry arp[PORT_ARP_CACHE]; /* neighbour cache */
+
+	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
+};
+
+/* ---- transmit ---- */
+
+void roce_port_flush(struct roce_port *p)
+{
+	uint16_t sent = 0;
+
+	for (int tries = 0; sent < p->ntx && tries < PORT_TX_TRIES; tries++)
+		sent += rte_eth_tx_burst(p->port_id, 0, p->txbuf + sent, p->ntx - sent);
+	p->st.tx_frames += sent;
+	if (sent < p->ntx)
+		memmove(p->txbuf, p->txbuf + sent, (size_t)(p->ntx - sent) * sizeof(p->txbuf[0]));
+	p->ntx -= sent;
+}
+
+/* Queue @p m for the wire; a full buffer is flushed first, and what still does not fit is dropped. */
+static void port_tx(struct roce_port *p, struct rte_mbuf *m)
+{
+	if (p->ntx == PORT_TXBUF)
+		roce_port_flush(p);
+	if (p->ntx == PORT_TXBUF) {
+		p->st.tx_dropped++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	p->txbuf[p->ntx++] = m;
+	if (p->ntx >= PORT_BURST)
+		roce_port_flush(p);
+}
+
+/* The link delivered a frame the emulated NIC sent: it goes out of the port. */
+static void end_rx(void *owner, struct rte_mbuf *m)
+{
+	port_tx(owner, m);
+}
+
+/* The link's port-to-NIC wire is idle: the next received frame, if any. */
+static struct rte_mbuf *end_pull(void *owner)
+{
+	struct roce_port *p = owner;
+
+	if (p->rxq_head == p->rxq_tail)
+		return NULL;
+	return p->rxq[p->rxq_head++ & (PORT_RXQ - 1)];
+}
+
+struct roce_link_end roce_port_link_end(struct roce_port *p)
+{
+	return (struct roce_link_end){ .owner = p, .pull = end_pull, .rx = end_rx };
+}
+
+void roce_port_attach(struct roce_port *p, struct roce_link *link, int dir)
+{
+	p->link = link;
+	p->dir = dir;
+}
+
+/* ---- ARP (RFC 826) ---- */
+
+static bool is_our_addr(const struct roce_port *p, uint32_t ip)
+{
+	for (unsigned int i = 0; i < p->naddr; i++)
+		if (p->addr[i] == ip)
+			return true;
+	return false;
+}
+
+static struct arp_entry *arp_find(struct roce_port *p, uint32_t ip, bool create)
+{
+	struct arp_entry *free_e = NULL;
+
+	for (unsigned int i = 0; i < PORT_ARP_CACHE; i++) {
+		if (p->arp[i].ip == ip)
+			return &p->arp[i];
+		if (p->arp[i].ip == 0 && free_e == NULL)
+			free_e = &p->arp[i];
+	}
+	if (!create)
+		return NULL;
+	if (free_e == NULL)
+		free_e = &p->arp[ip % PORT_ARP_CACHE];	/* full: evict one */
+	memset(free_e, 0, sizeof(*free_e));
+	free_e->ip = ip;
+	return free_e;
+}
+
+static void arp_learn(struct roce_port *p, uint32_t ip, const struct rte_ether_addr *mac)
+{
+	struct arp_entry *e;
+
+	if (ip == 0 || rte_is_zero_ether_addr(mac) || !rte_is_unicast_ether_addr(mac))
+		return;
+	e = arp_find(p, ip, true);
+	memcpy(e->mac, mac->addr_bytes, 6);
+	e->valid = true;
+}
+
+/* Build and send one ARP packet (request: @p tha is ignored and the frame is broadcast). */
+static void arp_send(struct roce_port *p, uint16_t op, uint32_t sip, uint32_t tip,
+		     const struct rte_ether_addr *tha)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(p->eng);
+	struct rte_ether_hdr *eth;
+	struct rte_arp_hdr *arp;
+
+	if (m == NULL)
+		return;
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eth) + sizeof(*arp));
+	arp = (struct rte_arp_hdr *)(eth + 1);
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(&eth->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	else
+		rte_ether_addr_copy(tha, &eth->dst_addr);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(op);
+	rte_ether_addr_copy(&p->mac, &arp->arp_data.arp_sha);
+	arp->arp_data.arp_sip = sip;
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	else
+		rte_ether_addr_copy(tha, &arp->arp_data.arp_tha);
+	arp->arp_data.arp_tip = tip;
+	port_tx(p, m);
+}
+
+static void arp_rx(struct roce_port *p, const struct rte_arp_hdr *arp)
+{
+	uint32_t sip = arp->arp_data.arp_sip, tip = arp->arp_data.arp_tip;
+	uint16_t op = rte_be_to_cpu_16(arp->arp_opcode);
+
+	p->st.rx_arp++;
+	if (arp->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    arp->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    arp->arp_hlen != RTE_ETHER_ADDR_LEN || arp->arp_plen != 4)
+		return;
+	/* our own requests, seen again on a shared interface, teach nothing */
+	if (rte_is_same_ether_addr(&arp->arp_data.arp_sha, &p->mac))
+		return;
+	/* RFC 826: update the sender if we know it or if the packet is for us */
+	if (is_our_addr(p, tip) || arp_find(p, sip, false) != NULL)
+		arp_learn(p, sip, &arp->arp_data.arp_sha);
+	if (op == RTE_ARP_OP_REQUEST && is_our_addr(p, tip)) {
+		arp_send(p, RTE_ARP_OP_REPLY, tip, sip, &arp->arp_data.arp_sha);
+		p->st.arp_replies++;
+	}
+}
+
+int roce_port_add_addr(struct roce_port *p, const struct roce_ip_addr *ip, uint8_t ip_ver)
+{
+	uint32_t a;
+
+	if (ip_ver != 4)
+		return -EAFNOSUPPORT;
+	memcpy(&a, ip->b, 4);
+	if (is_our_addr(p, a))
+		return 0;
+	if (p->naddr == PORT_MAX_ADDR)
+		return -ENOSPC;
+	p->addr[p->naddr++] = a;
+	/* a gratuitous ARP would be polite; peers ask when they need us */
+	return 0;
+}
+
+int roce_port_resolve(struct roce_port *p, const struct roce_ip_addr *ip, uint8_t ip_ver,
+		      uint8_t mac[6])
+{
+	roce_time_t now = roce_engine_now(p->eng);
+	struct arp_entry *e;
+	uint32_t a;
+
+	if (ip_ver != 4)
+		return -EAFNOSUPPORT;
+	if (p->naddr == 0)
+		return -EADDRNOTAVAIL;
+	memcpy(&a, ip->b, 4);
+	e = arp_find(p, a, true);
+	if (e->valid) {
+		memcpy(mac, e->mac, 6);
+		return 0;
+	}
+	if (e->asked == 0 || now - e->asked >= PORT_ARP_RETRY) {
+		e->asked = now ? now : 1;
+		arp_send(p, RTE_ARP_OP_REQUEST, p->addr[0], a, NULL);
+		p->st.arp_requests++;
+		roce_port_flush(p);
+	}
+	return -EAGAIN;
+}
+
+/* ---- receive ---- */
+
+/*
+ * Ethertype after any VLAN tags and the offset of what follows; @return 0 if truncated. RoCE
+ * frames go to the link whole, tags included: lib/wire parses them.
+ */
+static uint16_t frame_type(const struct rte_mbuf *m, uint32_t *off)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t o = 12;
+	uint16_t type;
+
+	for (;;) {
+		if (o + 2 > m->data_len)
+			return 0;
+		type = (uint16_t)(b[o] << 8 | b[o + 1]);
+		if (type != RTE_ETHER_TYPE_VLAN && type != RTE_ETHER_TYPE_QINQ)
+			break;
+		o += 4;
+	}
+	*off = o + 2;
+	return type;
+}
+
+/* UDP to port 4791 (RoCEv2), over IPv4 or IPv6. */
+static bool is_rocev2(const struct rte_mbuf *m, uint16_t type, uint32_t off)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_udp_hdr *udp;
+	uint32_t l4;
+
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const void *)(b + off);
+
+		if (off + sizeof(*ip) > m->data_len || ip->next_proto_id != IPPROTO_UDP)
+			return false;
+		l4 = off + (uint32_t)(ip->version_ihl & 0xf) * 4;
+	} else if (type == RTE_ETHER_TYPE_IPV6) {
+		const struct rte_ipv6_hdr *ip = (const void *)(b + off);
+
+		if (off + sizeof(*ip) > m->data_len || ip->proto != IPPROTO_UDP)
+			return false;
+		l4 = off + sizeof(*ip);
+	} else {
+		return false;
+	}
+	if (l4 + sizeof(*udp) > m->data_len)
+		return false;
+	udp = (const void *)(b + l4);
+	return udp->dst_port == rte_cpu_to_be_16(4791);
+}
+
+/* Hand a frame to the link's port-to-NIC direction (queued until the wire is idle). */
+static void to_link(struct roce_port *p, struct rte_mbuf *m)
+{
+	if (p->link == NULL || p->rxq_tail - p->rxq_head == PORT_RXQ) {
+		p->st.rx_queue_full++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	p->rxq[p->rxq_tail++ & (PORT_RXQ - 1)] = m;
+	p->st.rx_roce++;
+}
+
+static void classify(struct roce_port *p, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	bool to_us = rte_is_same_ether_addr(&eth->dst_addr, &p->mac);
+	uint32_t off;
+	uint16_t type;
+
+	if (m->data_len < sizeof(*eth) || (type = frame_type(m, &off)) == 0) {
+		p->st.rx_other++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (type == RTE_ETHER_TYPE_ARP && off + sizeof(struct rte_arp_hdr) <= m->data_len &&
+	    (to_us || rte_is_broadcast_ether_addr(&eth->dst_addr))) {
+		arp_rx(p, rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, off));
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* PFC and PAUSE (IEEE 802.3 Annex 31B: MAC control) go to a reserved multicast address */
+	if ((to_us && is_rocev2(m, type, off)) || type == PORT_ETHER_MAC_CONTROL) {
+		to_link(p, m);
+		return;
+	}
+	p->st.rx_other++;
+	rte_pktmbuf_free(m);
+}
+
+static void port_poll(struct roce_engine *eng, void *arg)
+{
+	struct roce_port *p = arg;
+	struct rte_mbuf *pkts[PORT_BURST];
+	uint32_t queued = p->rxq_tail;
+	uint16_t n;
+
+	RTE_SET_USED(eng);
+	n = rte_eth_rx_burst(p->port_id, 0, pkts, PORT_BURST);
+	for (uint16_t i = 0; i < n; i++)
+		classify(p, pkts[i]);
+	if (p->rxq_tail != queued && p->link != NULL)
+		roce_link_kick(p->link, p->dir);
+	if (p->ntx)
+		roce_port_flush(p);
+}
+
+/* ---- set-up ---- */
+
+#define FAIL(e, ...) \
+	do { \
+		snprintf(err, errlen, __VA_ARGS__); \
+		errno = (e); \
+	} while (0)
+
+/* The ethdev a probe of @p name made: by name, then by the name of its device (a PCI address). */
+static int find_port(const char *name, uint16_t *port_id)
+{
+	uint16_t pid;
+
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(pid, &info) == 0 && info.device != NULL &&
+		    strcmp(rte_dev_name(info.device), name) == 0) {
+			*port_id = pid;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port_conf *conf,
+				 char *err, size_t errlen)
+{
+	struct rte_eth_conf ec = { 0 };
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = conf->nb_rxd ? conf->nb_rxd : PORT_DEF_DESC;
+	uint16_t nb_txd = conf->nb_txd ? conf->nb_txd : PORT_DEF_DESC;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct roce_port *p;
+	bool probed = false;
+	size_t len;
+	int rc;
+
+	if (conf->devargs == NULL || conf->devargs[0] == '\0') {
+		FAIL(EINVAL, "no device given");
+		return NULL;
+	}
+	len = strcspn(conf->devargs, ",");
+	if (len >= sizeof(name)) {
+		FAIL(EINVAL, "%s: device name too long", conf->devargs);
+		return NULL;
+	}
+	memcpy(name, conf->devargs, len);
+	name[len] = '\0';
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		FAIL(ENOMEM, "%s: out of memory", conf->devargs);
+		return NULL;
+	}
+	p->eng = eng;
+
+	rc = rte_dev_probe(conf->devargs);
+	if (rc == 0)
+		probed = true;
+	else if (rc != -EEXIST) {
+		FAIL(EINVAL, "%s: cannot probe the device: %s (a vdev driver such as net_af_packet0, "
+		     "net_tap0, net_memif0, net_ring0, or a PCI address allowed by --eal '-a ADDR')",
+		     conf->devargs, rte_strerror(-rc));
+		goto err_free;
+	}
+	if (find_port(name, &p->port_id) != 0) {
+		FAIL(ENODEV, "%s: the probe made no ethdev called '%s'", conf->devargs, name);
+		goto err_remove;
+	}
+	rte_eth_dev_get_name_by_port(p->port_id, p->name);
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0) {
+		FAIL(EIO, "%s: cannot read the device's information: %s", p->name, rte_strerror(-rc));
+		goto err_remove;
+	}
+	p->rdev = info.device;
+	p->if_index = info.if_index;
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	rc = rte_eth_dev_configure(p->port_id, 1, 1, &ec);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nb_rxd, &nb_txd);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(p->port_id, 0, nb_rxd, rte_eth_dev_socket_id(p->port_id),
+					    NULL, roce_engine_pool(eng));
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(p->port_id, 0, nb_txd, rte_eth_dev_socket_id(p->port_id),
+					    NULL);
+	if (rc != 0) {
+		FAIL(EIO, "%s: cannot configure one RX and one TX queue: %s", p->name,
+		     rte_strerror(-rc));
+		goto err_close;
+	}
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc != 0) {
+		FAIL(EIO, "%s: cannot start: %s", p->name, rte_strerror(-rc));
+		goto err_close;
+	}
+	if (!conf->no_promisc)
+		(void)rte_eth_promiscuous_enable(p->port_id);	/* not every driver can */
+	rte_eth_macaddr_get(p->port_id, &p->mac);
+	rc = roce_engine_add_poller(eng, port_poll, p);
+	if (rc != 0) {
+		FAIL(-rc, "%s: the engine has no room for another poller", p->name);
+		goto err_stop;
+	}
+	return p;
+
+err_stop:
+	rte_eth_dev_stop(p->port_id);
+err_close:
+	rte_eth_dev_close(p->port_id);
+err_remove:
+	if (probed && p->rdev != NULL)
+		rte_dev_remove(p->rdev);
+err_free:
+	free(p);
+	return NULL;
+}
+
+void roce_port_close(struct roce_port *p)
+{
+	if (p == NULL)
+		return;
+	roce_engine_remove_poller(p->eng, port_poll, p);
+	roce_port_flush(p);
+	rte_pktmbuf_free_bulk(p->txbuf, p->ntx);
+	while (p->rxq_head != p->rxq_tail)
+		rte_pktmbuf_free(p->rxq[p->rxq_head++ & (PORT_RXQ - 1)]);
+	rte_eth_dev_stop(p->port_id);
+	rte_eth_dev_close(p->port_id);
+	if (p->rdev != NULL)
+		rte_dev_remove(p->rdev);
+	free(p);
+}
+
+/* ---- attributes ---- */
+
+const char *roce_port_name(const struct roce_port *p)
+{
+	return p->name;
+}
+
+void roce_port_mac(const struct roce_port *p, uint8_t mac[6])
+{
+	memcpy(mac, p->mac.addr_bytes, 6);
+}
+
+int roce_port_link(const struct roce_port *p, bool *up, uint64_t *speed_bps)
+{
+	struct rte_eth_link l;
+	int rc = rte_eth_link_get_nowait(p->port_id, &l);
+
+	if (rc != 0)
+		return rc;
+	*up = l.link_status == RTE_ETH_LINK_UP;
+	*speed_bps = l.link_speed == RTE_ETH_SPEED_NUM_NONE ||
+		     l.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : (uint64_t)l.link_speed * 1000000;
+	return 0;
+}
+
+/* MTU of kernel interface @p if_index, or 0. */
+static uint32_t kernel_mtu(uint32_t if_index)
+{
+	struct ifreq ifr = { 0 };
+	uint32_t mtu = 0;
+	int s;
+
+	if (if_index == 0 || if_indextoname(if_index, ifr.ifr_name) == NULL)
+		return 0;
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0)
+		return 0;
+	if (ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		mtu = (uint32_t)ifr.ifr_mtu;
+	close(s);
+	return mtu;
+}
+
+uint32_t roce_port_mtu(const struct roce_port *p)
+{
+	uint32_t mtu = kernel_mtu(p->if_index);
+	uint16_t m;
+
+	if (mtu != 0)
+		return mtu;
+	return rte_eth_dev_get_mtu(p->port_id, &m) == 0 ? m : RTE_ETHER_MTU;
+}
+
+int roce_port_set_mtu(struct roce_port *p, uint32_t mtu)
+{
+	if (mtu > UINT16_MAX)
+		return -EINVAL;
+	return rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu);
+}
+
+int roce_port_stats(const struct roce_port *p, struct roce_port_stats *st)
+{
+	struct rte_eth_stats es;
+	int rc = rte_eth_stats_get(p->port_id, &es);
+
+	*st = p->st;
+	if (rc != 0)
+		return rc;
+	st->ipackets = es.ipackets;
+	st->opackets = es.opackets;
+	st->ibytes = es.ibytes;
+	st->obytes = es.obytes;
+	st->imissed = es.imissed;
+	st->ierrors = es.ierrors;
+	st->oerrors = es.oerrors;
+	return 0;
+}

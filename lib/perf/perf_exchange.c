@@ -1,0 +1,356 @@
+/* perftest's out-of-band exchange over TCP (port 18515), byte-compatible with perftest 6.06. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf_private.h"
+
+#define OOB_VERSION_LEN 16	/* char version[16], NUL padded */
+#define OOB_MIN_VERSION 5.70	/* perftest refuses older peers */
+#define OOB_POLL_EVERY 256	/* idle calls between two polls of the socket */
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#define OOB_FAIL(o, rc, ...) \
+	do { \
+		snprintf((o)->err, sizeof((o)->err), __VA_ARGS__); \
+		return (rc); \
+	} while (0)
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+
+	/* each message must leave as one segment: perftest reads each with one read() */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static int oob_accept(struct perf_oob *o, uint16_t port, double timeout)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	double end = timeout > 0 ? mono() + timeout : 0;
+	int one = 1, ls, e;
+
+	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ls < 0)
+		OOB_FAIL(o, -errno, "socket: %s", strerror(errno));
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 1) != 0) {
+		e = errno;
+		close(ls);
+		OOB_FAIL(o, -e, "cannot listen on TCP port %u: %s", port, strerror(e));
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = ls, .events = POLLIN };
+		int rc = poll(&pfd, 1, 100);
+
+		if (rc > 0)
+			break;
+		if (rc < 0 && errno != EINTR) {
+			e = errno;
+			close(ls);
+			OOB_FAIL(o, -e, "poll: %s", strerror(e));
+		}
+		if (end != 0 && mono() > end) {
+			close(ls);
+			OOB_FAIL(o, -ETIMEDOUT, "no client connected to TCP port %u within %.0f s", port,
+				 timeout);
+		}
+		if (o->idle != NULL)
+			o->idle(o->idle_arg);
+	}
+	o->fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	e = errno;
+	close(ls);	/* perftest serves one client per run */
+	if (o->fd < 0)
+		OOB_FAIL(o, -e, "accept: %s", strerror(e));
+	return 0;
+}
+
+static int oob_connect(struct perf_oob *o, const char *host, uint16_t port, double timeout)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	double end = mono() + (timeout > 0 ? timeout : 10);
+	struct addrinfo *ai, *a;
+	char serv[8];
+	int rc, e = ECONNREFUSED;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	rc = getaddrinfo(host, serv, &hints, &ai);
+	if (rc != 0)
+		OOB_FAIL(o, -EINVAL, "%s: %s", host, gai_strerror(rc));
+	for (;;) {
+		for (a = ai; a != NULL; a = a->ai_next) {
+			o->fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+			if (o->fd < 0) {
+				e = errno;
+				continue;
+			}
+			if (connect(o->fd, a->ai_addr, a->ai_addrlen) == 0) {
+				freeaddrinfo(ai);
+				return 0;
+			}
+			e = errno;
+			close(o->fd);
+			o->fd = -1;
+		}
+		if (mono() > end)
+			break;
+		usleep(100000);	/* the server may not listen yet */
+	}
+	freeaddrinfo(ai);
+	OOB_FAIL(o, -e, "cannot connect to %s:%u: %s", host, port, strerror(e));
+}
+
+int perf_oob_open(struct perf_oob *o, bool server, const char *host, uint16_t port, double timeout)
+{
+	int rc;
+
+	o->fd = -1;
+	o->server = server;
+	o->err[0] = '\0';
+	rc = server ? oob_accept(o, port, timeout) : oob_connect(o, host, port, timeout);
+	if (rc == 0)
+		set_nodelay(o->fd);
+	return rc;
+}
+
+void perf_oob_close(struct perf_oob *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+}
+
+static int oob_write(struct perf_oob *o, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(o->fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			OOB_FAIL(o, -errno, "TCP write: %s", strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read exactly @p len bytes, running the idle function while nothing has arrived. */
+static int oob_read(struct perf_oob *o, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	unsigned int spins = 0;
+
+	while (len > 0) {
+		ssize_t n = recv(o->fd, p, len, MSG_DONTWAIT);
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			OOB_FAIL(o, -ECONNRESET, "the peer closed the TCP connection (%zu bytes short)",
+				 len);
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			OOB_FAIL(o, -errno, "TCP read: %s", strerror(errno));
+		if (o->idle != NULL) {
+			/* a busy loop, as the engine's: a poll() per call would cost a syscall each */
+			for (spins = 0; spins < OOB_POLL_EVERY; spins++)
+				o->idle(o->idle_arg);
+		} else {
+			struct pollfd pfd = { .fd = o->fd, .events = POLLIN };
+
+			(void)poll(&pfd, 1, 1000);
+		}
+	}
+	return 0;
+}
+
+int perf_oob_xchg(struct perf_oob *o, const void *mine, void *theirs, size_t len)
+{
+	int rc;
+
+	if (o->server) {
+		rc = oob_read(o, theirs, len);
+		return rc != 0 ? rc : oob_write(o, mine, len);
+	}
+	rc = oob_write(o, mine, len);
+	return rc != 0 ? rc : oob_read(o, theirs, len);
+}
+
+int perf_oob_hello(struct perf_oob *o, uint8_t my_mtu, uint8_t *peer_mtu)
+{
+	char mine[OOB_VERSION_LEN] = PERF_VERSION, theirs[OOB_VERSION_LEN + 1] = { 0 };
+	char mtu[2], rmtu[3] = { 0 };
+	uint32_t v, rv;
+	int rc;
+
+	rc = perf_oob_xchg(o, mine, theirs, OOB_VERSION_LEN);
+	if (rc != 0)
+		return rc;
+	o->peer_version = strtod(theirs, NULL);
+	if (o->peer_version < OOB_MIN_VERSION)
+		OOB_FAIL(o, -EPROTO, "the peer announces perftest version '%.16s', below %.2f", theirs,
+			 OOB_MIN_VERSION);
+	/* system data (>= 5.32): cycle buffer and cache line size; we keep ours, any fits */
+	v = htonl(4096);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 4)) != 0)
+		return rc;
+	v = htonl(64);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 4)) != 0)
+		return rc;
+	/* MTU (>= 5.31): the ibv_mtu enum in ASCII and a NUL */
+	mtu[0] = (char)('0' + my_mtu);
+	mtu[1] = '\0';
+	if ((rc = perf_oob_xchg(o, mtu, rmtu, 2)) != 0)
+		return rc;
+	if (rmtu[0] < '1' || rmtu[0] > '5' || rmtu[1] != '\0')
+		OOB_FAIL(o, -EPROTO, "the peer's MTU '%.2s' is not an ibv_mtu value (1-5)", rmtu);
+	*peer_mtu = (uint8_t)(rmtu[0] - '0');
+	return 0;
+}
+
+void perf_key_pack(const struct perf_key *k, char out[PERF_KEY_MSG])
+{
+	int n = snprintf(out, PERF_KEY_MSG, "%04x:%04x:%06x:%06x:%08x:%016llx:", k->lid,
+			 k->out_reads, k->qpn & 0xffffff, k->psn & 0xffffff, k->rkey,
+			 (unsigned long long)k->vaddr);
+
+	for (int i = 0; i < 16; i++)
+		n += snprintf(out + n, (size_t)(PERF_KEY_MSG - n), "%02x:", k->gid[i]);
+	snprintf(out + n, (size_t)(PERF_KEY_MSG - n), "%08x:", k->srqn);
+}
+
+int perf_key_parse(const char *msg, size_t len, struct perf_key *k)
+{
+	char text[PERF_KEY_MSG + 1];
+	unsigned int f[6 + 16 + 1];
+	unsigned long long vaddr;
+	const char *p;
+	int n;
+
+	if (len > PERF_KEY_MSG)
+		len = PERF_KEY_MSG;
+	memcpy(text, msg, len);
+	text[len] = '\0';
+	if (sscanf(text, "%4x:%4x:%6x:%6x:%8x:%16llx:%n", &f[0], &f[1], &f[2], &f[3], &f[4],
+		   &vaddr, &n) != 6)
+		return -EPROTO;
+	p = text + n;
+	for (int i = 0; i < 17; i++) {
+		int m;
+
+		if (sscanf(p, i < 16 ? "%2x:%n" : "%8x%n", &f[6 + i], &m) != 1)
+			return -EPROTO;
+		p += m;
+	}
+	k->lid = (uint16_t)f[0];
+	k->out_reads = (uint16_t)f[1];
+	k->qpn = f[2];
+	k->psn = f[3];
+	k->rkey = f[4];
+	k->vaddr = vaddr;
+	for (int i = 0; i < 16; i++)
+		k->gid[i] = (uint8_t)f[6 + i];
+	k->srqn = f[22];
+	return 0;
+}
+
+int perf_oob_keys(struct perf_oob *o, const struct perf_key *mine, struct perf_key *theirs,
+		  uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		char out[PERF_KEY_MSG], in[PERF_KEY_MSG];
+		struct perf_key k;
+		int rc;
+
+		perf_key_pack(&mine[i], out);
+		rc = perf_oob_xchg(o, out, in, PERF_KEY_MSG);
+		if (rc != 0)
+			return rc;
+		if (perf_key_parse(in, sizeof(in), &k) != 0)
+			OOB_FAIL(o, -EPROTO, "malformed key message '%.107s'", in);
+		if (theirs != NULL)
+			theirs[i] = k;
+	}
+	return 0;
+}
+
+/* A double as perftest sends it: its bytes swapped to big-endian. */
+static uint64_t double_be(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, 8);
+	return htobe64(u);
+}
+
+static double be_double(uint64_t u)
+{
+	double d;
+
+	u = be64toh(u);
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+int perf_oob_report(struct perf_oob *o, const struct perf_report *mine, struct perf_report *theirs)
+{
+	uint64_t v, rv;
+	int rc;
+
+	v = htobe64(mine->size);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 8)) != 0)
+		return rc;
+	theirs->size = be64toh(rv);
+	v = htobe64(mine->iters);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 8)) != 0)
+		return rc;
+	theirs->iters = be64toh(rv);
+	v = double_be(mine->bw_peak);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 8)) != 0)
+		return rc;
+	theirs->bw_peak = be_double(rv);
+	v = double_be(mine->bw_avg);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 8)) != 0)
+		return rc;
+	theirs->bw_avg = be_double(rv);
+	v = double_be(mine->msg_rate);
+	if ((rc = perf_oob_xchg(o, &v, &rv, 8)) != 0)
+		return rc;
+	theirs->msg_rate = be_double(rv);
+	return 0;
+}
+
+int perf_oob_finish(struct perf_oob *o, const struct perf_key *mine)
+{
+	int rc = perf_oob_keys(o, mine, NULL, 1);
+
+	/* perftest 6.06 writes "done" and closes without reading the peer's */
+	if (rc == 0)
+		(void)oob_write(o, "done", 5);
+	perf_oob_close(o);
+	return rc;
+}

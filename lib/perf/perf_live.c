@@ -1,0 +1,1039 @@
+/* perftest's tests in real time between two processes: one emulated host on a DPDK port each. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf_private.h"
+#include "roce_io.h"
+#include "roce_perf.h"
+#include "roce_transport.h"
+
+#define LIVE_MAX_QP 64			/* as roce_perf_check() allows */
+#define LIVE_CQ_BATCH 64		/* completions polled at once */
+#define LIVE_SLOT_ALIGN 64		/* slot size multiple */
+#define LIVE_TAIL_PAD 16384		/* after the slots: perftest peers step their remote address
+					 * through a cycle buffer (4 KiB) past the first message */
+#define LIVE_RESOLVE_SEC 5		/* ARP resolution of the peer */
+#define LIVE_WIN 4096			/* completion-count samples for the peak bandwidth */
+#define LIVE_SALT_CLIENT 0xc11e47ull	/* data pattern of the client's buffer */
+#define LIVE_SALT_SERVER 0x5e7e7ull	/* data pattern of the server's buffer */
+#define LIVE_QKEY 0x11111111		/* as perftest */
+#define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
+#define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
+
+struct roce_perf_live_ctx {
+	struct roce_perf_conf conf;	/* the user's, with the path MTU agreed with the peer */
+	struct roce_perf_live live;	/* the port and the peer */
+	bool server;			/* no PEER given */
+	struct roce_engine *eng;	/* wall clock */
+	struct roce_port *port;		/* the ethdev */
+	struct roce_device *dev;	/* the emulated NIC */
+	struct roce_link *link;		/* NIC <-> port: rate = port speed, no delay */
+	struct roce_pcap_writer *pcap;	/* --pcap, on the model link */
+	struct roce_pd *pd;
+	struct roce_cq *scq, *rcq;
+	struct roce_qp *qp[LIVE_MAX_QP];
+	struct roce_mr *mr;
+	uint8_t *buf;			/* nqp * nslots * slot bytes, then LIVE_TAIL_PAD */
+	size_t buf_len;			/* mapped */
+	uint32_t nslots, slot;		/* buffer slots per QP, bytes per slot */
+	uint8_t mac[6];			/* ours: the port's */
+	uint8_t peer_mac[6];		/* resolved by ARP */
+	struct roce_ip_addr peer_ip;	/* from the peer's GID */
+	uint64_t speed_bps;		/* port speed */
+	uint32_t port_mtu;		/* port L3 MTU */
+	int sink;			/* UDP 4791 socket keeping the kernel from answering ICMP, or -1 */
+	struct perf_oob oob;		/* perftest's exchange */
+	struct perf_key me[LIVE_MAX_QP], peer[LIVE_MAX_QP]; /* key messages */
+	struct roce_perf_result *res;	/* during run */
+	uint64_t received;		/* send_bw server: receives completed */
+	uint64_t recv_seq[LIVE_MAX_QP];	/* send_bw server: receives per QP, for the slot they hit */
+	roce_time_t recv_first, recv_last; /* send_bw server: times of the first and last receive */
+	double *lat;			/* latency samples, us */
+	uint64_t nlat;
+	roce_time_t win_t[LIVE_WIN];	/* bandwidth peak: completion counts at times */
+	uint64_t win_n[LIVE_WIN];
+	uint32_t win_len;
+	uint32_t quiet;			/* loop iterations in a row in which nothing happened */
+	char *err;			/* during run: where failures are described */
+	size_t errlen;
+};
+
+/* ---- the data pattern both sides know (--verify) ---- */
+
+static uint64_t pat_word(uint64_t salt, uint64_t word)
+{
+	uint64_t x = word * 0x9e3779b97f4a7c15ull ^ salt;
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return x ^ (x >> 29);
+}
+
+static uint8_t pat_byte(uint64_t salt, uint64_t off)
+{
+	return (uint8_t)(pat_word(salt, off >> 3) >> ((off & 7) * 8));
+}
+
+static void pat_fill(uint8_t *p, size_t len, uint64_t salt)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = pat_word(salt, i >> 3);
+
+		memcpy(p + i, &w, ROCE_MIN(8, len - i));
+	}
+}
+
+/* Offset of the first byte of [off, off + len) of @p p that differs from the pattern, or -1. */
+static int64_t pat_check(const uint8_t *p, uint64_t off, uint64_t len, uint64_t salt)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (p[off + i] != pat_byte(salt, off + i))
+			return (int64_t)(off + i);
+	return -1;
+}
+
+static uint64_t my_salt(const struct roce_perf_live_ctx *c)
+{
+	return c->server ? LIVE_SALT_SERVER : LIVE_SALT_CLIENT;
+}
+
+static uint64_t peer_salt(const struct roce_perf_live_ctx *c)
+{
+	return c->server ? LIVE_SALT_CLIENT : LIVE_SALT_SERVER;
+}
+
+static uint64_t slot_off(const struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
+{
+	return ((uint64_t)q * c->nslots + s % c->nslots) * c->slot;
+}
+
+static void verify_fail(struct roce_perf_live_ctx *c, const char *fmt, unsigned long long a,
+			unsigned long long b)
+{
+	if (c->res->verify_failures++ == 0)
+		snprintf(c->res->verify_msg, sizeof(c->res->verify_msg), fmt, a, b);
+}
+
+/* ---- engine, time ---- */
+
+/*
+ * One engine loop iteration: due timers and the port's poller. After LIVE_YIELD_AFTER
+ * iterations in which no timer fired, give the CPU away once: on a machine whose cores are
+ * shared (the peer process among them) a busy poller otherwise holds its core for a whole time
+ * slice while the frame it waits for sits in the peer's queue.
+ */
+static void live_step(struct roce_perf_live_ctx *c)
+{
+	if (roce_engine_run(c->eng, 0) != 0)
+		c->quiet = 0;
+	else if (++c->quiet >= LIVE_YIELD_AFTER) {
+		c->quiet = 0;
+		sched_yield();
+	}
+}
+
+static void live_idle(void *arg)
+{
+	live_step(arg);
+}
+
+static double now_sec(const struct roce_perf_live_ctx *c)
+{
+	return (double)roce_engine_now(c->eng) / ROCE_SEC;
+}
+
+#define LIVE_ERR(c, rc, ...) \
+	do { \
+		snprintf((c)->err, (c)->errlen, __VA_ARGS__); \
+		return (rc); \
+	} while (0)
+
+/* ---- set-up ---- */
+
+static bool needs_reads(enum roce_perf_test t)
+{
+	return t == ROCE_PERF_READ_BW || t == ROCE_PERF_READ_LAT || t == ROCE_PERF_ATOMIC_BW;
+}
+
+/* The largest IB MTU whose RoCEv2 packets fit an L3 MTU of @p l3 (as rxe: IP, UDP, BTH, RETH, ICRC). */
+static enum roce_mtu mtu_for_port(uint32_t l3)
+{
+	enum roce_mtu m = ROCE_MTU_4096;
+
+	while (m > ROCE_MTU_256 && roce_mtu_bytes(m) + 20 + 8 + 12 + 28 + 4 > l3)
+		m--;
+	return m;
+}
+
+static int host_create(struct roce_perf_live_ctx *c)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	struct roce_device_conf dc = { 0 };
+	size_t len;
+
+	memcpy(dc.mac, c->mac, 6);
+	dc.ip[0] = c->live.ip;
+	dc.ip_ver[0] = 4;
+	dc.name = "rocelab0";
+	dc.speed_bps = c->speed_bps;
+	dc.max_mtu = conf->mtu;
+	c->dev = roce_device_create(c->eng, &dc);
+	if (c->dev == NULL)
+		return -ENOMEM;
+	if (conf->trace != NULL)
+		roce_device_set_trace(c->dev, conf->trace);
+	c->pd = roce_alloc_pd(c->dev);
+	c->scq = roce_create_cq(c->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
+	c->rcq = roce_create_cq(c->dev, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
+	len = (size_t)conf->nqp * c->nslots * c->slot + LIVE_TAIL_PAD;
+	c->buf_len = (len + 4095) & ~(size_t)4095;
+	c->buf = mmap(NULL, c->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->buf == MAP_FAILED) {
+		c->buf = NULL;
+		return -ENOMEM;
+	}
+	if (c->pd == NULL || c->scq == NULL || c->rcq == NULL)
+		return -ENOMEM;
+	pat_fill(c->buf, c->buf_len, my_salt(c));
+	c->mr = roce_reg_mr(c->pd, c->buf, c->buf_len, ROCE_ACCESS_LOCAL_WRITE |
+			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+			    ROCE_ACCESS_REMOTE_ATOMIC);
+	if (c->mr == NULL)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < conf->nqp; q++) {
+		struct roce_qp_init_attr init = {
+			.send_cq = c->scq,
+			.recv_cq = c->rcq,
+			.qp_type = conf->qp_type,
+			.cap = {
+				.max_send_wr = conf->tx_depth + 1,
+				.max_recv_wr = conf->rx_depth + 1,
+				.max_send_sge = 1,
+				.max_recv_sge = 1,
+				.max_inline_data = conf->inline_size,
+			},
+		};
+
+		c->qp[q] = roce_create_qp(c->pd, &init);
+		if (c->qp[q] == NULL)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Our key messages: QPN, a random PSN (or --psn), the buffer of each QP, our GID. */
+static void make_keys(struct roce_perf_live_ctx *c)
+{
+	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+
+	for (uint32_t q = 0; q < c->conf.nqp; q++) {
+		struct perf_key *k = &c->me[q];
+
+		memset(k, 0, sizeof(*k));
+		k->out_reads = needs_reads(c->conf.test) ? (uint16_t)c->conf.max_rd_atomic : 1;
+		k->qpn = roce_qp_num(c->qp[q]);
+		k->psn = c->conf.first_psn ? c->conf.first_psn :
+			 (uint32_t)pat_word(seed, q) & 0xffffff;
+		k->rkey = roce_mr_rkey(c->mr);
+		k->vaddr = (uintptr_t)c->buf + slot_off(c, q, 0);
+		k->gid[10] = 0xff;
+		k->gid[11] = 0xff;
+		memcpy(&k->gid[12], c->live.ip.b, 4);
+	}
+}
+
+static int resolve_peer(struct roce_perf_live_ctx *c)
+{
+	double end = now_sec(c) + LIVE_RESOLVE_SEC;
+	char ip[64];
+	int rc;
+
+	while ((rc = roce_port_resolve(c->port, &c->peer_ip, 4, c->peer_mac)) == -EAGAIN &&
+	       now_sec(c) < end)
+		live_step(c);
+	if (rc != 0)
+		LIVE_ERR(c, -EHOSTUNREACH, "no ARP reply from the peer's address %s on %s within %d s",
+			 roce_ip_ntop(&c->peer_ip, 4, ip, sizeof(ip)), roce_port_name(c->port),
+			 LIVE_RESOLVE_SEC);
+	return 0;
+}
+
+/* RESET -> INIT -> RTR -> RTS toward the peer's QP @p q, with perftest's attributes. */
+static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	const struct perf_key *rk = &c->peer[q];
+	struct roce_qp *qp = c->qp[q];
+	struct roce_qp_attr a = { 0 };
+	int rc;
+
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+			    ROCE_ACCESS_REMOTE_ATOMIC;
+	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+			    ROCE_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return rc;
+	a.qp_state = ROCE_QPS_RTR;
+	a.path_mtu = conf->mtu;
+	a.dest_qp_num = rk->qpn;
+	a.rq_psn = rk->psn;
+	a.max_dest_rd_atomic = (uint8_t)c->me[q].out_reads;
+	a.min_rnr_timer = conf->min_rnr_timer;
+	a.ah_attr.dip = c->peer_ip;
+	a.ah_attr.ip_ver = 4;
+	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
+	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+			    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
+			    ROCE_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return rc;
+	a.qp_state = ROCE_QPS_RTS;
+	a.sq_psn = c->me[q].psn;
+	a.timeout = conf->timeout;
+	a.retry_cnt = conf->retry_cnt;
+	a.rnr_retry = conf->rnr_retry;
+	/* the peer's out_reads, within what our requester can track */
+	a.max_rd_atomic = (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads, conf->max_rd_atomic));
+	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
+			      ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* The peer's GID must be IPv4-mapped, as ours (perftest checks the same). */
+static int peer_address(struct roce_perf_live_ctx *c)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(c->peer[0].gid, mapped, 12) != 0)
+		LIVE_ERR(c, -EPROTO, "the peer's GID is not an IPv4-mapped address: IPv6 GIDs are not "
+			 "supported yet (use an IPv4 GID index on the peer, e.g. perftest -x 1)");
+	memset(&c->peer_ip, 0, sizeof(c->peer_ip));
+	memcpy(c->peer_ip.b, &c->peer[0].gid[12], 4);
+	for (uint32_t q = 1; q < c->conf.nqp; q++)
+		if (memcmp(c->peer[q].gid, c->peer[0].gid, 16) != 0)
+			LIVE_ERR(c, -EPROTO, "the peer's QPs carry different GIDs");
+	return 0;
+}
+
+static int oob_check(struct roce_perf_live_ctx *c, int rc)
+{
+	if (rc != 0)
+		snprintf(c->err, c->errlen, "perftest exchange with the peer: %s", c->oob.err);
+	return rc;
+}
+
+/*
+ * perftest 6.06's connection sequence (shared/tools/rxe-vm/README.md): versions, then the key
+ * messages in the order each test uses, with the QPs connected in between.
+ */
+static int exchange_and_connect(struct roce_perf_live_ctx *c)
+{
+	uint32_t n = c->conf.nqp;
+	bool lat = roce_perf_is_lat(c->conf.test);
+	uint8_t peer_mtu;
+	int rc;
+
+	rc = perf_oob_hello(&c->oob, (uint8_t)c->conf.mtu, &peer_mtu);
+	if (rc != 0)
+		return oob_check(c, rc);
+	if (peer_mtu < c->conf.mtu)
+		c->conf.mtu = (enum roce_mtu)peer_mtu;	/* each side uses the smaller MTU */
+	if (lat && (rc = perf_oob_keys(&c->oob, c->me, c->peer, 1)) != 0)
+		return oob_check(c, rc);
+	if ((rc = perf_oob_keys(&c->oob, c->me, c->peer, n)) != 0)
+		return oob_check(c, rc);
+	if ((rc = peer_address(c)) != 0 || (rc = resolve_peer(c)) != 0)
+		return rc;
+	for (uint32_t q = 0; q < n; q++) {
+		rc = connect_qp(c, q);
+		if (rc != 0)
+			LIVE_ERR(c, rc, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
+				 c->peer[q].qpn, strerror(-rc));
+	}
+	if (c->conf.test == ROCE_PERF_SEND_BW) {
+		/* ib_send_bw: keys x 1, keys x N; the final keys x 1 follows posting receives */
+		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0 ||
+		    (rc = perf_oob_keys(&c->oob, c->me, NULL, n)) != 0)
+			return oob_check(c, rc);
+		return 0;
+	}
+	if ((rc = perf_oob_keys(&c->oob, c->me, NULL, n)) != 0 ||
+	    (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+		return oob_check(c, rc);
+	return 0;
+}
+
+/* Keep the kernel from answering our peer's RoCE frames with ICMP port unreachable. */
+static int udp_sink(const struct roce_ip_addr *ip)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(4791) };
+	int small = 4096;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	memcpy(&sa.sin_addr, ip->b, 4);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	/* fails (harmlessly) when the address is not the kernel's: then it drops them silently */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf,
+					       const struct roce_perf_live *live,
+					       char *err, size_t errlen)
+{
+	struct roce_engine_conf ec = {
+		.clock = ROCE_CLOCK_WALL,
+		.seed = conf->seed,
+		.nb_mbufs = 8192,
+		.name = "live",
+	};
+	struct roce_port_conf pc = { .devargs = live->dev };
+	struct roce_link_end dev_end, port_end;
+	struct roce_link_conf lc = { 0 };
+	struct roce_perf_live_ctx *c;
+	bool up;
+	int rc;
+
+	if (roce_perf_check(conf, err, errlen) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (conf->qp_type != ROCE_QPT_RC || live->ip_ver != 4 ||
+	    conf->test == ROCE_PERF_SEND_LAT) {
+		snprintf(err, errlen, "live mode runs RC write_bw, read_bw, send_bw, atomic_bw, "
+			 "write_lat and read_lat over IPv4 (send_lat, UC, UD and IPv6 are not done yet)");
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->conf = *conf;
+	c->live = *live;
+	c->server = live->peer == NULL;
+	c->sink = -1;
+	c->oob.fd = -1;
+	c->err = err;
+	c->errlen = errlen;
+	c->slot = (ROCE_MAX(conf->size, 8u) + LIVE_SLOT_ALIGN - 1) & ~(LIVE_SLOT_ALIGN - 1u);
+	/* as in virtual time: one buffer per QP, a slot per outstanding send under --verify */
+	c->nslots = roce_perf_is_lat(conf->test) ? 2 : !conf->verify ? 1 :
+		    ROCE_MAX(1u, ROCE_MIN(ROCE_MAX(conf->tx_depth, conf->rx_depth),
+					  (uint32_t)((64u << 20) / c->slot)));
+
+	c->eng = roce_engine_create(&ec);
+	if (c->eng == NULL) {
+		snprintf(err, errlen, "cannot create the engine and its mbuf pool");
+		goto err_close;
+	}
+	c->port = roce_port_open(c->eng, &pc, err, errlen);
+	if (c->port == NULL)
+		goto err_close;
+	roce_port_mac(c->port, c->mac);
+	if (roce_port_link(c->port, &up, &c->speed_bps) != 0 || c->speed_bps == 0)
+		c->speed_bps = 100000000000ull;
+	if (live->rate_bps != 0)
+		c->speed_bps = live->rate_bps;
+	c->port_mtu = roce_port_mtu(c->port);
+	if (!live->mtu_set || c->conf.mtu > mtu_for_port(c->port_mtu))
+		c->conf.mtu = mtu_for_port(c->port_mtu);
+	rc = roce_port_add_addr(c->port, &live->ip, live->ip_ver);
+	if (rc == 0)
+		rc = host_create(c);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot create the emulated host: %s", strerror(-rc));
+		errno = -rc;
+		goto err_close;
+	}
+	dev_end = roce_device_link_end(c->dev);
+	port_end = roce_port_link_end(c->port);
+	lc.rate_bps = c->speed_bps;
+	lc.mtu = c->port_mtu;
+	c->link = roce_link_create(c->eng, &lc, &dev_end, &port_end);
+	if (c->link == NULL) {
+		snprintf(err, errlen, "cannot create the link to the port");
+		goto err_close;
+	}
+	roce_device_attach(c->dev, c->link, 0);
+	roce_port_attach(c->port, c->link, 1);
+	if (conf->pcap != NULL) {
+		c->pcap = roce_pcap_create(conf->pcap, err, errlen);
+		if (c->pcap == NULL)
+			goto err_close;
+		roce_link_set_tap(c->link, c->pcap);
+	}
+	c->sink = udp_sink(&live->ip);
+	make_keys(c);
+
+	c->oob.idle = live_idle;
+	c->oob.idle_arg = c;
+	rc = perf_oob_open(&c->oob, c->server, live->peer,
+			   live->tcp_port ? live->tcp_port : ROCE_PERF_TCP_PORT, live->timeout);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", c->oob.err);
+		errno = -rc;
+		goto err_close;
+	}
+	rc = exchange_and_connect(c);
+	if (rc != 0) {
+		errno = -rc;
+		goto err_close;
+	}
+	return c;
+
+err_close:
+	rc = errno;
+	roce_perf_live_close(c);
+	errno = rc ? rc : EIO;
+	return NULL;
+}
+
+static void key_line(const struct perf_key *k, char *out, size_t size)
+{
+	char ip[64];
+	struct roce_ip_addr a = { 0 };
+
+	memcpy(a.b, &k->gid[12], 4);
+	snprintf(out, size, "LID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016llx GID ::ffff:%s",
+		 k->lid, k->qpn, k->psn, k->rkey, (unsigned long long)k->vaddr,
+		 roce_ip_ntop(&a, 4, ip, sizeof(ip)));
+}
+
+void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_live_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->port, sizeof(info->port), "%s", roce_port_name(c->port));
+	info->speed_bps = c->speed_bps;
+	info->port_mtu = c->port_mtu;
+	info->mtu = roce_mtu_bytes(c->conf.mtu);
+	key_line(&c->me[0], info->local, sizeof(info->local));
+	key_line(&c->peer[0], info->remote, sizeof(info->remote));
+	snprintf(info->peer_version, sizeof(info->peer_version), "%.2f", c->oob.peer_version);
+}
+
+/* ---- the tests ---- */
+
+static bool wc_ok(struct roce_perf_live_ctx *c, const struct roce_wc *wc)
+{
+	if (wc->status == ROCE_WC_SUCCESS)
+		return true;
+	if (c->res->errors++ == 0)
+		c->res->first_error = wc->status;
+	return false;
+}
+
+static uint32_t qp_index(const struct roce_perf_live_ctx *c, uint32_t qpn)
+{
+	for (uint32_t q = 0; q < c->conf.nqp; q++)
+		if (roce_qp_num(c->qp[q]) == qpn)
+			return q;
+	return 0;
+}
+
+static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
+{
+	struct roce_sge sge = {
+		.addr = (uintptr_t)c->buf + slot_off(c, q, s),
+		.length = c->slot,
+		.lkey = roce_mr_lkey(c->mr),
+	};
+	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
+
+	return roce_post_recv(c->qp[q], &wr, NULL);
+}
+
+/* Iteration @p i of QP @p q: from slot i % nslots to the peer's same slot (write_lat: 1 -> 0). */
+static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool signaled)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	bool lat = conf->test == ROCE_PERF_WRITE_LAT;
+	uint32_t s = (uint32_t)(i % c->nslots);
+	struct roce_sge sge = {
+		.addr = (uintptr_t)c->buf + slot_off(c, q, lat ? 1 : s),
+		.length = conf->size,
+		.lkey = roce_mr_lkey(c->mr),
+	};
+	struct roce_send_wr wr = {
+		.wr_id = i,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
+	};
+	uint64_t remote = c->peer[q].vaddr + (lat ? 0 : (uint64_t)s * c->slot);
+
+	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
+		wr.send_flags |= ROCE_SEND_INLINE;
+	switch (conf->test) {
+	case ROCE_PERF_WRITE_BW:
+	case ROCE_PERF_WRITE_LAT:
+		wr.opcode = ROCE_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = remote;
+		wr.wr.rdma.rkey = c->peer[q].rkey;
+		break;
+	case ROCE_PERF_READ_BW:
+	case ROCE_PERF_READ_LAT:
+		wr.opcode = ROCE_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = remote;
+		wr.wr.rdma.rkey = c->peer[q].rkey;
+		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
+		if (conf->verify)	/* the READ must bring the peer's bytes, not find ours */
+			memset(c->buf + slot_off(c, q, s), 0, conf->size);
+		break;
+	case ROCE_PERF_ATOMIC_BW:
+		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = c->peer[q].vaddr;
+		wr.wr.atomic.rkey = c->peer[q].rkey;
+		wr.wr.atomic.compare_add = 1;
+		wr.wr.atomic.swap = i;
+		sge.length = 8;
+		break;
+	default:
+		wr.opcode = ROCE_WR_SEND;
+		break;
+	}
+	return roce_post_send(c->qp[q], &wr, NULL);
+}
+
+static void record_window(struct roce_perf_live_ctx *c, uint64_t done)
+{
+	if (c->win_len < LIVE_WIN) {
+		c->win_t[c->win_len] = roce_engine_now(c->eng);
+		c->win_n[c->win_len++] = done;
+	}
+}
+
+/* Data a completed client operation @p wr_id on QP @p q must have moved. */
+static void verify_op(struct roce_perf_live_ctx *c, uint32_t q, uint64_t wr_id)
+{
+	uint64_t off = slot_off(c, q, (uint32_t)(wr_id % c->nslots));
+	int64_t bad;
+
+	if (c->conf.test != ROCE_PERF_READ_BW)
+		return;	/* WRITE and SEND data is checked where it lands, by the server */
+	bad = pat_check(c->buf, off, c->conf.size, peer_salt(c));
+	if (bad >= 0)
+		verify_fail(c, "READ %llu: byte %llu differs from the server's", wr_id,
+			    (unsigned long long)(bad - (int64_t)off));
+}
+
+static void bw_figures(struct roce_perf_live_ctx *c, uint64_t total, roce_time_t t0)
+{
+	struct roce_perf_result *r = c->res;
+	double elapsed = (double)(roce_engine_now(c->eng) - t0) / ROCE_SEC;
+
+	r->iters = total / c->conf.nqp;
+	r->wall_sec = elapsed;
+	if (elapsed <= 0)
+		return;
+	r->bw_avg_gbps = (double)total * c->conf.size * 8 / elapsed / 1e9;
+	r->msg_rate_mpps = (double)total / elapsed / 1e6;
+	r->bw_peak_gbps = r->bw_avg_gbps;
+	/* perftest's peak: the best rate over a window of tx_depth completions */
+	for (uint32_t i = 0, j = 0; i < c->win_len; i++) {
+		while (j < c->win_len && c->win_n[j] - c->win_n[i] < c->conf.tx_depth)
+			j++;
+		if (j < c->win_len && c->win_t[j] > c->win_t[i]) {
+			double g = (double)(c->win_n[j] - c->win_n[i]) * c->conf.size * 8 /
+				   ((double)(c->win_t[j] - c->win_t[i]) / ROCE_SEC) / 1e9;
+
+			if (g > r->bw_peak_gbps)
+				r->bw_peak_gbps = g;
+		}
+	}
+}
+
+static int client_bw(struct roce_perf_live_ctx *c)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	uint64_t posted[LIVE_MAX_QP] = { 0 }, done[LIVE_MAX_QP] = { 0 };
+	uint64_t total = 0, want = conf->iters * conf->nqp, all_posted = 0, last_total = 0;
+	roce_time_t t0 = roce_engine_now(c->eng), last_progress = t0;
+	roce_time_t deadline = conf->duration > 0 ? t0 + (roce_time_t)(conf->duration * ROCE_SEC) :
+			       ROCE_TIME_NEVER;
+	struct roce_wc wc[LIVE_CQ_BATCH];
+	uint32_t spins = 0;
+
+	record_window(c, 0);
+	for (;;) {
+		bool stop = deadline != ROCE_TIME_NEVER && roce_engine_now(c->eng) >= deadline;
+		int n;
+
+		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
+			while (posted[q] - done[q] < conf->tx_depth &&
+			       (conf->duration > 0 || posted[q] < conf->iters)) {
+				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
+				bool sig = last || (posted[q] + 1) % conf->cq_mod == 0 ||
+					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
+
+				if (post_send(c, q, posted[q], sig) != 0)
+					break;
+				posted[q]++;
+				all_posted++;
+			}
+		}
+		while ((n = roce_poll_cq(c->scq, LIVE_CQ_BATCH, wc)) > 0) {
+			for (int i = 0; i < n; i++) {
+				uint32_t q = qp_index(c, wc[i].qp_num);
+
+				if (!wc_ok(c, &wc[i]))
+					continue;
+				total += wc[i].wr_id + 1 - done[q];
+				done[q] = wc[i].wr_id + 1;
+				if (conf->verify)
+					verify_op(c, q, wc[i].wr_id);
+			}
+			record_window(c, total);
+		}
+		if (c->res->errors != 0 || (conf->duration == 0 && total >= want))
+			break;
+		if (stop && total == all_posted)
+			break;
+		live_step(c);
+		if (++spins % LIVE_STALL_CHECK == 0) {
+			roce_time_t now = roce_engine_now(c->eng);
+
+			if (total != last_total) {
+				last_total = total;
+				last_progress = now;
+			} else if (c->live.timeout > 0 &&
+				   now - last_progress > (roce_time_t)(c->live.timeout * ROCE_SEC)) {
+				LIVE_ERR(c, -ETIMEDOUT, "no completion for %.0f s (%llu of %llu done)",
+					 c->live.timeout, (unsigned long long)total,
+					 (unsigned long long)want);
+			}
+		}
+	}
+	bw_figures(c, total, t0);
+	if (conf->verify && total != all_posted && c->res->errors == 0)
+		verify_fail(c, "%llu of %llu operations completed", total, all_posted);
+	return 0;
+}
+
+/* The server of a send_bw test, while it waits for the client's closing message: receive. */
+static void server_recv_idle(void *arg)
+{
+	struct roce_perf_live_ctx *c = arg;
+	struct roce_wc wc[LIVE_CQ_BATCH];
+	int n;
+
+	live_step(c);
+	while ((n = roce_poll_cq(c->rcq, LIVE_CQ_BATCH, wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
+			uint64_t k = c->recv_seq[q]++;
+
+			if (!wc_ok(c, &wc[i]))
+				continue;
+			if (c->received++ == 0)
+				c->recv_first = roce_engine_now(c->eng);
+			c->recv_last = roce_engine_now(c->eng);
+			if (c->conf.verify) {
+				/* the k-th message of QP q came from the client's slot k % nslots */
+				uint64_t src = slot_off(c, q, (uint32_t)(k % c->nslots));
+				uint64_t dst = slot_off(c, q, s);
+				int64_t bad = -1;
+
+				if (wc[i].byte_len != c->conf.size)
+					verify_fail(c, "receive of %llu bytes, expected %llu",
+						    wc[i].byte_len, c->conf.size);
+				for (uint32_t b = 0; b < c->conf.size && bad < 0; b++)
+					if (c->buf[dst + b] != pat_byte(LIVE_SALT_CLIENT, src + b))
+						bad = b;
+				if (bad >= 0)
+					verify_fail(c, "message %llu: byte %llu differs from the "
+						    "client's", k, (unsigned long long)bad);
+			}
+			post_recv(c, q, s);
+		}
+	}
+}
+
+/* After a WRITE test the server's slots must hold the client's bytes. */
+static void server_verify_writes(struct roce_perf_live_ctx *c)
+{
+	uint64_t used = ROCE_MIN((uint64_t)c->nslots, c->conf.duration > 0 ? c->nslots :
+				 c->conf.iters);
+
+	for (uint32_t q = 0; q < c->conf.nqp; q++) {
+		for (uint32_t s = 0; s < used; s++) {
+			uint64_t off = slot_off(c, q, s);
+			int64_t bad = pat_check(c->buf, off, c->conf.size, LIVE_SALT_CLIENT);
+
+			if (bad >= 0) {
+				verify_fail(c, "WRITE slot %llu: byte %llu differs from the client's",
+					    s, (unsigned long long)(bad - (int64_t)off));
+				return;
+			}
+		}
+	}
+}
+
+/* Wait until our slot 0 of QP 0 ends in @p stamp (perftest polls the last byte). */
+static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
+{
+	volatile uint8_t *last = c->buf + slot_off(c, 0, 0) + c->conf.size - 1;
+	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
+			    ROCE_TIME_NEVER;
+	roce_time_t start = roce_engine_now(c->eng);
+	uint32_t spins = 0;
+	struct roce_wc wc;
+
+	while (*last != stamp) {
+		live_step(c);
+		if (roce_poll_cq(c->scq, 1, &wc) > 0 && !wc_ok(c, &wc))
+			LIVE_ERR(c, -EIO, "a WRITE failed: %s", roce_wc_status_str(wc.status));
+		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
+		    roce_engine_now(c->eng) - start > limit)
+			LIVE_ERR(c, -ETIMEDOUT, "no WRITE from the peer for %.0f s", c->live.timeout);
+	}
+	return 0;
+}
+
+/* The peer's WRITE of round trip @p i: its slot 1 (the last byte is the stamp). */
+static void verify_lat(struct roce_perf_live_ctx *c, uint64_t i, const uint8_t *dst)
+{
+	uint64_t src = slot_off(c, 0, 1);
+
+	if (!c->conf.verify)
+		return;
+	for (uint32_t b = 0; b + 1 < c->conf.size; b++) {
+		if (dst[b] != pat_byte(peer_salt(c), src + b)) {
+			verify_fail(c, "round trip %llu: byte %llu differs from the peer's", i, b);
+			return;
+		}
+	}
+}
+
+/* ib_write_lat: the client writes first; each side writes once the peer's write has landed. */
+static int run_write_lat(struct roce_perf_live_ctx *c)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	uint8_t *src = c->buf + slot_off(c, 0, 1), *dst = c->buf + slot_off(c, 0, 0);
+	roce_time_t t0 = 0;
+	struct roce_wc wc;
+	int rc;
+
+	for (uint64_t i = 0; i < conf->iters; i++) {
+		uint8_t stamp = (uint8_t)(i % 251 + 1);
+
+		if (c->server) {
+			rc = wait_stamp(c, stamp);
+			if (rc != 0)
+				return rc;
+			if (i > 0)
+				c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+			verify_lat(c, i, dst);
+		}
+		t0 = roce_engine_now(c->eng);
+		src[conf->size - 1] = stamp;
+		if (post_send(c, 0, i, true) != 0)
+			LIVE_ERR(c, -EIO, "cannot post a WRITE");
+		if (!c->server) {
+			rc = wait_stamp(c, stamp);
+			if (rc != 0)
+				return rc;
+			c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+			verify_lat(c, i, dst);
+		}
+		while (roce_poll_cq(c->scq, 1, &wc) > 0)
+			wc_ok(c, &wc);
+		if (c->res->errors)
+			break;
+	}
+	/* let the last WRITE complete (its ACK) before the QP goes */
+	for (int n = 0; n < 1000000 && roce_poll_cq(c->scq, 1, &wc) == 0; n++)
+		live_step(c);
+	return 0;
+}
+
+static int run_read_lat(struct roce_perf_live_ctx *c)
+{
+	struct roce_wc wc;
+
+	for (uint64_t i = 0; i < c->conf.iters; i++) {
+		roce_time_t t0 = roce_engine_now(c->eng);
+		int n;
+
+		if (post_send(c, 0, i, true) != 0)
+			LIVE_ERR(c, -EIO, "cannot post a READ");
+		while ((n = roce_poll_cq(c->scq, 1, &wc)) == 0)
+			live_step(c);
+		if (n < 0 || !wc_ok(c, &wc))
+			break;
+		c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US;
+		if (c->conf.verify) {
+			int64_t bad = pat_check(c->buf, slot_off(c, 0, 0), c->conf.size, peer_salt(c));
+
+			if (bad >= 0)
+				verify_fail(c, "READ %llu: byte %llu differs", i, (unsigned long long)bad);
+		}
+	}
+	return 0;
+}
+
+static void fill_from_report(struct roce_perf_live_ctx *c, const struct perf_report *r)
+{
+	const double mb = 1048576.0 * 8 / 1e9;	/* perftest's MB/s (2^20) in Gb/s */
+
+	c->res->size = (uint32_t)r->size;
+	c->res->iters = r->iters;
+	c->res->bw_peak_gbps = r->bw_peak * mb;
+	c->res->bw_avg_gbps = r->bw_avg * mb;
+	c->res->msg_rate_mpps = r->msg_rate;
+}
+
+static int run_bw(struct roce_perf_live_ctx *c)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	struct perf_report mine = { 0 }, theirs = { 0 };
+	int rc;
+
+	if (conf->test == ROCE_PERF_SEND_BW) {
+		if (c->server)
+			for (uint32_t q = 0; q < conf->nqp; q++)
+				for (uint32_t s = 0; s < conf->rx_depth; s++)
+					if (post_recv(c, q, s) != 0)
+						LIVE_ERR(c, -ENOMEM, "cannot post receives");
+		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		if (c->server) {
+			/* receive until the client says it is done (perftest has no report here) */
+			c->oob.idle = server_recv_idle;
+			rc = perf_oob_finish(&c->oob, c->me);
+			c->oob.idle = live_idle;
+			server_recv_idle(c);
+			c->res->iters = c->received / conf->nqp;
+			c->res->size = conf->size;
+			if (c->recv_last > c->recv_first) {
+				/* perftest's send_bw server reports what it received, over its own time */
+				double sec = (double)(c->recv_last - c->recv_first) / ROCE_SEC;
+
+				c->res->bw_avg_gbps = (double)(c->received - 1) * conf->size * 8 / sec / 1e9;
+				c->res->bw_peak_gbps = c->res->bw_avg_gbps;
+				c->res->msg_rate_mpps = (double)(c->received - 1) / sec / 1e6;
+			}
+			if (conf->verify && conf->duration == 0 && c->received != conf->iters * conf->nqp)
+				verify_fail(c, "%llu of %llu messages received", c->received,
+					    conf->iters * conf->nqp);
+			return oob_check(c, rc);
+		}
+		rc = client_bw(c);
+		if (rc != 0)
+			return rc;
+		return oob_check(c, perf_oob_finish(&c->oob, c->me));
+	}
+	if (!c->server && (rc = client_bw(c)) != 0)
+		return rc;
+	/* end of test: the server has been serving the client's traffic while it waited here */
+	if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+		return oob_check(c, rc);
+	if (!c->server) {
+		const double mb = 1e9 / 8 / 1048576.0;
+
+		mine.size = conf->size;
+		mine.iters = c->res->iters;
+		mine.bw_peak = c->res->bw_peak_gbps * mb;
+		mine.bw_avg = c->res->bw_avg_gbps * mb;
+		mine.msg_rate = c->res->msg_rate_mpps;
+	}
+	if ((rc = perf_oob_report(&c->oob, &mine, &theirs)) != 0)
+		return oob_check(c, rc);
+	if (c->server) {
+		fill_from_report(c, &theirs);
+		if (conf->verify && conf->test == ROCE_PERF_WRITE_BW)
+			server_verify_writes(c);
+	}
+	return oob_check(c, perf_oob_finish(&c->oob, c->me));
+}
+
+int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
+		       char *err, size_t errlen)
+{
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->size = c->conf.size;
+	c->res = res;
+	c->err = err;
+	c->errlen = errlen;
+	if (!roce_perf_is_lat(c->conf.test))
+		return run_bw(c);
+	c->lat = calloc(c->conf.iters, sizeof(*c->lat));
+	if (c->lat == NULL)
+		LIVE_ERR(c, -ENOMEM, "out of memory for %llu latency samples",
+			 (unsigned long long)c->conf.iters);
+	if (c->conf.test == ROCE_PERF_WRITE_LAT) {
+		rc = run_write_lat(c);
+		perf_oob_close(&c->oob);	/* ib_write_lat has no closing exchange */
+	} else if (c->server) {
+		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));	/* serves READs meanwhile */
+	} else {
+		rc = run_read_lat(c);
+		if (rc == 0)
+			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
+	}
+	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
+	perf_lat_stats(c->lat, c->nlat, res);
+	if (c->conf.verify && !c->server && c->nlat != c->conf.iters && res->errors == 0)
+		verify_fail(c, "%llu of %llu round trips completed", c->nlat, c->conf.iters);
+	return rc;
+}
+
+void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_live_stats *st)
+{
+	struct roce_port_stats ps;
+
+	memset(st, 0, sizeof(*st));
+	roce_port_stats(c->port, &ps);
+	st->tx_frames = ps.opackets;
+	st->rx_frames = ps.ipackets;
+	st->tx_bytes = ps.obytes;
+	st->rx_bytes = ps.ibytes;
+	st->rx_roce = ps.rx_roce;
+	st->rx_other = ps.rx_other;
+	st->tx_dropped = ps.tx_dropped + ps.oerrors;
+	st->rx_dropped = ps.rx_queue_full + ps.imissed;
+	st->icrc_errors = roce_device_counter_by_name(c->dev, "rx_icrc_errors");
+}
+
+void roce_perf_live_close(struct roce_perf_live_ctx *c)
+{
+	if (c == NULL)
+		return;
+	perf_oob_close(&c->oob);
+	if (c->sink >= 0)
+		close(c->sink);
+	for (uint32_t q = 0; q < LIVE_MAX_QP; q++)
+		roce_destroy_qp(c->qp[q]);
+	roce_dereg_mr(c->mr);
+	roce_destroy_cq(c->scq);
+	roce_destroy_cq(c->rcq);
+	roce_dealloc_pd(c->pd);
+	/* the link before the port and the NIC: it may hold frames in flight */
+	roce_link_destroy(c->link);
+	roce_device_destroy(c->dev);
+	roce_port_close(c->port);
+	roce_pcap_close_writer(c->pcap);
+	if (c->buf != NULL)
+		munmap(c->buf, c->buf_len);
+	roce_engine_destroy(c->eng);
+	free(c->lat);
+	free(c);
+}

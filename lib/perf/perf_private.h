@@ -1,0 +1,94 @@
+/* lib/perf internals: perftest's out-of-band exchange and the statistics both modes share. */
+#ifndef PERF_PRIVATE_H
+#define PERF_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce_perf.h"
+
+#define PERF_KEY_MSG 108		/* a key message with a GID: 107 characters and a NUL */
+#define PERF_VERSION "6.06"		/* what we announce: perftest 6.06 (Debian 12's 4.5-0.17) */
+
+/* Called while a read waits for the peer: run the engine so ARP and RoCE keep flowing. */
+typedef void (*perf_idle_fn)(void *arg);
+
+/* One TCP connection of perftest's exchange (port 18515). */
+struct perf_oob {
+	int fd;				/* the connected socket */
+	bool server;			/* reads first (the client writes first) */
+	perf_idle_fn idle;		/* called between polls of a read that would block; may be NULL */
+	void *idle_arg;			/* passed to @idle */
+	double peer_version;		/* from the version step */
+	char err[160];			/* the last failure, in words */
+};
+
+/* One key message: what a side tells the other about one of its QPs. */
+struct perf_key {
+	uint16_t lid;			/* 0 on RoCE */
+	uint16_t out_reads;		/* READs/atomics this side accepts */
+	uint32_t qpn;			/* its QP */
+	uint32_t psn;			/* its first send PSN */
+	uint32_t rkey;			/* rkey of its buffer */
+	uint64_t vaddr;			/* where in that buffer the peer targets */
+	uint8_t gid[16];		/* its GID (::ffff:a.b.c.d for IPv4) */
+	uint32_t srqn;			/* 0 (no XRC/DC) */
+};
+
+/* The client's result, sent to the server after a bandwidth test (perftest's report). */
+struct perf_report {
+	uint64_t size;			/* message size */
+	uint64_t iters;			/* iterations */
+	double bw_peak;			/* in perftest's unit: MB/s, 2^20 bytes */
+	double bw_avg;			/* the same */
+	double msg_rate;		/* Mpps */
+};
+
+/**
+ * Server: listen on @p port (any IPv4 address) and accept one connection, waiting up to
+ * @p timeout seconds (0: forever). Client: connect to @p host:@p port, retrying for up to
+ * @p timeout seconds while nobody listens.
+ * @return 0; -errno with o->err filled
+ */
+int perf_oob_open(struct perf_oob *o, bool server, const char *host, uint16_t port, double timeout);
+
+/** Close the connection (idempotent). */
+void perf_oob_close(struct perf_oob *o);
+
+/**
+ * One symmetric step of @p len bytes (ctx_xchg_data): the client writes then reads, the server
+ * reads then writes; each message is one write, as perftest reads each with one read().
+ * @return 0; -ECONNRESET (peer closed) or -errno, with o->err filled
+ */
+int perf_oob_xchg(struct perf_oob *o, const void *mine, void *theirs, size_t len);
+
+/**
+ * Version (16 bytes), then, by the peer's version, cycle buffer and cache line (4 bytes each,
+ * big-endian) and the MTU (the ibv_mtu enum in ASCII, 2 bytes).
+ * @return 0 with @p peer_mtu set; -EPROTO (peer older than 5.70, a bad MTU), -errno
+ */
+int perf_oob_hello(struct perf_oob *o, uint8_t my_mtu, uint8_t *peer_mtu);
+
+/** @p n key messages each way (one per QP). @return 0; -EPROTO (a malformed key), -errno */
+int perf_oob_keys(struct perf_oob *o, const struct perf_key *mine, struct perf_key *theirs,
+		  uint32_t n);
+
+/** The bandwidth report, both ways (the server's own values are meaningless, as perftest's). */
+int perf_oob_report(struct perf_oob *o, const struct perf_report *mine, struct perf_report *theirs);
+
+/** The closing step: one key exchange, then "done\0" written and the socket closed. */
+int perf_oob_finish(struct perf_oob *o, const struct perf_key *mine);
+
+/** Format @p k as perftest's 108-byte key message (NUL included). */
+void perf_key_pack(const struct perf_key *k, char out[PERF_KEY_MSG]);
+
+/** Parse a key message. @return 0 or -EPROTO */
+int perf_key_parse(const char *msg, size_t len, struct perf_key *k);
+
+/* perf_run.c: statistics shared with the live mode */
+
+/** Sort @p lat (@p n samples, us) and fill the latency columns of @p r. */
+void perf_lat_stats(double *lat, uint64_t n, struct roce_perf_result *r);
+
+#endif /* PERF_PRIVATE_H */
