@@ -401,6 +401,33 @@ START_TEST(conservation)
 }
 END_TEST
 
+/* The demo's four claims hold in its own measurements (quick mode, no files). */
+START_TEST(demo_claims)
+{
+	struct roce_demo_conf conf = { .seed = 1, .quick = true };
+	struct roce_demo_result r;
+
+	ck_assert_msg(roce_demo_run(&conf, &r, err, sizeof(err)) == 0, "%s", err);
+	/* 1: the TCP path's CPU copies cost more host CPU than RDMA's posting and polling */
+	ck_assert_msg(r.tcp_host_cpu_sec > 2 * r.rdma_app_sec, "TCP %.6f s, RDMA %.6f s",
+		      r.tcp_host_cpu_sec, r.rdma_app_sec);
+	ck_assert(r.rdma_gbps > 90);
+	/* 2: loss costs goodput and retransmissions; lossless has none */
+	ck_assert(r.lossless_gbps > 85);
+	ck_assert(r.lossy_gbps < r.lossless_gbps);
+	ck_assert(r.lossy_retransmits > 0);
+	/* 3: PFC alone starves the victim and pauses; DCQCN keeps the queue short */
+	ck_assert_msg(r.victim_dcqcn_gbps > 2 * r.victim_pfc_gbps, "victim %.1f vs %.1f Gb/s",
+		      r.victim_dcqcn_gbps, r.victim_pfc_gbps);
+	ck_assert(r.pauses_pfc > 10 && r.pauses_dcqcn < r.pauses_pfc / 4);
+	ck_assert(r.maxq_dcqcn_kb < r.maxq_pfc_kb);
+	/* 4: the counters blame the degraded port, which runs at 40G after the change */
+	ck_assert_str_eq(r.degraded_port, "sw0 p0");
+	ck_assert(r.degrade_before_gbps > 90 && r.degrade_after_gbps > 35 && r.degrade_after_gbps < 41);
+	ck_assert(r.degrade_pauses > 0);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -418,6 +445,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, deadlock);
 	tcase_add_test(tc, conservation);
+	tcase_add_test(tc, demo_claims);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -312,7 +312,7 @@ static void find_series(const struct roce_fabric *fab, enum roce_series_kind kin
 static int step_incast(struct demo *d)
 {
 	static const char *const hdr[] = {
-		"<congestion control", "incast (Gb/s)", "fairness", "victim (Gb/s)",
+		"<congestion control", "incast (Gb/s)", "fairness", "victim during it (Gb/s)",
 		"max queue to r0 (KB)", "PFC pauses", "ECN marks", "CNPs",
 	};
 	static const char *const cases[] = { "PFC only", "PFC + DCQCN" };
@@ -351,13 +351,29 @@ static int step_incast(struct demo *d)
 
 			roce_fabric_flow_result(fab, f, &r);
 			if (strcmp(sc->flow[f].name, "victim") == 0) {
-				victim_gbps[c] = r.goodput_gbps;
+				continue;
 			} else if (n < 8) {
 				incast[n++] = r.goodput_gbps;
 				bytes += r.bytes;
 				first = ROCE_MIN(first, r.first_post);
 				last = ROCE_MAX(last, r.last_done);
 			}
+		}
+		/*
+		 * The victim while the incast runs (from its first post to its last completion):
+		 * afterwards it has the uplink alone, whatever the congestion control did.
+		 */
+		find_series(fab, ROCE_SERIES_FLOW_GBPS, "victim", &s);
+		{
+			double sum = 0;
+			int k = 0;
+
+			for (size_t i = 0; i < s.n; i++)
+				if (s.t_us[i] > (double)first / ROCE_US && s.t_us[i] <= (double)last / ROCE_US) {
+					sum += s.v[i];
+					k++;
+				}
+			victim_gbps[c] = k ? sum / k : 0;
 		}
 		for (int s2 = 0; s2 < sc->nswitches; s2++)
 			for (int p = 0; p < sc->sw[s2].conf.nports; p++)
