@@ -756,7 +756,7 @@ struct roce_fabric *roce_fabric_create(const struct roce_scenario *sc, char *err
 	 */
 	for (int i = 0; i < sc->nflows; i++)
 		outstanding += (uint64_t)sc->flow[i].nqp * sc->flow[i].depth * sc->flow[i].size;
-	ec.nb_mbufs = (uint32_t)ROCE_MIN(16384 + ROCE_MIN(buffered, 2 * outstanding) / mtu +
+	ec.nb_mbufs = (uint32_t)ROCE_MIN(16384 + ROCE_MIN(buffered, outstanding) / mtu +
 					 64 * (uint64_t)sc->nhosts, 1u << 20);
 	ec.mbuf_data = (uint16_t)(mtu + 256 + RTE_PKTMBUF_HEADROOM);
 	fab->eng = roce_engine_create(&ec);
