@@ -120,6 +120,8 @@ struct roce_switch {
 	uint32_t routes_cap;		/* routes allocated */
 	/* a fabric's switch has a route per host: remember lookups rather than scan them all */
 	struct sw_route_cache cache[SW_ROUTE_CACHE];
+	bool cache_used;		/* some entry is filled */
+	uint32_t last_route;		/* index of the route added or extended last */
 	struct sw_port *port;		/* conf.nports ports */
 };
 

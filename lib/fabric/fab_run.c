@@ -261,11 +261,26 @@ static int build_routes(struct roce_fabric *fab, char *err, size_t errlen)
 	const struct roce_scenario *sc = fab->sc;
 	int nn = sc->nhosts + sc->nswitches;
 	int *dist = malloc((size_t)nn * sizeof(int)), *queue = malloc((size_t)nn * sizeof(int));
+	/* adjacency, compressed: node n's links are adj[first[n] .. first[n + 1]) */
+	int *first = calloc((size_t)nn + 1, sizeof(int));
+	int *adj = malloc((size_t)(2 * sc->nlinks + 1) * sizeof(int));
 	int rc = 0;
 
-	if (dist == NULL || queue == NULL) {
+	if (dist == NULL || queue == NULL || first == NULL || adj == NULL) {
 		rc = -ENOMEM;
 		goto out;
+	}
+	for (int l = 0; l < sc->nlinks; l++) {
+		first[sc->link[l].a + 1]++;
+		first[sc->link[l].b + 1]++;
+	}
+	for (int n = 0; n < nn; n++)
+		first[n + 1] += first[n];
+	for (int n = 0, *fill = queue; n < nn; n++)
+		fill[n] = first[n];
+	for (int l = 0; l < sc->nlinks; l++) {
+		adj[queue[sc->link[l].a]++] = l;
+		adj[queue[sc->link[l].b]++] = l;
 	}
 	for (int h = 0; h < sc->nhosts && rc == 0; h++) {
 		const struct roce_sc_host *dst = &sc->host[h];
@@ -279,12 +294,12 @@ static int build_routes(struct roce_fabric *fab, char *err, size_t errlen)
 		while (qh < qt) {
 			int n = queue[qh++];
 
-			for (int l = 0; l < sc->nlinks; l++) {
-				int m = sc->link[l].a == n ? sc->link[l].b :
-					sc->link[l].b == n ? sc->link[l].a : -1;
+			for (int k = first[n]; k < first[n + 1]; k++) {
+				const struct roce_sc_link *l = &sc->link[adj[k]];
+				int m = l->a == n ? l->b : l->a;
 
 				/* hosts do not forward: only the destination itself is a host on a path */
-				if (m < 0 || dist[m] >= 0 || m < sc->nhosts)
+				if (dist[m] >= 0 || m < sc->nhosts)
 					continue;
 				dist[m] = dist[n] + 1;
 				queue[qt++] = m;
@@ -298,13 +313,10 @@ static int build_routes(struct roce_fabric *fab, char *err, size_t errlen)
 					via = sc->route[r].via;
 			if (dist[node] < 0 && via < 0)
 				continue;	/* unreachable: frames for it are dropped as no-route */
-			for (int l = 0; l < sc->nlinks && rc == 0; l++) {
-				int side = sc->link[l].a == node ? 0 : sc->link[l].b == node ? 1 : -1;
-				int m;
+			for (int k = first[node]; k < first[node + 1] && rc == 0; k++) {
+				int l = adj[k], side = sc->link[l].a == node ? 0 : 1;
+				int m = side == 0 ? sc->link[l].b : sc->link[l].a;
 
-				if (side < 0)
-					continue;
-				m = side == 0 ? sc->link[l].b : sc->link[l].a;
 				if (via >= 0 ? m != via : dist[m] != dist[node] - 1)
 					continue;
 				rc = roce_switch_add_route(fab->sw[s], dst->ip_ver, &dst->ip, plen,
@@ -323,6 +335,8 @@ static int build_routes(struct roce_fabric *fab, char *err, size_t errlen)
 out:
 	free(dist);
 	free(queue);
+	free(first);
+	free(adj);
 	return rc;
 }
 

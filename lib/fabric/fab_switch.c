@@ -308,6 +308,7 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 		i = c->route;
 	} else {
 		i = route_find(sw, h);
+		sw->cache_used = true;
 		c->ip_ver = h->ip_ver;
 		c->dst = h->dst;
 		c->route = i;
@@ -331,8 +332,15 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	memcpy(pfx.b, dst->b, plen / 8);
 	if (plen % 8)
 		pfx.b[plen / 8] = dst->b[plen / 8] & (uint8_t)(0xff << (8 - plen % 8));
-	memset(sw->cache, 0, sizeof(sw->cache));	/* indexes move, answers change */
-	for (i = 0; i < sw->nroutes; i++) {
+	if (sw->cache_used) {			/* indexes move, answers change */
+		memset(sw->cache, 0, sizeof(sw->cache));
+		sw->cache_used = false;
+	}
+	/* an ECMP group is usually built by adding its ports one after another: try that first */
+	for (uint32_t k = 0; k <= sw->nroutes; k++) {
+		i = k == 0 ? sw->last_route : k - 1;
+		if (i >= sw->nroutes || (k != 0 && i == sw->last_route))
+			continue;
 		r = &sw->routes[i];
 		if (r->ip_ver != ip_ver || r->plen != plen || memcmp(&r->dst, &pfx, sizeof(pfx)) != 0)
 			continue;
@@ -342,6 +350,7 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 		if (r->nports == SW_ECMP_MAX)
 			return -ENOSPC;
 		r->port[r->nports++] = port;
+		sw->last_route = i;
 		return 0;
 	}
 	if (sw->nroutes == sw->routes_cap) {
@@ -354,8 +363,11 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 		sw->routes_cap = cap;
 	}
 	/* longest prefix first; among equals, the order they were added */
-	for (pos = 0; pos < sw->nroutes && sw->routes[pos].plen >= plen; pos++)
-		;
+	if (sw->nroutes == 0 || sw->routes[sw->nroutes - 1].plen >= plen)
+		pos = sw->nroutes;	/* the common case: host routes added one after another */
+	else
+		for (pos = 0; pos < sw->nroutes && sw->routes[pos].plen >= plen; pos++)
+			;
 	memmove(&sw->routes[pos + 1], &sw->routes[pos], (sw->nroutes - pos) * sizeof(*r));
 	r = &sw->routes[pos];
 	memset(r, 0, sizeof(*r));
@@ -365,6 +377,7 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	r->nports = 1;
 	r->port[0] = port;
 	sw->nroutes++;
+	sw->last_route = pos;
 	return 0;
 }
 
