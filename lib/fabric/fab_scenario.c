@@ -21,6 +21,7 @@
 
 #define FAB_MAX_FILE (16 << 20)	/* scenario and flow files: more is a mistake */
 #define FAB_MAX_FLOWS 1000000		/* flows from patterns and traces */
+#define FAB_MAX_HOSTS 2048		/* fat-tree k=16 has 1024 */
 
 /* ---- values ---- */
 
@@ -1461,6 +1462,9 @@ static int check_result(struct reader *r)
 	free(deg);
 	if (sc->nhosts < 2)
 		return fail_at(r, NULL, "a scenario needs at least two hosts");
+	if (sc->nhosts > FAB_MAX_HOSTS)
+		return fail_at(r, NULL, "%d hosts: at most %d (every switch holds a route per host)",
+			       sc->nhosts, FAB_MAX_HOSTS);
 	if (sc->nflows == 0) {
 		snprintf(r->err, r->errlen, "%s: no workload: add a [flow.NAME] or [pattern.NAME]",
 			 r->file);
