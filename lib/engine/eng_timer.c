@@ -188,14 +188,33 @@ void eng_timer_fini(struct roce_engine *eng)
 	unsigned int lvl, s;
 	uint32_t i;
 
-	for (i = 0; i < w->ready_len; i++)
+	for (i = 0; i < w->ready_len; i++) {
 		w->ready[i]->slot = ROCE_TIMER_IDLE;
+		w->ready[i]->later = 0;
+	}
 	for (lvl = 0; lvl < ENG_W_LEVELS; lvl++)
 		for (s = 0; s < ENG_W_SLOTS; s++)
-			for (t = w->slot[lvl][s]; t; t = t->next)
+			for (t = w->slot[lvl][s]; t; t = t->next) {
 				t->slot = ROCE_TIMER_IDLE;
+				t->later = 0;
+			}
 	free(w->ready);
 	memset(w, 0, sizeof(*w));
+}
+
+/* The earliest timer is a postponed one: move it to its new expiry, unfired, and look again. */
+static __attribute__((noinline)) struct roce_timer *peek_postponed(struct roce_engine *eng)
+{
+	struct eng_wheel *w = &eng->wheel;
+	struct roce_timer *t = w->ready[0];
+
+	if (--w->ready_len)
+		ready_down(w, 0, w->ready[w->ready_len]);
+	t->when = t->later;
+	t->seq = t->later_seq;
+	t->later = 0;
+	wheel_insert(eng, t);
+	return eng_timer_peek(eng);
 }
 
 struct roce_timer *eng_timer_peek(struct roce_engine *eng)
@@ -205,6 +224,8 @@ struct roce_timer *eng_timer_peek(struct roce_engine *eng)
 	while (w->ready_len == 0)
 		if (!wheel_advance(eng))
 			return NULL;
+	if (roce_unlikely(w->ready[0]->later != 0))
+		return peek_postponed(eng);
 	return w->ready[0];
 }
 
@@ -237,12 +258,28 @@ void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t w
 	eng->stats.timers_armed++;
 	if (roce_timer_armed(t)) {
 		wheel_remove(&eng->wheel, t);
+		t->later = 0;
 	} else if (++eng->wheel.count > eng->stats.max_pending) {
 		eng->stats.max_pending = eng->wheel.count;
 	}
 	t->when = when;
 	t->seq = eng->seq++;
 	wheel_insert(eng, t);
+}
+
+void roce_timer_postpone(struct roce_engine *eng, struct roce_timer *t, roce_time_t when)
+{
+	/*
+	 * Taking the arm number now gives the timer the (when, seq) that roce_timer_arm() would
+	 * have given it, so ties at @when fire in the same order; the stats count an arm too.
+	 */
+	if (roce_timer_armed(t) && when >= t->when && when > roce_engine_now(eng)) {
+		eng->stats.timers_armed++;
+		t->later = when;
+		t->later_seq = eng->seq++;
+		return;
+	}
+	roce_timer_arm(eng, t, when);
 }
 
 void roce_timer_cancel(struct roce_engine *eng, struct roce_timer *t)
@@ -252,4 +289,5 @@ void roce_timer_cancel(struct roce_engine *eng, struct roce_timer *t)
 	wheel_remove(&eng->wheel, t);
 	eng->wheel.count--;
 	t->slot = ROCE_TIMER_IDLE;
+	t->later = 0;
 }

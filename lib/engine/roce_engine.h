@@ -42,6 +42,8 @@ struct roce_timer {
 	struct roce_timer *next; /* engine's: timing-wheel slot list */
 	struct roce_timer *prev; /* engine's: timing-wheel slot list */
 	uint32_t slot;		/* engine's position while armed, ROCE_TIMER_IDLE otherwise */
+	roce_time_t later;	/* engine's: postponed expiry, 0 if none (roce_timer_postpone) */
+	uint64_t later_seq;	/* engine's: arm order of the postponed expiry */
 };
 #define ROCE_TIMER_IDLE UINT32_MAX
 
@@ -50,6 +52,14 @@ void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg);
 
 /** Arm (or move) @p t to fire at @p when (clamped to now if in the past). */
 void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t when);
+
+/**
+ * Move @p t to fire at @p when, exactly as roce_timer_arm() would (same firing order among
+ * timers due at @p when), but cheaply when @p t is armed for no later than @p when: the timer
+ * stays where it is and the engine moves it, without firing it, when its old expiry comes.
+ * For deadlines pushed back on every packet (a QP's ACK timeout).
+ */
+void roce_timer_postpone(struct roce_engine *eng, struct roce_timer *t, roce_time_t when);
 
 /** Disarm @p t; idle timers are left alone. */
 void roce_timer_cancel(struct roce_engine *eng, struct roce_timer *t);

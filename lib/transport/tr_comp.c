@@ -158,15 +158,30 @@ void tr_comp_arm_ack_timer(struct roce_qp *qp)
 		       roce_engine_now(qp->dev->eng) + ack_timeout(qp));
 }
 
+/*
+ * The ACK timer starts again from now: what a cancel and tr_comp_arm_ack_timer() do, but on
+ * every ACK the timer is only postponed (the engine moves it when its old expiry comes).
+ */
+static void comp_restart_ack_timer(struct roce_qp *qp)
+{
+	struct roce_engine *eng = qp->dev->eng;
+
+	if (qp->attr.timeout == 0 || qp->comp.rnr_wait)
+		roce_timer_cancel(eng, &qp->comp.ack_timer);
+	else
+		roce_timer_postpone(eng, &qp->comp.ack_timer, roce_engine_now(eng) + ack_timeout(qp));
+}
+
 /* Progress was made: the retry budget is whole again and the timer restarts. */
 static void comp_progress(struct roce_qp *qp)
 {
 	qp->comp.retry_pending = false;
 	qp->comp.retry_cnt = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
-	roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
 	if (comp_outstanding(qp))
-		tr_comp_arm_ack_timer(qp);
+		comp_restart_ack_timer(qp);
+	else
+		roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
 }
 
 /*
@@ -191,8 +206,7 @@ static void comp_retry(struct roce_qp *qp, uint32_t psn, const char *why, bool t
 	if (oldest->wr.opcode == ROCE_WR_RDMA_READ && qp->comp.read_offset != 0)
 		VERBS_CNT(qp->dev, READ_RETRIES);
 	tr_req_rewind(qp, psn);
-	roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
-	tr_comp_arm_ack_timer(qp);
+	comp_restart_ack_timer(qp);
 }
 
 static void ack_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
