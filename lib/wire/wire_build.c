@@ -302,6 +302,30 @@ int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct 
 
 /* ---- header templates ---- */
 
+/* a[0..n) == b[0..n) for the small fixed sizes of addresses, without a call to memcmp */
+static inline bool eq_mac(const uint8_t *a, const uint8_t *b)
+{
+	uint32_t a4, b4;
+	uint16_t a2, b2;
+
+	memcpy(&a4, a, 4);
+	memcpy(&b4, b, 4);
+	memcpy(&a2, a + 4, 2);
+	memcpy(&b2, b + 4, 2);
+	return ((a4 ^ b4) | (uint32_t)(a2 ^ b2)) == 0;
+}
+
+static inline bool eq_ip(const struct roce_ip_addr *a, const struct roce_ip_addr *b)
+{
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&a0, a->b, 8);
+	memcpy(&a1, a->b + 8, 8);
+	memcpy(&b0, b->b, 8);
+	memcpy(&b1, b->b + 8, 8);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 bool roce_wire_tmpl_match(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt)
 {
 	const struct roce_pkt *k = &t->key;
@@ -311,9 +335,8 @@ bool roce_wire_tmpl_match(const struct roce_wire_tmpl *t, const struct roce_pkt 
 	       pkt->ttl == k->ttl && pkt->ip_id == k->ip_id && pkt->ip_df == k->ip_df &&
 	       pkt->flow_label == k->flow_label && pkt->sport == k->sport &&
 	       pkt->dport == k->dport && pkt->udp_csum == k->udp_csum &&
-	       memcmp(pkt->dmac, k->dmac, 6) == 0 && memcmp(pkt->smac, k->smac, 6) == 0 &&
-	       memcmp(&pkt->src, &k->src, sizeof(k->src)) == 0 &&
-	       memcmp(&pkt->dst, &k->dst, sizeof(k->dst)) == 0;
+	       eq_mac(pkt->dmac, k->dmac) && eq_mac(pkt->smac, k->smac) &&
+	       eq_ip(&pkt->src, &k->src) && eq_ip(&pkt->dst, &k->dst);
 }
 
 int roce_wire_tmpl_init(struct roce_wire_tmpl *t, const struct roce_pkt *pkt)
