@@ -366,6 +366,7 @@ struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 			      const struct roce_sge *sge, uint32_t nsge, uint32_t offset)
 {
 	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
+	struct roce_wire_tmpl *tmpl;
 
 	if (m == NULL) {
 		VERBS_CNT(qp->dev, TX_NO_MBUF);
@@ -385,11 +386,18 @@ struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 			pkt->payload = buf;
 		}
 	}
-	/* the headers of the last destination are kept: most packets only patch them */
-	if (!roce_wire_tmpl_match(&qp->tx_tmpl, pkt))
-		(void)roce_wire_tmpl_init(&qp->tx_tmpl, pkt);
-	if ((qp->tx_tmpl.valid ? roce_wire_tmpl_build_mbuf(&qp->tx_tmpl, pkt, m) :
-				 roce_wire_build_mbuf(pkt, 0, m)) < 0) {
+	/* the last two sets of headers are kept: most packets only patch them */
+	tmpl = &qp->tx_tmpl[0];
+	if (!roce_wire_tmpl_match(tmpl, pkt)) {
+		tmpl = &qp->tx_tmpl[1];
+		if (!roce_wire_tmpl_match(tmpl, pkt)) {
+			tmpl = &qp->tx_tmpl[qp->tx_tmpl_next];
+			qp->tx_tmpl_next ^= 1;
+			(void)roce_wire_tmpl_init(tmpl, pkt);
+		}
+	}
+	if ((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) :
+			   roce_wire_build_mbuf(pkt, 0, m)) < 0) {
 		rte_pktmbuf_free(m);
 		VERBS_CNT(qp->dev, TX_NO_MBUF);
 		return NULL;

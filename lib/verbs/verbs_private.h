@@ -290,7 +290,9 @@ struct roce_qp {
 	bool tx_listed;			/* on the NIC's list of QPs with work */
 	struct roce_qp *tx_next;	/* that list */
 	struct tr_qp_cc cc;		/* rate limiter, congestion control, CNP pacing */
-	struct roce_wire_tmpl tx_tmpl;	/* headers of the last destination sent to (tr_pkt_build) */
+	struct roce_wire_tmpl tx_tmpl[2]; /* headers of the last two sets sent (tr_pkt_build): with
+					   * ECN on, data (ECT(0)) and ACKs (not-ECT) differ */
+	uint8_t tx_tmpl_next;		/* which of tx_tmpl a third set replaces */
 };
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
