@@ -166,7 +166,10 @@ def rocelab_cmd(rocelab, test, size, server):
 	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP", "--ip", "$RXE_VM_HOST_IP"]
 	if not server:
 		args.append("$RXE_VM_GUEST_IP")
-	return "timeout %d %s; echo \"ROCELAB-EXIT rc=$?\"" % (PEER_TIMEOUT, " ".join(args))
+	# --foreground: timeout stays in the host command's process group, which rxe-vm ends as a
+	# whole when the run stops early (timeout otherwise makes a group of its own and survives)
+	return "timeout --foreground -k 5 %d %s; echo \"ROCELAB-EXIT rc=$?\"" % (
+		PEER_TIMEOUT, " ".join(args))
 
 
 def rows(out, lat):
