@@ -67,8 +67,9 @@ def check_output(test, side, out, iters, size, failures):
     r = rows[0]
     if int(r.group(1)) != size:
         failures.append("%s: #bytes %s, expected %d" % (what, r.group(1), size))
-    # write_lat's server times the round trips between the client's writes: one fewer
-    want = iters - 1 if lat and side == "server" else iters
+    # write_lat's client waits for the server's first write, then times the round trips
+    # between its own writes: one fewer
+    want = iters - 1 if lat and side == "client" else iters
     if int(r.group(2)) != want:
         failures.append("%s: #iterations %s, expected %d" % (what, r.group(2), want))
     rate = float(r.group(4))

@@ -33,7 +33,7 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	roce_perf_live_info(ctx, &info);
 	shown.mtu = roce_mtu_from_bytes(info.mtu);
 	snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
-	snprintf(link, sizeof(link), "%s, %.0f Gb/s, MTU %u; peer perftest %s", info.port,
+	snprintf(link, sizeof(link), "%s, %g Gb/s, MTU %u; peer perftest %s", info.port,
 		 (double)info.speed_bps / 1e9, info.port_mtu, info.peer_version);
 	printf(" local address: %s\n", info.local);
 	printf(" remote address: %s\n", info.remote);

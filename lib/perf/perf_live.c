@@ -203,6 +203,9 @@ static int host_create(struct roce_perf_live_ctx *c)
 	if (c->pd == NULL || c->scq == NULL || c->rcq == NULL)
 		return -ENOMEM;
 	pat_fill(c->buf, c->buf_len, my_salt(c));
+	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet */
+	if (conf->test == ROCE_PERF_WRITE_LAT)
+		c->buf[slot_off(c, 0, 0) + conf->size - 1] = 0;
 	c->mr = roce_reg_mr(c->pd, c->buf, c->buf_len, ROCE_ACCESS_LOCAL_WRITE |
 			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
 			    ROCE_ACCESS_REMOTE_ATOMIC);
@@ -821,7 +824,11 @@ static void verify_lat(struct roce_perf_live_ctx *c, uint64_t i, const uint8_t *
 	}
 }
 
-/* ib_write_lat: the client writes first; each side writes once the peer's write has landed. */
+/*
+ * ib_write_lat: the server writes first, the client waits for it; then each side writes once
+ * the peer's write has landed (perftest's run_iter_lat_write()). Write i carries the stamp
+ * (char)(i + 1) in its last byte, as perftest's, so the sides stay in step past 255.
+ */
 static int run_write_lat(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
@@ -831,9 +838,9 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 	int rc;
 
 	for (uint64_t i = 0; i < conf->iters; i++) {
-		uint8_t stamp = (uint8_t)(i % 251 + 1);
+		uint8_t stamp = (uint8_t)(i + 1);
 
-		if (c->server) {
+		if (!c->server) {
 			rc = wait_stamp(c, stamp);
 			if (rc != 0)
 				return rc;
@@ -845,7 +852,7 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 		src[conf->size - 1] = stamp;
 		if (post_send(c, 0, i, true) != 0)
 			LIVE_ERR(c, -EIO, "cannot post a WRITE");
-		if (!c->server) {
+		if (c->server) {
 			rc = wait_stamp(c, stamp);
 			if (rc != 0)
 				return rc;
@@ -966,6 +973,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
 		       char *err, size_t errlen)
 {
+	uint64_t want;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -991,8 +999,11 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	}
 	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
 	perf_lat_stats(c->lat, c->nlat, res);
-	if (c->conf.verify && !c->server && c->nlat != c->conf.iters && res->errors == 0)
-		verify_fail(c, "%llu of %llu round trips completed", c->nlat, c->conf.iters);
+	/* write_lat's client times the round trips between its writes, one fewer than it made */
+	want = c->conf.test == ROCE_PERF_WRITE_LAT && !c->server ? c->conf.iters - 1 : c->conf.iters;
+	if (c->conf.verify && (!c->server || c->conf.test == ROCE_PERF_WRITE_LAT) &&
+	    c->nlat != want && res->errors == 0)
+		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
 	return rc;
 }
 
