@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -117,13 +118,32 @@ def build_vm(rxe_vm):
 			return d
 		log("rxe-vm build: building %s (installs qemu, perftest, rdma-core ... if missing)" % d)
 		t0 = time.monotonic()
+		# rxe-vm runs `ldconfig -p | awk '... exit'` under pipefail: when awk exits first,
+		# ldconfig dies of SIGPIPE and the build fails with 141 (a race, lost on most fresh
+		# machines). An ldconfig first on PATH that prints everything it would, ignoring a
+		# closed pipe, takes the race away; a retry covers any other transient failure.
+		shim = tempfile.mkdtemp(prefix="rocelab-rxe-shim-")
+		with open(os.path.join(shim, "ldconfig"), "w") as fh:
+			fh.write("#!/bin/sh\ntrap '' PIPE\nout=$(%s \"$@\"); rc=$?\n"
+				 "printf '%%s\\n' \"$out\" 2>/dev/null\nexit $rc\n"
+				 % (shutil.which("ldconfig") or "/sbin/ldconfig"))
+		os.chmod(os.path.join(shim, "ldconfig"), 0o755)
+		env = dict(os.environ, DEBIAN_FRONTEND="noninteractive",
+			   PATH=shim + os.pathsep + os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"))
+		p = None
 		try:
-			p = subprocess.run([rxe_vm, "build", d], stdout=subprocess.PIPE,
-					   stderr=subprocess.STDOUT, text=True, timeout=BUILD_TIMEOUT,
-					   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+			for attempt in range(3):
+				p = subprocess.run([rxe_vm, "build", d], stdout=subprocess.PIPE,
+						   stderr=subprocess.STDOUT, text=True,
+						   timeout=BUILD_TIMEOUT, env=env)
+				if p.returncode == 0:
+					break
+				log("rxe-vm build attempt %d failed (exit %d)" % (attempt + 1, p.returncode))
 		except subprocess.TimeoutExpired:
 			log("rxe-vm build: timed out after %d s" % BUILD_TIMEOUT)
 			return None
+		finally:
+			shutil.rmtree(shim, ignore_errors=True)
 		if p.returncode != 0:
 			log("rxe-vm build failed (exit %d):\n%s" % (p.returncode, p.stdout[-3000:]))
 			return None
