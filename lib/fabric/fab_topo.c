@@ -8,10 +8,14 @@
 
 void *fab_grow(void *base, int *n, size_t elem)
 {
-	uint8_t *p = realloc(base, (size_t)(*n + 1) * elem);
+	uint8_t *p = base;
 
-	if (p == NULL)
-		return NULL;
+	/* capacity doubles at each power of two, so adding n elements costs O(n), not O(n^2) */
+	if (*n == 0 || (*n & (*n - 1)) == 0) {
+		p = realloc(base, (size_t)(*n == 0 ? 1 : 2 * *n) * elem);
+		if (p == NULL)
+			return NULL;
+	}
 	memset(p + (size_t)*n * elem, 0, elem);
 	(*n)++;
 	return p;
