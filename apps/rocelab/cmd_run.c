@@ -173,6 +173,7 @@ static int run(int argc, char **argv)
 	double t0;
 
 	optind = 1;
+	opterr = 0;	/* one line of our own names the bad option */
 	while ((opt = getopt_long(argc, argv, "o:s:S:t:qh", long_opts, NULL)) != -1) {
 		uint64_t v;
 
@@ -205,7 +206,8 @@ static int run(int argc, char **argv)
 			fputs(usage, stdout);
 			return EXIT_SUCCESS;
 		default:
-			return rocelab_usage_error(argv[0], "unknown option");
+			return rocelab_usage_error(argv[0], "unknown option or missing value: '%s'",
+						   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
