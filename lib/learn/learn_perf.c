@@ -251,7 +251,7 @@ static int run_bdp(const struct roce_learn_conf *conf, struct roce_report *rep, 
 			      "bytes in flight (KB)", "goodput (Gb/s)");
 	if (c != NULL) {
 		roce_chart_series(c, "measured", x, y, n);
-		roce_chart_series(c, "model: in flight / RTT, at most the payload's share of 100G", x, m, n);
+		roce_chart_series(c, "model: in flight / RTT", x, m, n);
 		roce_chart_series(c, "BDP", bx, by, 2);
 	}
 	learn_chart(conf, rep, c, "bdp.svg");
