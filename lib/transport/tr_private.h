@@ -8,6 +8,7 @@
 #include "verbs_private.h"
 
 #define TR_MAX_PKT_PER_ACK 64		/* ask for an ACK at least this often (as rxe) */
+#define TR_ACK_COALESCE 16		/* ...and at a message's end once this many went without */
 #define TR_MAX_INFLIGHT_PSN 8192	/* requester window in packets */
 
 #define TR_CNP_QUEUE 64		/* CNPs waiting for the wire (a power of two) */

@@ -167,8 +167,19 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (tr_last(idx, wqe->npsn) && (wqe->wr.send_flags & ROCE_SEND_SOLICITED))
 		pkt.se = true;
 	if (qp->type == ROCE_QPT_RC) {
+		/*
+		 * AckReq: every TR_MAX_PKT_PER_ACK packets inside a message, as rxe; on a READ or
+		 * an atomic; and on the last packet of a message when no further WQE is queued
+		 * behind it or TR_ACK_COALESCE packets went without one. While the send queue
+		 * stays busy one ACK then covers several small messages (coalescing, IBA
+		 * 9.7.5.1.3); the queue's last message always asks, so nothing waits for a timeout.
+		 */
+		bool last = tr_last(idx + n - 1, wqe->npsn);
+
 		req->noack_pkts++;
-		if (tr_last(idx + n - 1, wqe->npsn) || req->noack_pkts >= TR_MAX_PKT_PER_ACK) {
+		if (req->noack_pkts >= TR_MAX_PKT_PER_ACK ||
+		    (last && (req->noack_pkts >= TR_ACK_COALESCE || req->wqe + 1 == qp->sq_tail ||
+			      wqe_is_rd_atomic(wqe)))) {
 			pkt.ackreq = true;
 			req->noack_pkts = 0;
 		}
