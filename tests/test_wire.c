@@ -751,6 +751,61 @@ START_TEST(test_crc32_fold_paths)
 }
 END_TEST
 
+/*
+ * The ICRC read in place (wire_crc32_masked() with the masks of wire_icrc.c) on each fold path
+ * against the bitwise reference: every encapsulation, payloads of every length up to 300 bytes
+ * and longer ones, random values in every field the ICRC masks, frames ending at a guard page.
+ */
+START_TEST(test_icrc_in_place_paths)
+{
+	static const bool paths[3][2] = { { true, true }, { true, false }, { false, false } };
+	static const struct { enum roce_kind kind; uint8_t ip_ver, opcode; } shapes[] = {
+		{ ROCE_KIND_ROCEV2, 4, ROCE_OP_RC_SEND_ONLY },
+		{ ROCE_KIND_ROCEV2, 6, ROCE_OP_RC_SEND_ONLY },
+		{ ROCE_KIND_ROCEV1, 6, ROCE_OP_RC_SEND_ONLY },
+		{ ROCE_KIND_ROCEV2, 4, ROCE_OP_RC_ACKNOWLEDGE },
+		{ ROCE_KIND_ROCEV2, 6, ROCE_OP_RC_RDMA_WRITE_FIRST },
+		{ ROCE_KIND_ROCEV1, 6, ROCE_OP_UD_SEND_ONLY },
+	};
+	static uint8_t frame[MAX_FRAME];
+	uint64_t s = seed ^ 0x1c7c;
+	struct guard g;
+
+	guard_init(&g, MAX_FRAME);
+	for (int p = 0; p < 3; p++) {
+		wire_crc_fold_select(paths[p][0], paths[p][1]);
+		for (unsigned int sh = 0; sh < ROCE_DIM(shapes); sh++) {
+			bool payload = roce_opcode[shapes[sh].opcode].mask & ROCE_F_PAYLOAD;
+
+			for (uint32_t i = 0; i < (payload ? 340u : 4u); i++) {
+				uint32_t plen = !payload ? 0 : i < 300 ? i : rnd_below(&s, 8000);
+				struct roce_pkt pkt;
+				const uint8_t *q;
+				int n;
+
+				random_pkt(&s, &pkt, shapes[sh].kind, shapes[sh].opcode,
+					   shapes[sh].ip_ver, (uint8_t)(i % 3));
+				pkt.payload_len = plen;
+				n = roce_wire_build(&pkt, 0, frame, sizeof(frame));
+				REQUIRE(n > 0, "build %d", n);
+				ck_assert_int_eq(roce_wire_parse(frame, (uint32_t)n, ROCE_PARSE_NO_ICRC,
+								 &pkt), 0);
+				/* the UDP checksum and BTH byte 4 are masked too: any value */
+				if (pkt.kind == ROCE_KIND_ROCEV2)
+					rnd_bytes(&s, frame + pkt.bth_off - 2, 2);
+				frame[pkt.bth_off + 4] = (uint8_t)rnd(&s);
+				q = guard_put(&g, frame, (uint32_t)n);
+				REQUIRE(roce_icrc_calc(q, &pkt, (uint32_t)n - ROCE_ICRC_LEN) ==
+					ref_icrc(q, &pkt, (uint32_t)n - ROCE_ICRC_LEN),
+					"path %d, shape %u, %u VLANs, payload %u", p, sh, i % 3, plen);
+			}
+		}
+	}
+	roce_crc_select_fastest();
+	guard_fini(&g);
+}
+END_TEST
+
 /* With the EAL up, each SIMD path lib/wire may select agrees with the bitwise CRC too. */
 START_TEST(test_crc32_eal_paths)
 {
@@ -1456,6 +1511,7 @@ static Suite *wire_suite(void)
 	tcase_add_test(tc, test_crc32);
 	tcase_add_test(tc, test_crc32_combine);
 	tcase_add_test(tc, test_crc32_fold_paths);
+	tcase_add_test(tc, test_icrc_in_place_paths);
 	tcase_add_test(tc, test_crc32_eal_paths);
 	suite_add_tcase(s, tc);
 

@@ -188,13 +188,47 @@ uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off
 	return hlen + ext;
 }
 
+/*
+ * The ICRC's masks over the frame from 8 bytes before the L3 header (standing for the LRH) on,
+ * for the three usual shapes: each byte is ORed into the frame's, so the CRC reads the frame in
+ * place. Offsets: 8 + the field's offset in the L3 header; UDP follows a 20-byte IPv4 or a
+ * 40-byte IPv6 header, BTH follows UDP (or the GRH in RoCEv1).
+ */
+#define M_LRH [0 ... 7] = 0xff
+#define M_IPV6 [8] = 0x0f, [9 ... 11] = 0xff, [15] = 0xff	/* traffic class, flow label, hop limit */
+static const uint8_t icrc_mask_v4[WIRE_ICRC_MASK_MAX] = {
+	M_LRH, [8 + 1] = 0xff, [8 + 8] = 0xff, [8 + 10 ... 8 + 11] = 0xff, /* TOS, TTL, checksum */
+	[8 + 26 ... 8 + 27] = 0xff,	/* UDP checksum */
+	[8 + 32] = 0xff,		/* BTH: FECN, BECN, resv6 */
+};
+static const uint8_t icrc_mask_v6[WIRE_ICRC_MASK_MAX] = {
+	M_LRH, M_IPV6, [8 + 46 ... 8 + 47] = 0xff, [8 + 52] = 0xff,
+};
+static const uint8_t icrc_mask_v1[WIRE_ICRC_MASK_MAX] = {	/* GRH, then BTH */
+	M_LRH, M_IPV6, [8 + 44] = 0xff,
+};
+
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp)
 {
 	uint8_t hdr[WIRE_CRC_PRE_MAX + ICRC_ONE_PASS_MAX];
 	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
 	uint32_t rest_len = end > rest_off ? end - rest_off : 0;
+	uint32_t l3_len = bth_off - l3_off;
 	uint32_t hlen;
+
+	if (roce_likely(l3_off >= 8 && end >= rest_off)) {
+		/* in place: the masks cover the headers' blocks, the frame is at least that long */
+		const uint8_t *p = buf + l3_off - 8;
+		uint32_t len = end - l3_off + 8;
+
+		if (ipv4 && udp && l3_len == IPV4_HDR_LEN + UDP_HDR_LEN)
+			return wire_crc32_masked(p, len, icrc_mask_v4, 48);
+		if (!ipv4 && udp && l3_len == IPV6_HDR_LEN + UDP_HDR_LEN && len >= 64)
+			return wire_crc32_masked(p, len, icrc_mask_v6, 64);
+		if (!ipv4 && !udp && l3_len == IPV6_HDR_LEN && len >= 64)
+			return wire_crc32_masked(p, len, icrc_mask_v1, 64);
+	}
 
 	/*
 	 * The ICRC is the complemented CRC sent least-significant byte first, which is how an

@@ -138,6 +138,16 @@ uint32_t wire_crc32(uint32_t crc, const uint8_t *data, uint32_t len);
 uint32_t wire_crc32_copy(uint32_t crc, const uint8_t *pre, uint32_t pre_len, uint8_t *dst,
 			 const uint8_t *src, uint32_t len);
 
+#define WIRE_ICRC_MASK_MAX 128	/* length of a mask of wire_crc32_masked() */
+
+/*
+ * CRC-32 (initial value and result complemented, as wire_crc32(0, ...)) of @p len bytes at
+ * @p p whose first @p mask_len bytes are ORed with @p mask: the ICRC of a frame read in place.
+ * @p mask is WIRE_ICRC_MASK_MAX bytes, zero past @p mask_len; mask_len is a multiple of 16 and
+ * at most @p len. Reads no byte outside p[0, len).
+ */
+uint32_t wire_crc32_masked(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len);
+
 /* wire_crc32() runs on PCLMULQDQ (not on the rte_net_crc fallback). */
 bool wire_crc_fold_usable(void);
 
