@@ -123,6 +123,14 @@ uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off
 uint32_t wire_x8n_mod_p(uint32_t n);
 
 /*
+ * Tables generated at build time (gen_crc_tables.py), bit-reflected: wire_xpow8[n] is
+ * x^(8n) mod P for every frame up to 16 KiB, wire_reduce_x32[k][v] is (v << 8k) x^32 mod P.
+ */
+#define WIRE_XPOW8_LEN 16384
+extern const uint32_t wire_xpow8[WIRE_XPOW8_LEN];
+extern const uint32_t wire_reduce_x32[4][256];
+
+/*
  * CRC-32 continued over @p len more bytes, zlib's convention: wire_crc32(0, A) is the CRC-32 of
  * A, and wire_crc32(wire_crc32(0, A), B) that of A || B. Carry-less multiplication where the
  * CPU has it (wire_crc.c), else rte_net_crc and a combine.
