@@ -6,7 +6,7 @@
 
 int main(int argc, char **argv)
 {
-	static char buf[1 << 20];
+	static char buf[1 << 18];
 	char err[PCAP_ERRBUF_SIZE];
 	FILE *fp;
 	struct pcap_pkthdr *h;
@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	t0 = bench_now();
-	/* the same reading as rocelab's (lib/io/io_pcap.c): a 1 MiB stdio buffer under libpcap */
+	/* the same reading as rocelab's (lib/io/io_pcap.c): a 256 KiB stdio buffer under libpcap */
 	fp = fopen(argv[1], "rb");
 	if (fp == NULL) {
 		perror(argv[1]);

@@ -1,4 +1,5 @@
 /* Check suite 'wire': lib/wire's codec against known answers, bitwise references and itself. */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <check.h>
 #include <rte_net_crc.h>
 
+#include "roce_fmt.h"
 #include "roce_io.h"
 #include "roce_wire.h"
 #include "wire_check.h"
@@ -751,6 +753,135 @@ START_TEST(test_crc32_fold_paths)
 }
 END_TEST
 
+/*
+ * The ICRC read in place (wire_crc32_masked() with the masks of wire_icrc.c) on each fold path
+ * against the bitwise reference: every encapsulation, payloads of every length up to 300 bytes
+ * and longer ones, random values in every field the ICRC masks, frames ending at a guard page.
+ */
+START_TEST(test_icrc_in_place_paths)
+{
+	static const bool paths[3][2] = { { true, true }, { true, false }, { false, false } };
+	static const struct { enum roce_kind kind; uint8_t ip_ver, opcode; } shapes[] = {
+		{ ROCE_KIND_ROCEV2, 4, ROCE_OP_RC_SEND_ONLY },
+		{ ROCE_KIND_ROCEV2, 6, ROCE_OP_RC_SEND_ONLY },
+		{ ROCE_KIND_ROCEV1, 6, ROCE_OP_RC_SEND_ONLY },
+		{ ROCE_KIND_ROCEV2, 4, ROCE_OP_RC_ACKNOWLEDGE },
+		{ ROCE_KIND_ROCEV2, 6, ROCE_OP_RC_RDMA_WRITE_FIRST },
+		{ ROCE_KIND_ROCEV1, 6, ROCE_OP_UD_SEND_ONLY },
+	};
+	static uint8_t frame[MAX_FRAME];
+	uint64_t s = seed ^ 0x1c7c;
+	struct guard g;
+
+	guard_init(&g, MAX_FRAME);
+	for (int p = 0; p < 3; p++) {
+		wire_crc_fold_select(paths[p][0], paths[p][1]);
+		for (unsigned int sh = 0; sh < ROCE_DIM(shapes); sh++) {
+			bool payload = roce_opcode[shapes[sh].opcode].mask & ROCE_F_PAYLOAD;
+
+			for (uint32_t i = 0; i < (payload ? 340u : 4u); i++) {
+				uint32_t plen = !payload ? 0 : i < 300 ? i : rnd_below(&s, 8000);
+				struct roce_pkt pkt;
+				const uint8_t *q;
+				int n;
+
+				random_pkt(&s, &pkt, shapes[sh].kind, shapes[sh].opcode,
+					   shapes[sh].ip_ver, (uint8_t)(i % 3));
+				pkt.payload_len = plen;
+				n = roce_wire_build(&pkt, 0, frame, sizeof(frame));
+				REQUIRE(n > 0, "build %d", n);
+				ck_assert_int_eq(roce_wire_parse(frame, (uint32_t)n, ROCE_PARSE_NO_ICRC,
+								 &pkt), 0);
+				/* the UDP checksum and BTH byte 4 are masked too: any value */
+				if (pkt.kind == ROCE_KIND_ROCEV2)
+					rnd_bytes(&s, frame + pkt.bth_off - 2, 2);
+				frame[pkt.bth_off + 4] = (uint8_t)rnd(&s);
+				q = guard_put(&g, frame, (uint32_t)n);
+				REQUIRE(roce_icrc_calc(q, &pkt, (uint32_t)n - ROCE_ICRC_LEN) ==
+					ref_icrc(q, &pkt, (uint32_t)n - ROCE_ICRC_LEN),
+					"path %d, shape %u, %u VLANs, payload %u", p, sh, i % 3, plen);
+			}
+		}
+	}
+	roce_crc_select_fastest();
+	guard_fini(&g);
+}
+END_TEST
+
+/*
+ * roce_fmt.h's number and address helpers against snprintf() and inet_ntop(): edge values and
+ * random ones, every width, and buffers of every size up to the text's (snprintf's cut).
+ */
+static void check_fmt(const char *want, void (*put)(struct roce_fmt *, const void *), const void *arg)
+{
+	char buf[80];
+	size_t len = strlen(want);
+
+	for (size_t size = 0; size <= len + 1; size++) {
+		struct roce_fmt f;
+		int n;
+
+		memset(buf, 0x5a, sizeof(buf));
+		roce_fmt_init(&f, buf, size);
+		put(&f, arg);
+		n = roce_fmt_end(&f);
+		REQUIRE(n == (int)len, "'%s': length %d in %zu bytes", want, n, size);
+		REQUIRE(size == 0 || (strncmp(buf, want, size - 1) == 0 && buf[ROCE_MIN(size - 1, len)] == 0),
+			"'%s' in %zu bytes: '%.*s'", want, size, (int)size, buf);
+		REQUIRE((unsigned char)buf[size] == 0x5a, "'%s': written beyond %zu bytes", want, size);
+	}
+}
+
+struct fmt_num { uint64_t v; unsigned int digits; };
+
+static void put_hex(struct roce_fmt *f, const void *arg)
+{
+	const struct fmt_num *a = arg;
+
+	roce_fmt_char(f, '<');	/* not at the buffer's start */
+	roce_fmt_hex(f, a->v, a->digits);
+}
+
+static void put_dec(struct roce_fmt *f, const void *arg)
+{
+	const struct fmt_num *a = arg;
+
+	roce_fmt_char(f, '<');
+	roce_fmt_dec(f, a->v);
+	roce_fmt_dec_width(f, a->v, a->digits, ' ');
+}
+
+static void put_ip(struct roce_fmt *f, const void *arg)
+{
+	roce_fmt_char(f, '<');
+	roce_fmt_ip(f, arg, 4);
+}
+
+START_TEST(test_fmt_numbers)
+{
+	uint64_t s = seed ^ 0xf3a7;
+
+	for (int i = 0; i < 3000; i++) {
+		int bits = i % 65;
+		struct fmt_num a = { .v = i < 130 ? (i < 65 ? 0 : ~0ull) ^ (bits ? 1ull << (bits - 1) : 0) :
+					  rnd(&s) >> rnd_below(&s, 64),
+				     .digits = 1 + (unsigned int)rnd_below(&s, 16) };
+		struct roce_ip_addr ip = { .b = { (uint8_t)i, (uint8_t)(i >> 8), (uint8_t)rnd(&s),
+						  (uint8_t)(255 - i) } };
+		char want[80], addr[INET_ADDRSTRLEN];
+
+		snprintf(want, sizeof(want), "<%0*llx", (int)a.digits, (unsigned long long)a.v);
+		check_fmt(want, put_hex, &a);
+		snprintf(want, sizeof(want), "<%llu%*llu", (unsigned long long)a.v, (int)a.digits,
+			 (unsigned long long)a.v);
+		check_fmt(want, put_dec, &a);
+		inet_ntop(AF_INET, ip.b, addr, sizeof(addr));
+		snprintf(want, sizeof(want), "<%s", addr);
+		check_fmt(want, put_ip, &ip);
+	}
+}
+END_TEST
+
 /* With the EAL up, each SIMD path lib/wire may select agrees with the bitwise CRC too. */
 START_TEST(test_crc32_eal_paths)
 {
@@ -1456,6 +1587,8 @@ static Suite *wire_suite(void)
 	tcase_add_test(tc, test_crc32);
 	tcase_add_test(tc, test_crc32_combine);
 	tcase_add_test(tc, test_crc32_fold_paths);
+	tcase_add_test(tc, test_icrc_in_place_paths);
+	tcase_add_test(tc, test_fmt_numbers);
 	tcase_add_test(tc, test_crc32_eal_paths);
 	suite_add_tcase(s, tc);
 

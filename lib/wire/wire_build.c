@@ -7,6 +7,13 @@
 #include "roce_wire.h"
 #include "wire_private.h"
 
+/*
+ * Payloads up to this long are copied, then the ICRC read in place (wire_icrc()); longer ones
+ * are hashed while they are copied (wire_crc32_copy()), which saves a pass over them but pays
+ * for a masked copy of the headers and a merge.
+ */
+#define BUILD_COPY_THEN_ICRC_MAX 256
+
 
 static const uint8_t pfc_dmac[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 }; /* 802.1Qbb */
 
@@ -262,7 +269,8 @@ int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf
 	build_ext(pkt, buf + bth_off + ROCE_BTH_LEN);
 
 	p = buf + bth_off + ext_len(pkt->opcode);
-	if (pkt->payload != NULL && !(flags & ROCE_BUILD_KEEP_ICRC)) {
+	if (pkt->payload != NULL && !(flags & ROCE_BUILD_KEEP_ICRC) &&
+	    pkt->payload_len > BUILD_COPY_THEN_ICRC_MAX) {
 		/* hash the payload while copying it in: one pass over it, not two */
 		uint8_t hdr[WIRE_CRC_PRE_MAX];
 		uint32_t hlen = wire_icrc_headers(buf, l3_off, bth_off, (uint32_t)(p - buf), ipv4,

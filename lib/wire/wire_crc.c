@@ -39,6 +39,7 @@ struct fold_k {
 static struct {
 	struct fold_k k16, k32, k48, k64;	/* fold by 16, 32, 48, 64 bytes */
 	struct fold_k k128, k192, k256;		/* ... and by 128, 192, 256 (AVX-512) */
+	struct fold_k kb[7];			/* kb[n]: fold by 16 n bytes (n >= 1) */
 	uint32_t x64, x96, x128;		/* x^64, x^96, x^128 mod P, reflected */
 	uint32_t mu;				/* floor(x^64 / P) without its x^32 term, reflected */
 	bool usable;				/* fold with PCLMULQDQ (else rte_net_crc) */
@@ -94,6 +95,8 @@ __attribute__((constructor)) static void crc_fold_init(void)
 	crc.k128 = fold_k(128);
 	crc.k192 = fold_k(192);
 	crc.k256 = fold_k(256);
+	for (unsigned int n = 1; n < ROCE_DIM(crc.kb); n++)
+		crc.kb[n] = fold_k(16 * n);
 	crc.x64 = xn_mod_p(64);
 	crc.x96 = xn_mod_p(96);
 	crc.x128 = xn_mod_p(128);
@@ -177,16 +180,16 @@ CRC_TARGET_ZMM static inline __m512i load_block4(const uint8_t *src, uint8_t *ds
 
 /*
  * The bulk of the blocks after the first, @p r, 64 bytes per register and four registers in
- * flight; returns the 16-byte remainder of everything up to the new *@p off.
+ * flight; returns the 16-byte remainder of everything up to @p len, which *@p off_io is set to.
+ * The register's four lanes and the last 0-3 whole blocks are merged in one step, each moved
+ * by its own distance, not one after the other.
  */
-CRC_TARGET_ZMM static __m128i fold_zmm(__m128i r, uint8_t *dst, const uint8_t *src,
-				       uint32_t len, uint32_t *off_io)
+CRC_TARGET_ZMM static __m128i fold_zmm_from(__m512i z, uint8_t *dst, const uint8_t *src,
+					    uint32_t len, uint32_t *off_io)
 {
-	uint32_t off = *off_io;
-	__m512i z = _mm512_xor_si512(_mm512_zextsi128_si512(fold(r, k_vec(crc.k16))),
-				     load_block4(src, dst, off));
+	uint32_t off = *off_io, rem;
+	__m128i r;
 
-	off += 64;
 	if (len - off >= 192) {
 		__m512i z0 = z, z1 = load_block4(src, dst, off), z2 = load_block4(src, dst, off + 64);
 		__m512i z3 = load_block4(src, dst, off + 128);
@@ -202,20 +205,40 @@ CRC_TARGET_ZMM static __m128i fold_zmm(__m128i r, uint8_t *dst, const uint8_t *s
 	}
 	for (; len - off >= 64; off += 64)
 		z = _mm512_xor_si512(fold4(z, crc.k64), load_block4(src, dst, off));
-	*off_io = off;
-	return _mm_xor_si128(
-		_mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 0), k_vec(crc.k48)),
-			      fold(_mm512_extracti32x4_epi32(z, 1), k_vec(crc.k32))),
-		_mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 2), k_vec(crc.k16)),
-			      _mm512_extracti32x4_epi32(z, 3)));
+	rem = (len - off) / 16;		/* whole blocks after the register */
+	*off_io = len;
+	r = _mm_xor_si128(_mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 0), k_vec(crc.kb[3 + rem])),
+					fold(_mm512_extracti32x4_epi32(z, 1), k_vec(crc.kb[2 + rem]))),
+			  fold(_mm512_extracti32x4_epi32(z, 2), k_vec(crc.kb[1 + rem])));
+	if (rem == 0)
+		return _mm_xor_si128(r, _mm512_extracti32x4_epi32(z, 3));
+	r = _mm_xor_si128(r, fold(_mm512_extracti32x4_epi32(z, 3), k_vec(crc.kb[rem])));
+	for (uint32_t i = 0; i + 1 < rem; i++)
+		r = _mm_xor_si128(r, fold(load_block(src, dst, off + 16 * i), k_vec(crc.kb[rem - 1 - i])));
+	return _mm_xor_si128(r, load_block(src, dst, off + 16 * (rem - 1)));
 }
 
-/* The 16-byte remainder of the whole blocks of @p src from @p off (< len) to @p len. */
-CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
+/*
+ * The same from a 16-byte remainder @p r of everything before *@p off_io, which must leave at
+ * least 64 bytes to fold.
+ */
+CRC_TARGET_ZMM static __m128i fold_zmm(__m128i r, uint8_t *dst, const uint8_t *src,
+				       uint32_t len, uint32_t *off_io)
 {
-	__m128i r = load_block(src, dst, off);
+	__m512i z = _mm512_xor_si512(_mm512_zextsi128_si512(fold(r, k_vec(crc.k16))),
+				     load_block4(src, dst, *off_io));
 
-	off += 16;
+	*off_io += 64;
+	return fold_zmm_from(z, dst, src, len, off_io);
+}
+
+/*
+ * The 16-byte remainder of @p r, the remainder of everything before @p off, followed by the
+ * whole blocks of @p src from @p off to @p len (len - off a multiple of 16, maybe 0).
+ */
+CRC_TARGET static __m128i fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off,
+				    uint32_t len)
+{
 	if (crc.zmm && len - off >= 64)
 		r = fold_zmm(r, dst, src, len, &off);
 	if (len - off >= 48 + 64) {
@@ -236,6 +259,12 @@ CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t
 	for (; off < len; off += 16)
 		r = _mm_xor_si128(fold(r, k_vec(crc.k16)), load_block(src, dst, off));
 	return r;
+}
+
+/* The 16-byte remainder of the whole blocks of @p src from @p off (< len) to @p len. */
+CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
+{
+	return fold_more(load_block(src, dst, off), dst, src, off + 16, len);
 }
 
 /*
@@ -290,6 +319,88 @@ CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_
 	t ^= w[3];
 	return ~barrett(t);
 }
+
+/*
+ * The last @p t (1..15) bytes, ending at @p end, appended to the remainder @p r: r's first t
+ * bytes move out to a block of their own (behind zeros) that is folded over the other 16, r's
+ * other 16 - t bytes followed by the t new ones. No byte before end - 16 is read beyond those
+ * the caller has folded already.
+ */
+CRC_TARGET static inline __m128i fold_tail(__m128i r, const uint8_t *end, uint32_t t)
+{
+	/* shuffles: sh + t moves r's first t bytes to the end, sh + 16 + t its others to the front */
+	static const uint8_t sh[48] = {
+		0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	};
+	/* keep + t selects the last t bytes of a block */
+	static const uint8_t keep[32] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	__m128i out = _mm_shuffle_epi8(r, _mm_loadu_si128((const __m128i *)(sh + t)));
+	__m128i stay = _mm_shuffle_epi8(r, _mm_loadu_si128((const __m128i *)(sh + 16 + t)));
+	__m128i last = _mm_loadu_si128((const __m128i *)(end - 16));
+
+	stay = _mm_or_si128(stay, _mm_and_si128(last, _mm_loadu_si128((const __m128i *)(keep + t))));
+	return _mm_xor_si128(fold(out, k_vec(crc.k16)), stay);
+}
+
+/* ~(R(x) x^32 mod P) for the 16-byte remainder R of a message whose initial value is in it. */
+CRC_TARGET static inline uint32_t crc_final(__m128i r)
+{
+	uint32_t w[4];
+	uint64_t t;
+
+	_mm_storeu_si128((__m128i *)w, r);
+	t = (clmul32(w[0], crc.x128) ^ clmul32(w[1], crc.x96) ^ clmul32(w[2], crc.x64)) << 1;
+	t ^= w[3];
+	return ~barrett(t);
+}
+
+/* crc_fold_masked()'s first 64 bytes in one register, then the whole blocks up to @p whole. */
+CRC_TARGET_ZMM static __m128i fold_masked_zmm(const uint8_t *p, const uint8_t *mask, uint32_t whole,
+					      uint32_t *off)
+{
+	/* mask arrays are WIRE_ICRC_MASK_MAX long: the bytes past mask_len are zero */
+	__m512i z = _mm512_or_si512(_mm512_loadu_si512(p), _mm512_loadu_si512(mask));
+
+	z = _mm512_xor_si512(z, _mm512_zextsi128_si512(_mm_set_epi32(0, 0, 0, -1)));
+	return fold_zmm_from(z, NULL, p, whole, off);
+}
+
+/*
+ * CRC-32 of @p len bytes at @p p with the first @p mask_len (a multiple of 16, at most len)
+ * ORed with @p mask, read in place from the front: the masked blocks are loaded and ORed in
+ * registers, the initial value XORed into the first 4 bytes, the whole blocks folded as they
+ * come and the last len % 16 bytes merged by fold_tail(). Nothing is copied, no x^8n is looked up.
+ */
+CRC_TARGET static uint32_t crc_fold_masked(const uint8_t *p, uint32_t len, const uint8_t *mask,
+					   uint32_t mask_len)
+{
+	const __m128i init = _mm_set_epi32(0, 0, 0, -1);
+	uint32_t off, whole = len & ~15u;
+	__m128i r;
+
+	if (crc.zmm && mask_len <= 64 && whole >= 64) {
+		off = 64;
+		r = fold_masked_zmm(p, mask, whole, &off);
+	} else {
+		r = _mm_xor_si128(_mm_or_si128(_mm_loadu_si128((const __m128i *)p),
+					       _mm_loadu_si128((const __m128i *)mask)), init);
+		for (off = 16; off < mask_len; off += 16)
+			r = _mm_xor_si128(fold(r, k_vec(crc.k16)),
+					  _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + off)),
+						       _mm_loadu_si128((const __m128i *)(mask + off))));
+	}
+	if (off < whole)
+		r = fold_more(r, NULL, p, off, whole);
+	if (len != whole)
+		r = fold_tail(r, p + len, len - whole);
+	return crc_final(r);
+}
 #endif /* __x86_64__ */
 
 bool wire_crc_fold_usable(void)
@@ -304,6 +415,19 @@ uint32_t wire_crc32(uint32_t crc_in, const uint8_t *data, uint32_t len)
 		return crc_fold(crc_in, NULL, 0, NULL, data, len);
 #endif
 	return roce_crc32_combine(crc_in, rte_net_crc_calc(data, len, RTE_NET_CRC32_ETH), len);
+}
+
+uint32_t wire_crc32_masked(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
+{
+	uint8_t head[WIRE_ICRC_MASK_MAX];
+
+#if defined(__x86_64__)
+	if (roce_likely(crc.usable))
+		return crc_fold_masked(p, len, mask, mask_len);
+#endif
+	for (uint32_t i = 0; i < mask_len; i++)
+		head[i] = p[i] | mask[i];
+	return wire_crc32(wire_crc32(0, head, mask_len), p + mask_len, len - mask_len);
 }
 
 uint32_t wire_crc32_copy(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len, uint8_t *dst,

@@ -12,15 +12,9 @@
 #include "wire_private.h"
 
 #define CRC32_POLY_REFLECTED 0xedb88320u	/* IEEE 802.3, bit-reversed */
-#define XPOW8_TABLE_LEN 16384			/* covers every frame up to 16 KiB */
 #define ICRC_ONE_PASS_MAX 256			/* rest of the frame copied behind the headers */
 
-/* xpow8[n] = x^(8n) mod P in reflected order: the operator that appends n zero bytes. */
-static uint32_t xpow8[XPOW8_TABLE_LEN];
 static const char *crc_path_name = "portable";
-
-/* reduce_x32[k][v] = (v << 8k) * x^32 mod P, reflected: folds the low half of a 64-bit product. */
-static uint32_t reduce_x32[4][256];
 
 /* a * b mod P, both reflected (the coefficient of x^0 in bit 31); one bit per step. */
 static uint32_t gf2_mulmod_bitwise(uint32_t a, uint32_t b)
@@ -33,13 +27,6 @@ static uint32_t gf2_mulmod_bitwise(uint32_t a, uint32_t b)
 		b = (b >> 1) ^ (CRC32_POLY_REFLECTED & -(b & 1));
 	}
 	return p;
-}
-
-static uint32_t mul_xn(uint32_t v, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		v = (v >> 1) ^ (CRC32_POLY_REFLECTED & -(v & 1));
-	return v;
 }
 
 #if defined(__x86_64__)
@@ -55,22 +42,18 @@ static uint32_t gf2_mulmod_clmul(uint32_t a, uint32_t b)
 	uint64_t c = (uint64_t)_mm_cvtsi128_si64(p) << 1;
 	uint32_t lo = (uint32_t)c;
 
-	return (uint32_t)(c >> 32) ^ reduce_x32[0][lo & 0xff] ^ reduce_x32[1][(lo >> 8) & 0xff] ^
-	       reduce_x32[2][(lo >> 16) & 0xff] ^ reduce_x32[3][lo >> 24];
+	return (uint32_t)(c >> 32) ^ wire_reduce_x32[0][lo & 0xff] ^
+	       wire_reduce_x32[1][(lo >> 8) & 0xff] ^ wire_reduce_x32[2][(lo >> 16) & 0xff] ^
+	       wire_reduce_x32[3][lo >> 24];
 }
 #endif
 
-/* gf2_mulmod_clmul where the CPU has PCLMULQDQ, else the bitwise loop; set by xpow8_init(). */
+/* gf2_mulmod_clmul where the CPU has PCLMULQDQ, else the bitwise loop; set by mulmod_init(). */
 static uint32_t (*gf2_mulmod)(uint32_t a, uint32_t b) = gf2_mulmod_bitwise;
 
-__attribute__((constructor)) static void xpow8_init(void)
+/* The tables are built with the library (gen_crc_tables.py): nothing to compute here. */
+__attribute__((constructor)) static void mulmod_init(void)
 {
-	xpow8[0] = 0x80000000u; /* x^0 */
-	for (unsigned int n = 1; n < XPOW8_TABLE_LEN; n++)
-		xpow8[n] = mul_xn(xpow8[n - 1], 8);
-	for (unsigned int k = 0; k < 4; k++)
-		for (unsigned int v = 0; v < 256; v++)
-			reduce_x32[k][v] = mul_xn(v << (8 * k), 32);
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("pclmul"))
@@ -82,11 +65,11 @@ uint32_t wire_x8n_mod_p(uint32_t n)
 {
 	uint32_t r, sq;
 
-	if (roce_likely(n < XPOW8_TABLE_LEN))
-		return xpow8[n];
+	if (roce_likely(n < WIRE_XPOW8_LEN))
+		return wire_xpow8[n];
 	/* Square and multiply from x^(8 * 2^k). */
 	r = 0x80000000u;
-	sq = xpow8[1];
+	sq = wire_xpow8[1];
 	for (; n != 0; n >>= 1) {
 		if (n & 1)
 			r = gf2_mulmod(r, sq);
@@ -188,13 +171,47 @@ uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off
 	return hlen + ext;
 }
 
+/*
+ * The ICRC's masks over the frame from 8 bytes before the L3 header (standing for the LRH) on,
+ * for the three usual shapes: each byte is ORed into the frame's, so the CRC reads the frame in
+ * place. Offsets: 8 + the field's offset in the L3 header; UDP follows a 20-byte IPv4 or a
+ * 40-byte IPv6 header, BTH follows UDP (or the GRH in RoCEv1).
+ */
+#define M_LRH [0 ... 7] = 0xff
+#define M_IPV6 [8] = 0x0f, [9 ... 11] = 0xff, [15] = 0xff	/* traffic class, flow label, hop limit */
+static const uint8_t icrc_mask_v4[WIRE_ICRC_MASK_MAX] = {
+	M_LRH, [8 + 1] = 0xff, [8 + 8] = 0xff, [8 + 10 ... 8 + 11] = 0xff, /* TOS, TTL, checksum */
+	[8 + 26 ... 8 + 27] = 0xff,	/* UDP checksum */
+	[8 + 32] = 0xff,		/* BTH: FECN, BECN, resv6 */
+};
+static const uint8_t icrc_mask_v6[WIRE_ICRC_MASK_MAX] = {
+	M_LRH, M_IPV6, [8 + 46 ... 8 + 47] = 0xff, [8 + 52] = 0xff,
+};
+static const uint8_t icrc_mask_v1[WIRE_ICRC_MASK_MAX] = {	/* GRH, then BTH */
+	M_LRH, M_IPV6, [8 + 44] = 0xff,
+};
+
 uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32_t end,
 		   bool ipv4, bool udp)
 {
 	uint8_t hdr[WIRE_CRC_PRE_MAX + ICRC_ONE_PASS_MAX];
 	uint32_t rest_off = bth_off + ROCE_BTH_LEN;
 	uint32_t rest_len = end > rest_off ? end - rest_off : 0;
+	uint32_t l3_len = bth_off - l3_off;
 	uint32_t hlen;
+
+	if (roce_likely(l3_off >= 8 && end >= rest_off)) {
+		/* in place: the masks cover the headers' blocks, the frame is at least that long */
+		const uint8_t *p = buf + l3_off - 8;
+		uint32_t len = end - l3_off + 8;
+
+		if (ipv4 && udp && l3_len == IPV4_HDR_LEN + UDP_HDR_LEN)
+			return wire_crc32_masked(p, len, icrc_mask_v4, 48);
+		if (!ipv4 && udp && l3_len == IPV6_HDR_LEN + UDP_HDR_LEN && len >= 64)
+			return wire_crc32_masked(p, len, icrc_mask_v6, 64);
+		if (!ipv4 && !udp && l3_len == IPV6_HDR_LEN && len >= 64)
+			return wire_crc32_masked(p, len, icrc_mask_v1, 64);
+	}
 
 	/*
 	 * The ICRC is the complemented CRC sent least-significant byte first, which is how an

@@ -123,6 +123,14 @@ uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off
 uint32_t wire_x8n_mod_p(uint32_t n);
 
 /*
+ * Tables generated at build time (gen_crc_tables.py), bit-reflected: wire_xpow8[n] is
+ * x^(8n) mod P for every frame up to 16 KiB, wire_reduce_x32[k][v] is (v << 8k) x^32 mod P.
+ */
+#define WIRE_XPOW8_LEN 16384
+extern const uint32_t wire_xpow8[WIRE_XPOW8_LEN];
+extern const uint32_t wire_reduce_x32[4][256];
+
+/*
  * CRC-32 continued over @p len more bytes, zlib's convention: wire_crc32(0, A) is the CRC-32 of
  * A, and wire_crc32(wire_crc32(0, A), B) that of A || B. Carry-less multiplication where the
  * CPU has it (wire_crc.c), else rte_net_crc and a combine.
@@ -137,6 +145,16 @@ uint32_t wire_crc32(uint32_t crc, const uint8_t *data, uint32_t len);
  */
 uint32_t wire_crc32_copy(uint32_t crc, const uint8_t *pre, uint32_t pre_len, uint8_t *dst,
 			 const uint8_t *src, uint32_t len);
+
+#define WIRE_ICRC_MASK_MAX 128	/* length of a mask of wire_crc32_masked() */
+
+/*
+ * CRC-32 (initial value and result complemented, as wire_crc32(0, ...)) of @p len bytes at
+ * @p p whose first @p mask_len bytes are ORed with @p mask: the ICRC of a frame read in place.
+ * @p mask is WIRE_ICRC_MASK_MAX bytes, zero past @p mask_len; mask_len is a multiple of 16 and
+ * at most @p len. Reads no byte outside p[0, len).
+ */
+uint32_t wire_crc32_masked(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len);
 
 /* wire_crc32() runs on PCLMULQDQ (not on the rte_net_crc fallback). */
 bool wire_crc_fold_usable(void);
