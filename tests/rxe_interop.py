@@ -32,28 +32,33 @@ VM_TIMEOUT = 200	# one guest run, boot included (rxe-vm --timeout)
 PEER_TIMEOUT = 90	# each side's own limit (`timeout`), below VM_TIMEOUT
 BUILD_TIMEOUT = 1200	# `rxe-vm build`: apt packages and a 70 MB kernel .deb on a first run
 
-# The tests, in perftest's names, with the size and the rocelab options each runs with.
-# --rate 200M: the guest (TCG) reads the tap at a few MB/s; at af_packet's nominal 10 Gb/s
-# rocelab's requester fills the TX ring, frames are dropped and perftest's retry_cnt 7 runs out
-# (docs/live.md).
+# The cases: the rocelab test and its options, the size, and the connection type (-c) both
+# sides use; a case named *_uc / *_ud runs that test over UC / UD, *_pingpong runs rdma-core's
+# ibv_*_pingpong in the guest. --rate 200M: the guest (TCG) reads the tap at a few MB/s; at
+# af_packet's nominal 10 Gb/s rocelab's requester fills the TX ring, frames are dropped and
+# perftest's retry_cnt 7 runs out (docs/live.md). UD messages fit rxe's path MTU, 1024.
+RATE = ["--rate", "200M"]
 TESTS = {
-	"write_bw": {"size": 65536, "rl": ["--rate", "200M"]},
-	"read_bw": {"size": 65536, "rl": ["--rate", "200M"]},
-	"send_bw": {"size": 65536, "rl": ["--rate", "200M"]},
-	"atomic_bw": {"size": 8, "rl": ["--rate", "200M"]},
-	"write_lat": {"size": 64, "rl": ["--rate", "200M"]},
-	"read_lat": {"size": 64, "rl": ["--rate", "200M"]},
-	"rc_pingpong": {"size": 4096, "rl": []},
+	"write_bw": {"size": 65536, "rl": RATE},
+	"read_bw": {"size": 65536, "rl": RATE},
+	"send_bw": {"size": 65536, "rl": RATE},
+	"atomic_bw": {"size": 8, "rl": RATE},
+	"write_lat": {"size": 64, "rl": RATE},
+	"read_lat": {"size": 64, "rl": RATE},
+	"send_lat": {"size": 64, "rl": RATE},
+	"write_bw_uc": {"size": 65536, "rl": RATE, "conn": "UC"},
+	"send_bw_ud": {"size": 1024, "rl": RATE, "conn": "UD"},
+	"send_lat_ud": {"size": 1024, "rl": RATE, "conn": "UD"},
+	"rc_pingpong": {"size": 4096, "rl": RATE},
+	"uc_pingpong": {"size": 4096, "rl": RATE},
+	"ud_pingpong": {"size": 1024, "rl": RATE},
 }
 DIRS = ["rl-srv", "rl-cli"]	# rocelab is the server (rxe the client); rocelab is the client
 
 # Cases that do not work yet: run only with --known, never silently dropped from the report.
-KNOWN = {
-	("rc_pingpong", "rl-srv"): "rocelab has no ibv_rc_pingpong mode: its TCP exchange "
-				   "(one 'LID:QPN:PSN:GID' text message each way) is not implemented",
-	("rc_pingpong", "rl-cli"): "rocelab has no ibv_rc_pingpong mode: its TCP exchange "
-				   "(one 'LID:QPN:PSN:GID' text message each way) is not implemented",
-}
+KNOWN = {}
+PP_BYTES = re.compile(r"^(\d+) bytes in ([\d.]+) seconds = ([\d.]+) Mbit/sec$", re.M)
+PP_ITERS = re.compile(r"^(\d+) iters in ([\d.]+) seconds = ([\d.]+) usec/iter$", re.M)
 
 BW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
 LAT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)" + r"\s+([\d.]+)" * 7 + r"\s*$")
@@ -165,14 +170,26 @@ def can_make_netns():
 	return ok
 
 
+def base_test(test):
+	"""The test a case runs: 'send_bw_ud' -> 'send_bw'."""
+	return re.sub(r"_(uc|ud)$", "", test)
+
+
+def is_pingpong(test):
+	return test.endswith("_pingpong")
+
+
 def perftest_cmd(test, size, server):
 	"""The guest's command (busybox sh), bounded by its own timeout."""
-	if test == "rc_pingpong":
-		cmd = "ibv_rc_pingpong -d rxe0 -g 1 -s %d -n %d" % (size, ITERS)
+	if is_pingpong(test):
+		# -g: the IPv4-mapped GID (rxe-vm's $RXE_GID_V2_IPV4, 1)
+		cmd = "ibv_%s -d rxe0 -g $RXE_GID_V2_IPV4 -s %d -n %d" % (test, size, ITERS)
 	else:
-		cmd = "ib_%s -d rxe0 -x 1 -n %d -F" % (test, ITERS)
+		cmd = "ib_%s -d rxe0 -x 1 -n %d -F" % (base_test(test), ITERS)
 		if test != "atomic_bw":
 			cmd += " -s %d" % size
+		if "conn" in TESTS[test]:
+			cmd += " -c " + TESTS[test]["conn"]
 	if server:
 		return "timeout %d %s" % (PEER_TIMEOUT, cmd)
 	# the rocelab server listens before the guest boots
@@ -181,8 +198,10 @@ def perftest_cmd(test, size, server):
 
 def rocelab_cmd(rocelab, test, size, server):
 	"""The host command (bash, inside the namespace); prints its exit status for us."""
-	args = [rocelab, "perf", test, "-s", str(size), "-n", str(ITERS), "--timeout", "40"]
+	args = [rocelab, "perf", base_test(test), "-s", str(size), "-n", str(ITERS), "--timeout", "40"]
 	args += TESTS[test]["rl"]
+	if "conn" in TESTS[test]:
+		args += ["-c", TESTS[test]["conn"]]
 	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP", "--ip", "$RXE_VM_HOST_IP"]
 	if not server:
 		args.append("$RXE_VM_GUEST_IP")
@@ -200,19 +219,43 @@ def expected_rows(test, side):
 	"""How many result rows a side prints and with how many iterations: perftest's read_lat
 	server prints none (it only serves the READs); rocelab's write_lat client, which waits for
 	the server's first write, times the round trips between its own writes: one fewer."""
-	if test == "read_lat" and side.endswith("server"):
+	t = base_test(test)
+	if t == "read_lat" and side.endswith("server"):
 		return 0, None
-	if test == "write_lat" and side == "rocelab-client":
+	if t == "write_lat" and side == "rocelab-client":
 		return 1, ITERS - 1
+	if t == "send_lat" and side == "rocelab-server":
+		return 1, ITERS - 1	# it times its answers to the next message
 	return 1, ITERS
 
 
+def check_pingpong(test, side, rc, out, size, failures):
+	"""ibv_*_pingpong's two result lines, as both it and rocelab print them."""
+	what = "%s %s" % (test, side)
+	if rc != 0:
+		failures.append("%s: exit %s" % (what, rc))
+	b, i = PP_BYTES.findall(out), PP_ITERS.findall(out)
+	if len(b) != 1 or len(i) != 1:
+		failures.append("%s: expected one 'bytes in' and one 'iters in' line, found %d and %d"
+				% (what, len(b), len(i)))
+		return None
+	if int(b[0][0]) != size * ITERS * 2:
+		failures.append("%s: %s bytes, expected %d" % (what, b[0][0], size * ITERS * 2))
+	if int(i[0][0]) != ITERS:
+		failures.append("%s: %s iters, expected %d" % (what, i[0][0], ITERS))
+	if not float(i[0][2]) > 0:
+		failures.append("%s: usec/iter is not positive" % what)
+	return "%s iters, %s usec/iter" % (i[0][0], i[0][2])
+
+
 def check_side(test, side, rc, out, size, failures):
+	if is_pingpong(test):
+		return check_pingpong(test, side, rc, out, size, failures)
 	what = "%s %s" % (test, side)
 	if rc != 0:
 		failures.append("%s: exit %s" % (what, rc))
 	want_rows, want_iters = expected_rows(test, side)
-	found = rows(out, test.endswith("_lat"))
+	found = rows(out, base_test(test).endswith("_lat"))
 	if len(found) != want_rows:
 		failures.append("%s: expected %d result row(s), found %d" % (what, want_rows, len(found)))
 		return None
@@ -224,7 +267,7 @@ def check_side(test, side, rc, out, size, failures):
 	if want_iters is not None and int(r.group(2)) != want_iters:
 		failures.append("%s: #iterations %s, expected %d" % (what, r.group(2), want_iters))
 	# lat: t_max; bw: the message rate (atomic_bw's 8 B make 0.00 MB/s under TCG)
-	col, label = (4, "t_max") if test.endswith("_lat") else (5, "MsgRate")
+	col, label = (4, "t_max") if base_test(test).endswith("_lat") else (5, "MsgRate")
 	if not float(r.group(col)) > 0:
 		failures.append("%s: %s is not positive" % (what, label))
 	return " ".join(r.group(0).split())
@@ -332,18 +375,18 @@ def main():
 		for test, direction in cases:
 			why = KNOWN.get((test, direction))
 			if why is not None and not run_known:
-				summary.append("%-11s %-6s KNOWN FAILURE (not run): %s" % (test, direction, why))
+				summary.append("%-12s %-6s KNOWN FAILURE (not run): %s" % (test, direction, why))
 				continue
 			f, res, secs = run_case(rocelab, rxe_vm, d, logdir, test, direction)
 			if why is not None:
 				state = "still fails" if f else "PASSES NOW: remove it from KNOWN"
 				known_seen.append("%s %s: known failure %s" % (test, direction, state))
-				summary.append("%-11s %-6s %5.1f s  known failure, %s" %
+				summary.append("%-12s %-6s %5.1f s  known failure, %s" %
 					       (test, direction, secs, state))
 				log(summary[-1])
 				continue
 			failures += f
-			line = "%-11s %-6s %5.1f s  %s" % (test, direction, secs, "FAIL" if f else "ok")
+			line = "%-12s %-6s %5.1f s  %s" % (test, direction, secs, "FAIL" if f else "ok")
 			for side, row in sorted(res.items()):
 				line += "\n    %-15s %s" % (side, row)
 			summary.append(line)

@@ -64,12 +64,17 @@ static const char usage[] =
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
-	"  rate (default: the port's speed); -D counts wall-clock seconds.\n";
+	"  rate (default: the port's speed); -D counts wall-clock seconds.\n"
+	"\n"
+	"ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong (rdma-core's examples), real time only:\n"
+	"  rocelab perf rc_pingpong|uc_pingpong|ud_pingpong --dev DEVARGS --ip ADDR [PEER]\n"
+	"  with their options -p -s -n -m -r -l (SL); -d DEV, -i 1, -g IDX and -e are accepted\n"
+	"  and change nothing (the emulated host has one port and one GID, --ip's, and polls).\n";
 
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
-	OPT_DEV, OPT_IP, OPT_TIMEOUT,
+	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS,
 };
 
 #define MAX_CC_PARAMS 32
@@ -109,6 +114,14 @@ static const struct option long_opts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	/* ibv_*_pingpong's own */
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "gid-idx", required_argument, NULL, 'g' },
+	{ "sl", required_argument, NULL, 'l' },
+	{ "events", no_argument, NULL, 'e' },
+	{ "odp", no_argument, NULL, OPT_ODP },
+	{ "ts", no_argument, NULL, OPT_TS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -229,6 +242,38 @@ static void print_emulator(const struct roce_perf_result *r)
 		       (unsigned long long)r->rnr_naks, (unsigned long long)r->timeouts);
 }
 
+/* ibv_*_pingpong as tests of their own: a send ping-pong with the pingpong's exchange. */
+static const struct {
+	const char *name;
+	enum roce_qp_type qp_type;
+} pingpongs[] = {
+	{ "rc_pingpong", ROCE_QPT_RC },
+	{ "uc_pingpong", ROCE_QPT_UC },
+	{ "ud_pingpong", ROCE_QPT_UD },
+};
+
+/* The pingpong's defaults: 4096 B (UD 2048), 1000 iterations, 500 receives, MTU 1024. */
+static void pingpong_defaults(struct roce_perf_conf *conf, struct roce_perf_live *live,
+			      enum roce_qp_type qp_type)
+{
+	roce_perf_defaults(conf, ROCE_PERF_SEND_LAT);
+	conf->qp_type = qp_type;
+	conf->size = qp_type == ROCE_QPT_UD ? 2048 : 4096;
+	conf->iters = 1000;
+	conf->rx_depth = 500;
+	conf->mtu = ROCE_MTU_1024;
+	live->xchg = ROCE_PERF_XCHG_PINGPONG;
+	live->mtu_set = true;	/* no MTU is exchanged: both sides must use the same */
+}
+
+/* Options of perftest that ibv_*_pingpong does not have (or has with another meaning). */
+static bool perftest_only(int opt)
+{
+	return (opt > 0 && opt < 256 && strchr("aDqctuIAQoR", opt) != NULL) || opt == OPT_PSN ||
+	       opt == OPT_CC || opt == OPT_CC_PARAM || opt == OPT_ECN || opt == OPT_LOSS ||
+	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY;
+}
+
 static int run(int argc, char **argv)
 {
 	struct roce_perf_conf conf;
@@ -240,18 +285,40 @@ static int run(int argc, char **argv)
 	uint64_t v;
 	double d;
 	int test, opt, status = 0, ncc = 0;
+	bool pp = false;
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
-					   "atomic_bw, write_lat, read_lat or send_lat)");
+					   "atomic_bw, write_lat, read_lat, send_lat, rc_pingpong, "
+					   "uc_pingpong or ud_pingpong)");
 	test = roce_perf_test_by_name(argv[1]);
+	for (size_t i = 0; i < ROCE_DIM(pingpongs); i++) {
+		if (strcmp(argv[1], pingpongs[i].name) == 0) {
+			pingpong_defaults(&conf, &live, pingpongs[i].qp_type);
+			test = ROCE_PERF_SEND_LAT;
+			pp = true;
+		}
+	}
 	if (test < 0)
 		return rocelab_usage_error("perf", "'%s' is not a test (write_bw, read_bw, send_bw, "
-					   "atomic_bw, write_lat, read_lat or send_lat)", argv[1]);
-	roce_perf_defaults(&conf, (enum roce_perf_test)test);
+					   "atomic_bw, write_lat, read_lat, send_lat, rc_pingpong, "
+					   "uc_pingpong or ud_pingpong)", argv[1]);
+	if (!pp)
+		roce_perf_defaults(&conf, (enum roce_perf_test)test);
 	optind = 2;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:ot" :
+				  ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:", long_opts, NULL)) != -1) {
+		if (pp && (opt == 'o' || opt == 't' || opt == OPT_ODP || opt == OPT_TS))
+			return rocelab_usage_error("perf", "'%s' (%s) is not emulated",
+						   argv[optind - 1], opt == 't' || opt == OPT_TS ?
+						   "completion timestamps" : "on-demand paging");
+		if (pp && perftest_only(opt))
+			return rocelab_usage_error("perf", "'%s' is not an option of %s",
+						   argv[optind - 1], argv[1]);
+		if (!pp && opt > 0 && opt < 256 && strchr("digle", opt) != NULL)
+			return rocelab_usage_error("perf", "'%s' is an ibv_*_pingpong option, not "
+						   "one of %s", argv[optind - 1], argv[1]);
 		switch (opt) {
 		case 's':
 			if (!parse_u64("-s", optarg, 0, 1u << 30, &v))
@@ -424,6 +491,22 @@ static int run(int argc, char **argv)
 			if (!parse_double("--timeout", optarg, 0, 86400, &live.timeout))
 				return EXIT_USAGE;
 			break;
+		case 'd':	/* the pingpong's device: ours is --dev */
+		case 'g':	/* its GID index: the emulated host has one GID, --ip's */
+		case 'e':	/* sleep on CQ events: rocelab polls */
+			break;
+		case 'i':
+			if (!parse_u64("-i", optarg, 1, 1, &v))
+				return EXIT_USAGE;
+			break;
+		case 'l':
+			if (!parse_u64("-l", optarg, 0, 15, &v))
+				return EXIT_USAGE;
+			live.sl = (uint8_t)v;
+			break;
+		case OPT_ODP:
+		case OPT_TS:
+			return rocelab_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
 		case ':':
 			return rocelab_usage_error("perf", "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -449,6 +532,9 @@ static int run(int argc, char **argv)
 		if (roce_perf_check(&conf, err, sizeof(err)) != 0)
 			return rocelab_usage_error("perf", "%s", err);
 	}
+	if (pp && live.dev == NULL)
+		return rocelab_usage_error("perf", "%s runs in real time only: give --dev and --ip "
+					   "(docs/live.md)", argv[1]);
 	if (live.dev != NULL || live.peer != NULL)
 		return perf_live_main(&conf, &live, gbits);
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,

@@ -18,8 +18,9 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	struct roce_perf_conf shown = *conf;
 	char err[256], device[160], link[160];
 	int rc, status = EXIT_SUCCESS;
+	bool pp = live->xchg == ROCE_PERF_XCHG_PINGPONG;
 
-	if (live->peer == NULL) {
+	if (live->peer == NULL && !pp) {
 		printf("\n************************************\n"
 		       "* Waiting for client to connect... *\n"
 		       "************************************\n");
@@ -35,9 +36,17 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
 	snprintf(link, sizeof(link), "%s, %g Gb/s, MTU %u; peer perftest %s", info.port,
 		 (double)info.speed_bps / 1e9, info.port_mtu, info.peer_version);
-	printf(" local address: %s\n", info.local);
-	printf(" remote address: %s\n", info.remote);
-	perf_print_header(&shown, gbits, device, link);
+	if (pp) {
+		/* ibv_rc_pingpong's lines */
+		printf("  local address:  %s\n", info.local);
+		printf("  remote address: %s\n", info.remote);
+		printf(" %s, %g Gb/s, MTU %u, IB MTU %u (not exchanged: the peer must use the same -m)\n",
+		       info.port, (double)info.speed_bps / 1e9, info.port_mtu, info.mtu);
+	} else {
+		printf(" local address: %s\n", info.local);
+		printf(" remote address: %s\n", info.remote);
+		perf_print_header(&shown, gbits, device, link);
+	}
 	fflush(stdout);
 
 	rc = roce_perf_live_run(ctx, &res, err, sizeof(err));
@@ -45,8 +54,18 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 		fprintf(stderr, "rocelab perf: %s\n", err);
 		status = EXIT_FAILURE;
 	}
-	if (res.iters != 0)
+	if (pp && rc == 0 && res.errors == 0) {
+		/* every message went both ways; the time runs from the first message */
+		double usec = res.wall_sec * 1e6;
+		long long bytes = (long long)conf->size * (long long)conf->iters * 2;
+
+		printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6,
+		       usec > 0 ? (double)bytes * 8 / usec : 0);
+		printf("%llu iters in %.2f seconds = %.2f usec/iter\n",
+		       (unsigned long long)conf->iters, usec / 1e6, usec / (double)conf->iters);
+	} else if (!pp && res.iters != 0) {
 		perf_print_result(&shown, &res, gbits);
+	}
 	printf(RESULT_LINE);
 	roce_perf_live_stats(ctx, &st);
 	printf(" port: %llu frames out, %llu in (%llu RoCE, %llu not ours), %llu dropped out, "

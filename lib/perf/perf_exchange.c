@@ -159,6 +159,8 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 	unsigned int spins = 0;
+	size_t want = len;
+	double end = o->timeout > 0 ? mono() + o->timeout : 0;
 
 	while (len > 0) {
 		ssize_t n = recv(o->fd, p, len, MSG_DONTWAIT);
@@ -175,6 +177,10 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			OOB_FAIL(o, -errno, "TCP read: %s", strerror(errno));
+		if (end != 0 && mono() > end)
+			OOB_FAIL(o, -ETIMEDOUT, "the peer sent %zu of the %zu bytes expected within "
+				 "%.0f s (is it running the same test, with the same options?)",
+				 want - len, want, o->timeout);
 		if (o->idle != NULL) {
 			/* a busy loop, as the engine's: a poll() per call would cost a syscall each */
 			for (spins = 0; spins < OOB_POLL_EVERY; spins++)
@@ -351,6 +357,94 @@ int perf_oob_finish(struct perf_oob *o, const struct perf_key *mine)
 	/* perftest 6.06 writes "done" and closes without reading the peer's */
 	if (rc == 0)
 		(void)oob_write(o, "done", 5);
+	perf_oob_close(o);
+	return rc;
+}
+
+/* ---- ibv_{rc,uc,ud}_pingpong's exchange (rdma-core libibverbs/examples) ---- */
+
+void perf_pp_pack(const struct perf_pp_dest *d, char out[PERF_PP_MSG])
+{
+	int n = snprintf(out, PERF_PP_MSG, "%04x:%06x:%06x:", d->lid, d->qpn & 0xffffff,
+			 d->psn & 0xffffff);
+
+	/* gid_to_wire_gid(): the 16 raw bytes in order, as four big-endian words in hex */
+	for (int i = 0; i < 16; i++)
+		n += snprintf(out + n, (size_t)(PERF_PP_MSG - n), "%02x", d->gid[i]);
+}
+
+int perf_pp_parse(const char *msg, size_t len, struct perf_pp_dest *d)
+{
+	char text[PERF_PP_MSG + 1];
+	unsigned int lid, qpn, psn;
+	int n;
+
+	if (len > PERF_PP_MSG)
+		len = PERF_PP_MSG;
+	memcpy(text, msg, len);
+	text[len] = '\0';
+	if (sscanf(text, "%4x:%6x:%6x:%n", &lid, &qpn, &psn, &n) != 3 ||
+	    strlen(text + n) != 32)
+		return -EPROTO;
+	for (int i = 0; i < 16; i++) {
+		unsigned int b;
+
+		if (sscanf(text + n + 2 * i, "%2x", &b) != 1)
+			return -EPROTO;
+		d->gid[i] = (uint8_t)b;
+	}
+	d->lid = (uint16_t)lid;
+	d->qpn = qpn;
+	d->psn = psn;
+	return 0;
+}
+
+static int pp_read_dest(struct perf_oob *o, struct perf_pp_dest *theirs)
+{
+	char in[PERF_PP_MSG];
+	int rc = oob_read(o, in, sizeof(in));
+
+	if (rc != 0)
+		return rc;
+	if (perf_pp_parse(in, sizeof(in), theirs) != 0)
+		OOB_FAIL(o, -EPROTO, "malformed ibv_*_pingpong address '%.51s' (expected "
+			 "LID:QPN:PSN:GID; is the peer running another test?)", in);
+	return 0;
+}
+
+int perf_pp_client(struct perf_oob *o, const struct perf_pp_dest *mine, struct perf_pp_dest *theirs)
+{
+	char out[PERF_PP_MSG];
+	int rc;
+
+	perf_pp_pack(mine, out);
+	rc = oob_write(o, out, sizeof(out));
+	if (rc == 0)
+		rc = pp_read_dest(o, theirs);
+	/* the server waits for this before it closes; then the client connects its QP */
+	if (rc == 0)
+		rc = oob_write(o, "done", 5);
+	perf_oob_close(o);
+	return rc;
+}
+
+int perf_pp_server_read(struct perf_oob *o, struct perf_pp_dest *theirs)
+{
+	return pp_read_dest(o, theirs);
+}
+
+int perf_pp_server_reply(struct perf_oob *o, const struct perf_pp_dest *mine)
+{
+	char out[PERF_PP_MSG], done[5];
+	int rc;
+
+	perf_pp_pack(mine, out);
+	rc = oob_write(o, out, sizeof(out));
+	if (rc == 0)
+		rc = oob_read(o, done, sizeof(done));
+	if (rc == 0 && memcmp(done, "done", 5) != 0)
+		snprintf(o->err, sizeof(o->err), "the client's last message is '%.5s', not \"done\"",
+			 done), rc = -EPROTO;
 	perf_oob_close(o);
 	return rc;
 }

@@ -27,6 +27,9 @@
 #define LIVE_QKEY 0x11111111		/* as perftest */
 #define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
 #define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
+#define LIVE_LINGER (10 * ROCE_MS)	/* before closing: ACKs our NIC still owes the peer leave */
+#define LIVE_SETTLE (20 * ROCE_MS)	/* UC/UD server: frames still in the port after the client's
+					 * last TCP message (nothing acknowledges them) */
 
 struct roce_perf_live_ctx {
 	struct roce_perf_conf conf;	/* the user's, with the path MTU agreed with the peer */
@@ -41,6 +44,9 @@ struct roce_perf_live_ctx {
 	struct roce_cq *scq, *rcq;
 	struct roce_qp *qp[LIVE_MAX_QP];
 	struct roce_mr *mr;
+	struct roce_ah *ah;		/* UD: to the peer */
+	uint32_t rbuf_off;		/* where a received message starts in its slot (UD: after
+					 * the 40-byte GRH) */
 	uint8_t *buf;			/* nqp * nslots * slot bytes, then LIVE_TAIL_PAD */
 	size_t buf_len;			/* mapped */
 	uint32_t nslots, slot;		/* buffer slots per QP, bytes per slot */
@@ -51,9 +57,11 @@ struct roce_perf_live_ctx {
 	uint32_t port_mtu;		/* port L3 MTU */
 	int sink;			/* UDP 4791 socket keeping the kernel from answering ICMP, or -1 */
 	struct perf_oob oob;		/* perftest's exchange */
-	struct perf_key me[LIVE_MAX_QP], peer[LIVE_MAX_QP]; /* key messages */
+	struct perf_key me[LIVE_MAX_QP], peer[LIVE_MAX_QP]; /* key messages (pingpong: the same
+					 * fields from its address message, QP 0) */
 	struct roce_perf_result *res;	/* during run */
 	uint64_t received;		/* send_bw server: receives completed */
+	uint64_t sends_done;		/* send_lat: SEND completions polled */
 	uint64_t recv_seq[LIVE_MAX_QP];	/* send_bw server: receives per QP, for the slot they hit */
 	roce_time_t recv_first, recv_last; /* send_bw server: times of the first and last receive */
 	double *lat;			/* latency samples, us */
@@ -173,11 +181,28 @@ static enum roce_mtu mtu_for_port(uint32_t l3)
 	return m;
 }
 
+/* RESET -> INIT: receives can be posted from here on (the pingpong posts them first). */
+static int init_qp(struct roce_perf_live_ctx *c, uint32_t q)
+{
+	struct roce_qp_attr a = { 0 };
+	bool ud = c->conf.qp_type == ROCE_QPT_UD;
+
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = LIVE_QKEY;
+	a.qp_access_flags = c->live.xchg == ROCE_PERF_XCHG_PINGPONG ? 0 :
+			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+			    ROCE_ACCESS_REMOTE_ATOMIC;
+	return roce_modify_qp(c->qp[q], &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+			      (ud ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS));
+}
+
 static int host_create(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	struct roce_device_conf dc = { 0 };
 	size_t len;
+	int rc;
 
 	memcpy(dc.mac, c->mac, 6);
 	dc.ip[0] = c->live.ip;
@@ -228,6 +253,9 @@ static int host_create(struct roce_perf_live_ctx *c)
 		c->qp[q] = roce_create_qp(c->pd, &init);
 		if (c->qp[q] == NULL)
 			return -errno;
+		rc = init_qp(c, q);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -269,44 +297,55 @@ static int resolve_peer(struct roce_perf_live_ctx *c)
 	return 0;
 }
 
-/* RESET -> INIT -> RTR -> RTS toward the peer's QP @p q, with perftest's attributes. */
+/*
+ * INIT -> RTR -> RTS toward the peer's QP @p q, with the attributes perftest (or
+ * ibv_*_pingpong, which differ only in max_rd_atomic 1 and no remote access) sets per QP type.
+ */
 static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	const struct perf_key *rk = &c->peer[q];
 	struct roce_qp *qp = c->qp[q];
 	struct roce_qp_attr a = { 0 };
+	bool ud = conf->qp_type == ROCE_QPT_UD, uc = conf->qp_type == ROCE_QPT_UC;
+	bool pp = c->live.xchg == ROCE_PERF_XCHG_PINGPONG;
 	int rc;
 
-	a.qp_state = ROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-			    ROCE_ACCESS_REMOTE_ATOMIC;
-	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
-			    ROCE_QP_ACCESS_FLAGS);
-	if (rc != 0)
-		return rc;
 	a.qp_state = ROCE_QPS_RTR;
 	a.path_mtu = conf->mtu;
 	a.dest_qp_num = rk->qpn;
 	a.rq_psn = rk->psn;
-	a.max_dest_rd_atomic = (uint8_t)c->me[q].out_reads;
+	a.max_dest_rd_atomic = pp ? 1 : (uint8_t)c->me[q].out_reads;
 	a.min_rnr_timer = conf->min_rnr_timer;
 	a.ah_attr.dip = c->peer_ip;
 	a.ah_attr.ip_ver = 4;
+	a.ah_attr.sl = c->live.sl;
 	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
-	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-			    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
-			    ROCE_QP_MIN_RNR_TIMER);
+	if (ud)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
+	else if (uc)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN);
+	else
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
+				    ROCE_QP_MIN_RNR_TIMER);
 	if (rc != 0)
 		return rc;
+	if (ud && c->ah == NULL) {
+		c->ah = roce_create_ah(c->pd, &a.ah_attr);
+		if (c->ah == NULL)
+			return -ENOMEM;
+	}
 	a.qp_state = ROCE_QPS_RTS;
 	a.sq_psn = c->me[q].psn;
 	a.timeout = conf->timeout;
 	a.retry_cnt = conf->retry_cnt;
 	a.rnr_retry = conf->rnr_retry;
 	/* the peer's out_reads, within what our requester can track */
-	a.max_rd_atomic = (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads, conf->max_rd_atomic));
+	a.max_rd_atomic = pp ? 1 : (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads, conf->max_rd_atomic));
+	if (ud || uc)
+		return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
 	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
 			      ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
 }
@@ -315,7 +354,11 @@ static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 static int peer_address(struct roce_perf_live_ctx *c)
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t zero[16];
 
+	if (memcmp(c->peer[0].gid, zero, 16) == 0)
+		LIVE_ERR(c, -EPROTO, "the peer sent no GID: on RoCE it needs one (ibv_*_pingpong: "
+			 "-g GIDINDEX, e.g. -g 1 for ::ffff:a.b.c.d on rxe)");
 	if (memcmp(c->peer[0].gid, mapped, 12) != 0)
 		LIVE_ERR(c, -EPROTO, "the peer's GID is not an IPv4-mapped address: IPv6 GIDs are not "
 			 "supported yet (use an IPv4 GID index on the peer, e.g. perftest -x 1)");
@@ -330,8 +373,65 @@ static int peer_address(struct roce_perf_live_ctx *c)
 static int oob_check(struct roce_perf_live_ctx *c, int rc)
 {
 	if (rc != 0)
-		snprintf(c->err, c->errlen, "perftest exchange with the peer: %s", c->oob.err);
+		snprintf(c->err, c->errlen, "%s exchange with the peer: %s",
+			 c->live.xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest",
+			 c->oob.err);
 	return rc;
+}
+
+static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s);
+
+static int connect_all(struct roce_perf_live_ctx *c)
+{
+	int rc;
+
+	if ((rc = peer_address(c)) != 0 || (rc = resolve_peer(c)) != 0)
+		return rc;
+	for (uint32_t q = 0; q < c->conf.nqp; q++) {
+		rc = connect_qp(c, q);
+		if (rc != 0)
+			LIVE_ERR(c, rc, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
+				 c->peer[q].qpn, strerror(-rc));
+	}
+	return 0;
+}
+
+/* Receives for a send_lat test or a pingpong: all into slot 0 of QP 0, as perftest's. */
+static int post_lat_recvs(struct roce_perf_live_ctx *c)
+{
+	for (uint32_t i = 0; i < c->conf.rx_depth; i++)
+		if (post_recv(c, 0, 0) != 0)
+			LIVE_ERR(c, -ENOMEM, "cannot post %u receives", c->conf.rx_depth);
+	return 0;
+}
+
+/*
+ * ibv_*_pingpong (rdma-core's libibverbs/examples): the client writes its address, reads the
+ * server's and writes "done"; the server reads, connects its QP, then answers. Receives are
+ * posted before, as the pingpong posts rx_depth of them before it exchanges anything.
+ */
+static int exchange_pingpong(struct roce_perf_live_ctx *c)
+{
+	struct perf_pp_dest mine = { .qpn = c->me[0].qpn, .psn = c->me[0].psn }, theirs;
+	int rc;
+
+	memcpy(mine.gid, c->me[0].gid, 16);
+	if ((rc = post_lat_recvs(c)) != 0)
+		return rc;
+	rc = c->server ? perf_pp_server_read(&c->oob, &theirs) :
+	     perf_pp_client(&c->oob, &mine, &theirs);
+	if (rc != 0)
+		return oob_check(c, rc);
+	memset(&c->peer[0], 0, sizeof(c->peer[0]));
+	c->peer[0].lid = theirs.lid;
+	c->peer[0].qpn = theirs.qpn;
+	c->peer[0].psn = theirs.psn;
+	memcpy(c->peer[0].gid, theirs.gid, 16);
+	if ((rc = connect_all(c)) != 0)
+		return rc;
+	if (c->server && (rc = perf_pp_server_reply(&c->oob, &mine)) != 0)
+		return oob_check(c, rc);
+	return 0;
 }
 
 /*
@@ -345,23 +445,22 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 	uint8_t peer_mtu;
 	int rc;
 
+	if (c->live.xchg == ROCE_PERF_XCHG_PINGPONG)
+		return exchange_pingpong(c);
 	rc = perf_oob_hello(&c->oob, (uint8_t)c->conf.mtu, &peer_mtu);
 	if (rc != 0)
 		return oob_check(c, rc);
 	if (peer_mtu < c->conf.mtu)
 		c->conf.mtu = (enum roce_mtu)peer_mtu;	/* each side uses the smaller MTU */
+	if (c->conf.qp_type == ROCE_QPT_UD && c->conf.size > roce_mtu_bytes(c->conf.mtu))
+		LIVE_ERR(c, -EINVAL, "a UD message of %u bytes exceeds the path MTU of %u agreed "
+			 "with the peer", c->conf.size, roce_mtu_bytes(c->conf.mtu));
 	if (lat && (rc = perf_oob_keys(&c->oob, c->me, c->peer, 1)) != 0)
 		return oob_check(c, rc);
 	if ((rc = perf_oob_keys(&c->oob, c->me, c->peer, n)) != 0)
 		return oob_check(c, rc);
-	if ((rc = peer_address(c)) != 0 || (rc = resolve_peer(c)) != 0)
+	if ((rc = connect_all(c)) != 0)
 		return rc;
-	for (uint32_t q = 0; q < n; q++) {
-		rc = connect_qp(c, q);
-		if (rc != 0)
-			LIVE_ERR(c, rc, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
-				 c->peer[q].qpn, strerror(-rc));
-	}
 	if (c->conf.test == ROCE_PERF_SEND_BW) {
 		/* ib_send_bw: keys x 1, keys x N; the final keys x 1 follows posting receives */
 		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0 ||
@@ -369,6 +468,9 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 			return oob_check(c, rc);
 		return 0;
 	}
+	/* ib_send_lat: as ib_write_lat; its receives are posted before the last (sync) step */
+	if (c->conf.test == ROCE_PERF_SEND_LAT && (rc = post_lat_recvs(c)) != 0)
+		return rc;
 	if ((rc = perf_oob_keys(&c->oob, c->me, NULL, n)) != 0 ||
 	    (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
 		return oob_check(c, rc);
@@ -415,10 +517,14 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		errno = EINVAL;
 		return NULL;
 	}
-	if (conf->qp_type != ROCE_QPT_RC || live->ip_ver != 4 ||
-	    conf->test == ROCE_PERF_SEND_LAT) {
-		snprintf(err, errlen, "live mode runs RC write_bw, read_bw, send_bw, atomic_bw, "
-			 "write_lat and read_lat over IPv4 (send_lat, UC, UD and IPv6 are not done yet)");
+	if (live->ip_ver != 4) {
+		snprintf(err, errlen, "live mode runs over IPv4 (IPv6 is not done yet)");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (live->xchg == ROCE_PERF_XCHG_PINGPONG && (conf->test != ROCE_PERF_SEND_LAT ||
+						      conf->nqp != 1)) {
+		snprintf(err, errlen, "the ibv_*_pingpong exchange runs a send ping-pong on one QP");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -435,7 +541,9 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	c->oob.fd = -1;
 	c->err = err;
 	c->errlen = errlen;
-	c->slot = (ROCE_MAX(conf->size, 8u) + LIVE_SLOT_ALIGN - 1) & ~(LIVE_SLOT_ALIGN - 1u);
+	c->rbuf_off = conf->qp_type == ROCE_QPT_UD ? ROCE_GRH_LEN : 0;
+	c->slot = (ROCE_MAX(conf->size, 8u) + c->rbuf_off + LIVE_SLOT_ALIGN - 1) &
+		  ~(LIVE_SLOT_ALIGN - 1u);
 	/* as in virtual time: one buffer per QP, a slot per outstanding send under --verify */
 	c->nslots = roce_perf_is_lat(conf->test) ? 2 : !conf->verify ? 1 :
 		    ROCE_MAX(1u, ROCE_MIN(ROCE_MAX(conf->tx_depth, conf->rx_depth),
@@ -494,6 +602,7 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		errno = -rc;
 		goto err_close;
 	}
+	c->oob.timeout = live->timeout;	/* a peer that speaks another test stops sending */
 	rc = exchange_and_connect(c);
 	if (rc != 0) {
 		errno = -rc;
@@ -508,11 +617,18 @@ err_close:
 	return NULL;
 }
 
-static void key_line(const struct perf_key *k, char *out, size_t size)
+/* perftest's "local address" line, or ibv_*_pingpong's (@p pp). */
+static void key_line(const struct perf_key *k, bool pp, char *out, size_t size)
 {
 	char ip[64];
 	struct roce_ip_addr a = { 0 };
 
+	if (pp) {
+		inet_ntop(AF_INET6, k->gid, ip, sizeof(ip));
+		snprintf(out, size, "LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s", k->lid, k->qpn,
+			 k->psn, ip);
+		return;
+	}
 	memcpy(a.b, &k->gid[12], 4);
 	snprintf(out, size, "LID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016llx GID ::ffff:%s",
 		 k->lid, k->qpn, k->psn, k->rkey, (unsigned long long)k->vaddr,
@@ -526,8 +642,10 @@ void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_li
 	info->speed_bps = c->speed_bps;
 	info->port_mtu = c->port_mtu;
 	info->mtu = roce_mtu_bytes(c->conf.mtu);
-	key_line(&c->me[0], info->local, sizeof(info->local));
-	key_line(&c->peer[0], info->remote, sizeof(info->remote));
+	key_line(&c->me[0], c->live.xchg == ROCE_PERF_XCHG_PINGPONG, info->local,
+		 sizeof(info->local));
+	key_line(&c->peer[0], c->live.xchg == ROCE_PERF_XCHG_PINGPONG, info->remote,
+		 sizeof(info->remote));
 	snprintf(info->peer_version, sizeof(info->peer_version), "%.2f", c->oob.peer_version);
 }
 
@@ -566,7 +684,7 @@ static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
 static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool signaled)
 {
 	const struct roce_perf_conf *conf = &c->conf;
-	bool lat = conf->test == ROCE_PERF_WRITE_LAT;
+	bool lat = conf->test == ROCE_PERF_WRITE_LAT || conf->test == ROCE_PERF_SEND_LAT;
 	uint32_t s = (uint32_t)(i % c->nslots);
 	struct roce_sge sge = {
 		.addr = (uintptr_t)c->buf + slot_off(c, q, lat ? 1 : s),
@@ -609,6 +727,11 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 		break;
 	default:
 		wr.opcode = ROCE_WR_SEND;
+		if (conf->qp_type == ROCE_QPT_UD) {
+			wr.wr.ud.ah = c->ah;
+			wr.wr.ud.remote_qpn = c->peer[q].qpn;
+			wr.wr.ud.remote_qkey = LIVE_QKEY;
+		}
 		break;
 	}
 	return roce_post_send(c->qp[q], &wr, NULL);
@@ -750,12 +873,13 @@ static void server_recv_idle(void *arg)
 			if (c->conf.verify) {
 				/* the k-th message of QP q came from the client's slot k % nslots */
 				uint64_t src = slot_off(c, q, (uint32_t)(k % c->nslots));
-				uint64_t dst = slot_off(c, q, s);
+				uint64_t dst = slot_off(c, q, s) + c->rbuf_off;
 				int64_t bad = -1;
 
-				if (wc[i].byte_len != c->conf.size)
+				/* UD: the GRH's 40 bytes count, as in verbs */
+				if (wc[i].byte_len != c->conf.size + c->rbuf_off)
 					verify_fail(c, "receive of %llu bytes, expected %llu",
-						    wc[i].byte_len, c->conf.size);
+						    wc[i].byte_len, c->conf.size + c->rbuf_off);
 				for (uint32_t b = 0; b < c->conf.size && bad < 0; b++)
 					if (c->buf[dst + b] != pat_byte(LIVE_SALT_CLIENT, src + b))
 						bad = b;
@@ -895,6 +1019,130 @@ static int run_read_lat(struct roce_perf_live_ctx *c)
 	return 0;
 }
 
+/* Count the send ping-pong's SEND completions; a failed one ends the test. */
+static int poll_sends(struct roce_perf_live_ctx *c)
+{
+	struct roce_wc wc;
+
+	while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+		if (!wc_ok(c, &wc))
+			LIVE_ERR(c, -EIO, "SEND %llu failed: %s", (unsigned long long)wc.wr_id + 1,
+				 roce_wc_status_str(wc.status));
+		c->sends_done++;
+	}
+	return 0;
+}
+
+/* The next receive of a send ping-pong: checked (--verify), cleared, and posted again. */
+static int wait_recv(struct roce_perf_live_ctx *c, uint64_t i)
+{
+	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
+			    ROCE_TIME_NEVER;
+	roce_time_t start = roce_engine_now(c->eng);
+	uint8_t *dst = c->buf + slot_off(c, 0, 0) + c->rbuf_off;
+	uint32_t spins = 0;
+	struct roce_wc wc;
+	int n;
+
+	while ((n = roce_poll_cq(c->rcq, 1, &wc)) == 0) {
+		live_step(c);
+		if ((n = poll_sends(c)) != 0)
+			return n;
+		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
+		    roce_engine_now(c->eng) - start > limit)
+			LIVE_ERR(c, -ETIMEDOUT, "no message %llu from the peer for %.0f s",
+				 (unsigned long long)i + 1, c->live.timeout);
+	}
+	if (n < 0 || !wc_ok(c, &wc))
+		LIVE_ERR(c, -EIO, "receive %llu failed: %s", (unsigned long long)i + 1,
+			 n < 0 ? strerror(-n) : roce_wc_status_str(wc.status));
+	if (c->conf.verify) {
+		if (wc.byte_len != c->conf.size + c->rbuf_off)
+			verify_fail(c, "message %llu: %llu bytes received", i, wc.byte_len);
+		verify_lat(c, i, dst);
+		memset(dst, 0, c->conf.size);	/* the next message must bring its bytes again */
+	}
+	if (post_recv(c, 0, 0) != 0)
+		LIVE_ERR(c, -ENOMEM, "cannot post a receive");
+	return 0;
+}
+
+/* Post the SEND of round trip @p i, waiting for room in the send queue (one signaled send). */
+static int send_one(struct roce_perf_live_ctx *c, uint64_t i)
+{
+	int rc;
+
+	for (uint64_t spins = 0; (rc = post_send(c, 0, i, true)) == -ENOMEM; spins++) {
+		live_step(c);
+		if ((rc = poll_sends(c)) != 0)
+			return rc;
+		if (spins % LIVE_STALL_CHECK == 0 && c->live.timeout > 0 &&
+		    spins / LIVE_STALL_CHECK > (uint64_t)(c->live.timeout * 1000))
+			LIVE_ERR(c, -ETIMEDOUT, "the send queue stayed full for %.0f s",
+				 c->live.timeout);
+	}
+	if (rc != 0)
+		LIVE_ERR(c, -EIO, "cannot post a SEND: %s", strerror(-rc));
+	return 0;
+}
+
+/*
+ * ib_send_lat and ibv_*_pingpong: the client sends first, the server waits for each message
+ * before it answers (perftest's run_iter_lat_send(); the pingpong's loop is the same with
+ * every receive completion awaited). The client times each round trip from its SEND to the
+ * answer; the server from its answer to the next message (one fewer). Half of it is reported.
+ */
+static int run_send_lat(struct roce_perf_live_ctx *c)
+{
+	roce_time_t t0 = 0, first = roce_engine_now(c->eng), end;
+	int rc;
+
+	for (uint64_t i = 0; i < c->conf.iters; i++) {
+		if (c->server) {
+			if ((rc = wait_recv(c, i)) != 0)
+				return rc;
+			if (i == 0)
+				first = roce_engine_now(c->eng);
+			else
+				c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+		}
+		t0 = roce_engine_now(c->eng);
+		if ((rc = send_one(c, i)) != 0)
+			return rc;
+		if (!c->server) {
+			if ((rc = wait_recv(c, i)) != 0)
+				return rc;
+			c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+		}
+		if (c->res->errors)
+			break;
+	}
+	c->res->wall_sec = (double)(roce_engine_now(c->eng) - first) / ROCE_SEC;
+	/* let the last SENDs complete (their ACKs) before the QP goes */
+	end = roce_engine_now(c->eng) + (roce_time_t)(ROCE_MAX(c->live.timeout, 1.0) * ROCE_SEC);
+	while (c->sends_done < c->conf.iters && roce_engine_now(c->eng) < end) {
+		if ((rc = poll_sends(c)) != 0)
+			return rc;
+		live_step(c);
+	}
+	if (c->sends_done < c->conf.iters)
+		LIVE_ERR(c, -ETIMEDOUT, "%llu of %llu SENDs completed",
+			 (unsigned long long)c->sends_done, (unsigned long long)c->conf.iters);
+	return 0;
+}
+
+/* UC and UD have no ACKs: let frames still in the port reach the QP before the checks. */
+static void settle(struct roce_perf_live_ctx *c, void (*step)(void *))
+{
+	roce_time_t end;
+
+	if (c->conf.qp_type == ROCE_QPT_RC)
+		return;
+	end = roce_engine_now(c->eng) + LIVE_SETTLE;
+	while (roce_engine_now(c->eng) < end)
+		step(c);
+}
+
 static void fill_from_report(struct roce_perf_live_ctx *c, const struct perf_report *r)
 {
 	const double mb = 1048576.0 * 8 / 1e9;	/* perftest's MB/s (2^20) in Gb/s */
@@ -925,7 +1173,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 			c->oob.idle = server_recv_idle;
 			rc = perf_oob_finish(&c->oob, c->me);
 			c->oob.idle = live_idle;
-			server_recv_idle(c);
+			settle(c, server_recv_idle);
 			c->res->iters = c->received / conf->nqp;
 			c->res->size = conf->size;
 			if (c->recv_last > c->recv_first) {
@@ -964,6 +1212,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 		return oob_check(c, rc);
 	if (c->server) {
 		fill_from_report(c, &theirs);
+		settle(c, live_idle);
 		if (conf->verify && conf->test == ROCE_PERF_WRITE_BW)
 			server_verify_writes(c);
 	}
@@ -981,6 +1230,9 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	c->res = res;
 	c->err = err;
 	c->errlen = errlen;
+	/* a bandwidth or read_lat server waits in a read for the whole of the client's test */
+	if (c->server && c->conf.test != ROCE_PERF_WRITE_LAT && c->conf.test != ROCE_PERF_SEND_LAT)
+		c->oob.timeout = 0;
 	if (!roce_perf_is_lat(c->conf.test))
 		return run_bw(c);
 	c->lat = calloc(c->conf.iters, sizeof(*c->lat));
@@ -990,6 +1242,11 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	if (c->conf.test == ROCE_PERF_WRITE_LAT) {
 		rc = run_write_lat(c);
 		perf_oob_close(&c->oob);	/* ib_write_lat has no closing exchange */
+	} else if (c->conf.test == ROCE_PERF_SEND_LAT) {
+		rc = run_send_lat(c);
+		/* ib_send_lat closes as the bandwidth tests; the pingpong closed after its exchange */
+		if (rc == 0 && c->live.xchg == ROCE_PERF_XCHG_PERFTEST)
+			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
 	} else if (c->server) {
 		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));	/* serves READs meanwhile */
 	} else {
@@ -1000,8 +1257,9 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
 	perf_lat_stats(c->lat, c->nlat, res);
 	/* write_lat's client times the round trips between its writes, one fewer than it made */
-	want = c->conf.test == ROCE_PERF_WRITE_LAT && !c->server ? c->conf.iters - 1 : c->conf.iters;
-	if (c->conf.verify && (!c->server || c->conf.test == ROCE_PERF_WRITE_LAT) &&
+	want = (c->conf.test == ROCE_PERF_WRITE_LAT && !c->server) ||
+	       (c->conf.test == ROCE_PERF_SEND_LAT && c->server) ? c->conf.iters - 1 : c->conf.iters;
+	if (c->conf.verify && (!c->server || c->conf.test != ROCE_PERF_READ_LAT) &&
 	    c->nlat != want && res->errors == 0)
 		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
 	return rc;
@@ -1029,10 +1287,18 @@ void roce_perf_live_close(struct roce_perf_live_ctx *c)
 	if (c == NULL)
 		return;
 	perf_oob_close(&c->oob);
+	if (c->eng != NULL && c->link != NULL) {
+		/* the ACK of the peer's last message may still be on the link: let it out */
+		roce_time_t end = roce_engine_now(c->eng) + LIVE_LINGER;
+
+		while (roce_engine_now(c->eng) < end)
+			live_step(c);
+	}
 	if (c->sink >= 0)
 		close(c->sink);
 	for (uint32_t q = 0; q < LIVE_MAX_QP; q++)
 		roce_destroy_qp(c->qp[q]);
+	roce_destroy_ah(c->ah);
 	roce_dereg_mr(c->mr);
 	roce_destroy_cq(c->scq);
 	roce_destroy_cq(c->rcq);

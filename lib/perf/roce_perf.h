@@ -108,8 +108,16 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 
 #define ROCE_PERF_TCP_PORT 18515	/* perftest's default out-of-band port */
 
+/* The out-of-band exchange a live run speaks on its TCP port. */
+enum roce_perf_xchg {
+	ROCE_PERF_XCHG_PERFTEST,	/* perftest 6.06's (ib_write_bw, ib_send_lat, ...) */
+	ROCE_PERF_XCHG_PINGPONG,	/* ibv_{rc,uc,ud}_pingpong's: one "LID:QPN:PSN:GID" each
+					 * way, then "done"; runs conf->test ROCE_PERF_SEND_LAT */
+};
+
 /* Where a live run's emulated host sits and whom it talks to. */
 struct roce_perf_live {
+	enum roce_perf_xchg xchg;	/* which peer program's exchange */
 	const char *dev;		/* --dev: DPDK devargs of the port ("net_af_packet0,iface=veth0") */
 	struct roce_ip_addr ip;		/* --ip: the emulated host's address (its RoCEv2 GID) */
 	uint8_t ip_ver;			/* 4 (IPv6 is not supported yet) */
@@ -120,6 +128,7 @@ struct roce_perf_live {
 	bool mtu_set;			/* conf->mtu was chosen by the user; else the port's MTU decides */
 	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
 					 * port's speed */
+	uint8_t sl;			/* pingpong's -l: service level of the address vector */
 };
 
 /* What a live run found out, for its report. */
