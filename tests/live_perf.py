@@ -48,7 +48,7 @@ CASES = {
     "uc_pingpong": ("uc_pingpong", [], 4096),
     "ud_pingpong": ("ud_pingpong", [], 1024),
 }
-BAD = ["bad-mismatch", "bad-noclient", "bad-unreachable"]
+BAD = ["bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable"]
 
 ns_made = []
 
@@ -182,10 +182,47 @@ def check_bad(what, rc, out, secs, failures):
     print("%-24s exit %s in %4.1f s: %s" % (what, rc, secs, errs[0] if errs else "?"))
 
 
+def run_bad_rkey(rocelab, a, b, failures):
+    """The client's WRITEs carry a wrong rkey (--bad-rkey): the server's responder answers
+    NAK remote access error (on the wire: its --pcap), the client's completion says
+    REM_ACCESS_ERR and it exits 1; the server counts the NAK it sent."""
+    pcap = "/tmp/rocelab-live-badrkey-%d.pcap" % os.getpid()
+    opts = ["perf", "write_bw", "-n", "20", "--timeout", "10"]
+    srv = subprocess.Popen(side_cmd(rocelab, a, opts + ["--pcap", pcap], "va", SERVER_IP),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cli = subprocess.run(side_cmd(rocelab, b, opts + ["--bad-rkey"], "vb", CLIENT_IP, SERVER_IP),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    try:
+        sout, _ = srv.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, _ = srv.communicate()
+    if cli.returncode != 1 or "first: REM_ACCESS_ERR" not in cli.stdout:
+        failures.append("bad-rkey client: exit %d, expected 1 with a REM_ACCESS_ERR completion\n%s"
+                        % (cli.returncode, cli.stdout))
+    m = re.search(r"NIC: (\d+) NAK\(s\) remote access error sent", sout)
+    if m is None or int(m.group(1)) < 1:
+        failures.append("bad-rkey server: no NAK remote access error counted\n%s" % sout)
+    t = subprocess.run(["tshark", "-r", pcap, "-Y", "ip.src == %s && infiniband.aeth.syndrome == "
+                        "0x62" % SERVER_IP, "-T", "fields", "-e", "infiniband.bth.psn"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    naks = [l for l in t.stdout.splitlines() if l.strip()]
+    if not naks:
+        failures.append("bad-rkey: no NAK remote access error (AETH 0x62) from the server in "
+                        "its capture %s" % pcap)
+    else:
+        os.unlink(pcap)
+    print("%-24s client exit %d (%s); server: %s; wire: %d NAK 0x62" %
+          ("bad rkey", cli.returncode, "REM_ACCESS_ERR" if "REM_ACCESS_ERR" in cli.stdout else "?",
+           m.group(0) if m else "?", len(naks)))
+
+
 def run_bad(rocelab, a, b, name, failures):
     opts = ["--timeout", str(BAD_TIMEOUT)]
     t0 = time.monotonic()
-    if name == "bad-mismatch":
+    if name == "bad-rkey":
+        run_bad_rkey(rocelab, a, b, failures)
+    elif name == "bad-mismatch":
         # the server runs ibv_rc_pingpong, the client perftest's write_bw: neither understands
         # the other's first message
         srv = subprocess.Popen(side_cmd(rocelab, a, ["perf", "rc_pingpong"] + opts, "va",

@@ -52,6 +52,13 @@ TESTS = {
 	"rc_pingpong": {"size": 4096, "rl": RATE},
 	"uc_pingpong": {"size": 4096, "rl": RATE},
 	"ud_pingpong": {"size": 1024, "rl": RATE},
+	# fault injection: rocelab advertises and uses a wrong rkey; write_bw's WRITEs must be
+	# answered NAK remote access error (AETH 0x62) by the responder, rxe's or rocelab's,
+	# and the requester's completion must say so (checked on a capture of the tap too:
+	# qdisc_bypass=0 lets the tap's tcpdump see rocelab's frames, which af_packet otherwise
+	# hands to the driver past the kernel's packet taps)
+	"bad_rkey": {"size": 65536, "rl": RATE + ["--bad-rkey"], "base": "write_bw", "fault": True,
+		     "devargs": ",qdisc_bypass=0"},
 }
 DIRS = ["rl-srv", "rl-cli"]	# rocelab is the server (rxe the client); rocelab is the client
 
@@ -172,7 +179,7 @@ def can_make_netns():
 
 def base_test(test):
 	"""The test a case runs: 'send_bw_ud' -> 'send_bw'."""
-	return re.sub(r"_(uc|ud)$", "", test)
+	return TESTS.get(test, {}).get("base") or re.sub(r"_(uc|ud)$", "", test)
 
 
 def is_pingpong(test):
@@ -202,7 +209,8 @@ def rocelab_cmd(rocelab, test, size, server):
 	args += TESTS[test]["rl"]
 	if "conn" in TESTS[test]:
 		args += ["-c", TESTS[test]["conn"]]
-	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP", "--ip", "$RXE_VM_HOST_IP"]
+	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP" + TESTS[test].get("devargs", ""),
+		 "--ip", "$RXE_VM_HOST_IP"]
 	if not server:
 		args.append("$RXE_VM_GUEST_IP")
 	# --foreground: timeout stays in the host command's process group, which rxe-vm ends as a
@@ -248,6 +256,46 @@ def check_pingpong(test, side, rc, out, size, failures):
 	return "%s iters, %s usec/iter" % (i[0][0], i[0][2])
 
 
+NAK_ACCESS = 0x62	# AETH syndrome: NAK, remote access error (IBA 9.7.5.2.4)
+
+
+def check_fault(test, side, rc, out, failures, pcap, src_ip):
+	"""--bad-rkey: the requester's completion and the responder's NAK, on the capture."""
+	what = "%s %s" % (test, side)
+	if side == "rocelab-client":	# requester: a failed completion, exit 1
+		if rc == 0 or "first: REM_ACCESS_ERR" not in out:
+			failures.append("%s: expected exit 1 and a REM_ACCESS_ERR completion (exit %s)"
+					% (what, rc))
+		m = re.search(r"rocelab perf: .*REM_ACCESS_ERR.*", out)
+		return m.group(0) if m else None
+	if side == "rxe-client":	# perftest reports its failed completion and exits non-zero
+		# perftest: "Failed status 10: wr_id ..." (10: IBV_WC_REM_ACCESS_ERR)
+		m = re.search(r".*Failed status 10:.*", out)
+		if rc == 0 or m is None:
+			failures.append("%s: expected perftest to report a failed completion (exit %s)"
+					% (what, rc))
+		return m.group(0).strip() if m else None
+	if side == "rocelab-server":	# responder: counts the NAK it sent
+		m = re.search(r"NIC: (\d+) NAK\(s\) remote access error sent", out)
+		if m is None or int(m.group(1)) < 1:
+			failures.append("%s: no 'NAK remote access error sent' in its report" % what)
+		return m.group(0) if m else None
+	return "exit %s (the responder: no completion for a WRITE)" % rc
+
+
+def check_capture(name, pcap, src_ip, failures):
+	"""At least one NAK remote access error from the responder at @src_ip on the tap."""
+	p = subprocess.run(["tshark", "-r", pcap, "-Y", "ip.src == %s && infiniband.aeth.syndrome == %d"
+			    % (src_ip, NAK_ACCESS), "-T", "fields", "-e", "infiniband.bth.psn"],
+			   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+	naks = [l for l in p.stdout.splitlines() if l.strip().isdigit()]
+	if p.returncode != 0 or not naks:
+		failures.append("%s: no NAK remote access error (AETH 0x%02x) from %s in %s (tshark: %s)"
+				% (name, NAK_ACCESS, src_ip, pcap, p.stdout.strip()[-200:]))
+		return None
+	return "capture: %d NAK remote access error from %s, PSN %s" % (len(naks), src_ip, naks[0])
+
+
 def check_side(test, side, rc, out, size, failures):
 	if is_pingpong(test):
 		return check_pingpong(test, side, rc, out, size, failures)
@@ -288,9 +336,12 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 	rl_server = direction == "rl-srv"
 	name = "%s-%s" % (test, direction)
 	console = os.path.join(logdir, name + ".log")
+	pcap = os.path.join(logdir, name + ".pcap")
 	args = [rxe_vm, "start", d, "--log", console, "--timeout", str(VM_TIMEOUT),
 		"--cmd", perftest_cmd(test, size, not rl_server),
 		"--host-cmd", rocelab_cmd(rocelab, test, size, rl_server)]
+	if TESTS[test].get("fault"):
+		args += ["--pcap", pcap]
 	if rl_server:
 		args.append("--host-early")
 	else:
@@ -326,8 +377,14 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 	if not failures:
 		rl_side = "rocelab-" + ("server" if rl_server else "client")
 		rxe_side = "rxe-" + ("client" if rl_server else "server")
-		res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, size, failures)
-		res[rl_side] = check_side(test, rl_side, host_rc, host, size, failures)
+		if TESTS[test].get("fault"):
+			res[rxe_side] = check_fault(test, rxe_side, vm_rc, guest, failures, pcap, None)
+			res[rl_side] = check_fault(test, rl_side, host_rc, host, failures, pcap, None)
+			res["wire"] = check_capture(name, pcap, HOST_IP if rl_server else GUEST_IP,
+						    failures)
+		else:
+			res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, size, failures)
+			res[rl_side] = check_side(test, rl_side, host_rc, host, size, failures)
 	if failures:
 		failures.append("%s: logs in %s/%s.*; last lines:\n%s" %
 				(name, logdir, name, "\n".join(whole.splitlines()[-60:])))

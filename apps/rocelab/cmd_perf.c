@@ -63,6 +63,8 @@ static const char usage[] =
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
+	"  --bad-rkey            fault injection: advertise a wrong rkey and use a wrong one in\n"
+	"                        RDMA requests; a responder answers NAK remote access error\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
 	"  rate (default: the port's speed); -D counts wall-clock seconds.\n"
 	"\n"
@@ -74,7 +76,7 @@ static const char usage[] =
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
-	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS,
+	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY,
 };
 
 #define MAX_CC_PARAMS 32
@@ -114,6 +116,7 @@ static const struct option long_opts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "bad-rkey", no_argument, NULL, OPT_BAD_RKEY },
 	/* ibv_*_pingpong's own */
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "ib-port", required_argument, NULL, 'i' },
@@ -491,6 +494,9 @@ static int run(int argc, char **argv)
 			if (!parse_double("--timeout", optarg, 0, 86400, &live.timeout))
 				return EXIT_USAGE;
 			break;
+		case OPT_BAD_RKEY:
+			live.bad_rkey = true;
+			break;
 		case 'd':	/* the pingpong's device: ours is --dev */
 		case 'g':	/* its GID index: the emulated host has one GID, --ip's */
 		case 'e':	/* sleep on CQ events: rocelab polls */
@@ -532,6 +538,10 @@ static int run(int argc, char **argv)
 		if (roce_perf_check(&conf, err, sizeof(err)) != 0)
 			return rocelab_usage_error("perf", "%s", err);
 	}
+	if (live.bad_rkey && (live.dev == NULL || pp || conf.test == ROCE_PERF_SEND_BW ||
+			      conf.test == ROCE_PERF_SEND_LAT))
+		return rocelab_usage_error("perf", "--bad-rkey needs --dev and a test that uses "
+					   "rkeys (write, read or atomic)");
 	if (pp && live.dev == NULL)
 		return rocelab_usage_error("perf", "%s runs in real time only: give --dev and --ip "
 					   "(docs/live.md)", argv[1]);

@@ -73,6 +73,9 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
 	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
 	       (unsigned long long)st.rx_dropped, (unsigned long long)st.icrc_errors);
+	if (st.access_naks_sent != 0 || st.naks_rcvd != 0)
+		printf(" NIC: %llu NAK(s) remote access error sent, %llu error NAK(s) received\n",
+		       (unsigned long long)st.access_naks_sent, (unsigned long long)st.naks_rcvd);
 	if (res.errors != 0) {
 		fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
 			(unsigned long long)res.errors, roce_wc_status_name(res.first_error),

@@ -25,6 +25,7 @@
 #define LIVE_SALT_CLIENT 0xc11e47ull	/* data pattern of the client's buffer */
 #define LIVE_SALT_SERVER 0x5e7e7ull	/* data pattern of the server's buffer */
 #define LIVE_QKEY 0x11111111		/* as perftest */
+#define LIVE_BAD_RKEY 0x5a5a0000u	/* --bad-rkey: XORed into the rkeys we advertise and use */
 #define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
 #define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
 #define LIVE_LINGER (10 * ROCE_MS)	/* before closing: ACKs our NIC still owes the peer leave */
@@ -273,7 +274,7 @@ static void make_keys(struct roce_perf_live_ctx *c)
 		k->qpn = roce_qp_num(c->qp[q]);
 		k->psn = c->conf.first_psn ? c->conf.first_psn :
 			 (uint32_t)pat_word(seed, q) & 0xffffff;
-		k->rkey = roce_mr_rkey(c->mr);
+		k->rkey = roce_mr_rkey(c->mr) ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
 		k->vaddr = (uintptr_t)c->buf + slot_off(c, q, 0);
 		k->gid[10] = 0xff;
 		k->gid[11] = 0xff;
@@ -698,6 +699,7 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
 	};
 	uint64_t remote = c->peer[q].vaddr + (lat ? 0 : (uint64_t)s * c->slot);
+	uint32_t rkey = c->peer[q].rkey ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
 
 	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
 		wr.send_flags |= ROCE_SEND_INLINE;
@@ -706,13 +708,13 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	case ROCE_PERF_WRITE_LAT:
 		wr.opcode = ROCE_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = c->peer[q].rkey;
+		wr.wr.rdma.rkey = rkey;
 		break;
 	case ROCE_PERF_READ_BW:
 	case ROCE_PERF_READ_LAT:
 		wr.opcode = ROCE_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = c->peer[q].rkey;
+		wr.wr.rdma.rkey = rkey;
 		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
 		if (conf->verify)	/* the READ must bring the peer's bytes, not find ours */
 			memset(c->buf + slot_off(c, q, s), 0, conf->size);
@@ -720,7 +722,7 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	case ROCE_PERF_ATOMIC_BW:
 		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.remote_addr = c->peer[q].vaddr;
-		wr.wr.atomic.rkey = c->peer[q].rkey;
+		wr.wr.atomic.rkey = rkey;
 		wr.wr.atomic.compare_add = 1;
 		wr.wr.atomic.swap = i;
 		sge.length = 8;
@@ -1280,6 +1282,8 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_l
 	st->tx_dropped = ps.tx_dropped + ps.oerrors;
 	st->rx_dropped = ps.rx_queue_full + ps.imissed;
 	st->icrc_errors = roce_device_counter_by_name(c->dev, "rx_icrc_errors");
+	st->access_naks_sent = roce_device_counter_by_name(c->dev, "remote_access_nak_sent");
+	st->naks_rcvd = roce_device_counter_by_name(c->dev, "fatal_nak_rcvd");
 }
 
 void roce_perf_live_close(struct roce_perf_live_ctx *c)

@@ -129,6 +129,9 @@ struct roce_perf_live {
 	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
 					 * port's speed */
 	uint8_t sl;			/* pingpong's -l: service level of the address vector */
+	bool bad_rkey;			/* fault injection: the rkey we advertise and the rkey our
+					 * RDMA requests carry are both wrong, so a responder (the
+					 * peer's or ours) answers NAK remote access error */
 };
 
 /* What a live run found out, for its report. */
@@ -151,6 +154,8 @@ struct roce_perf_live_stats {
 	uint64_t tx_dropped;		/* refused by the TX queue */
 	uint64_t rx_dropped;		/* RoCE frames the link's queue could not hold, plus imissed */
 	uint64_t icrc_errors;		/* frames the NIC dropped for a bad ICRC (truncated by a port) */
+	uint64_t access_naks_sent;	/* NAK remote access error sent by our responder */
+	uint64_t naks_rcvd;		/* NAKs (access, invalid request, operational) received */
 };
 
 struct roce_perf_live_ctx;
