@@ -25,6 +25,10 @@ SIZE = 65536
 DEVARGS = "net_af_packet0,iface={},framecnt=4096"
 SERVER_IP, CLIENT_IP = "10.77.0.1", "10.77.0.2"
 UNREACHABLE_IP = "10.77.0.9"	# on the subnet, nobody answers ARP or TCP there
+# IPv6: the kernel's addresses (TCP, and RoCE in the _v6 cases) and two more that only the
+# emulated hosts own (the _v6nd cases): rocelab's own neighbour discovery must resolve them
+SERVER_IP6, CLIENT_IP6 = "2001:db8:77::1", "2001:db8:77::2"
+SERVER_EMU6, CLIENT_EMU6 = "2001:db8:77::11", "2001:db8:77::12"
 BAD_TIMEOUT = 3	# --timeout of the bad-input cases
 
 # case -> (rocelab test, extra options, size); a _uc/_ud suffix runs the test over UC/UD
@@ -47,7 +51,20 @@ CASES = {
     "rc_pingpong": ("rc_pingpong", [], 4096),
     "uc_pingpong": ("uc_pingpong", [], 4096),
     "ud_pingpong": ("ud_pingpong", [], 1024),
+    "write_bw_v6": ("write_bw", [], SIZE),
+    "send_lat_ud_v6": ("send_lat", ["-c", "UD"], 1024),
+    "read_bw_v6nd": ("read_bw", [], SIZE),
+    "rc_pingpong_v6nd": ("rc_pingpong", [], 4096),
 }
+
+
+def addresses(name):
+    """(server --ip, client --ip, the server's TCP address) of a case."""
+    if name.endswith("_v6"):
+        return SERVER_IP6, CLIENT_IP6, SERVER_IP6
+    if name.endswith("_v6nd"):
+        return SERVER_EMU6, CLIENT_EMU6, SERVER_IP6
+    return SERVER_IP, CLIENT_IP, SERVER_IP
 BAD = ["bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable"]
 
 ns_made = []
@@ -75,8 +92,10 @@ def setup(tag):
         ns_made.append(ns)
         sh("ip", "-n", ns, "link", "set", "lo", "up")
     sh("ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b)
-    for ns, dev, ip in ((a, "va", SERVER_IP), (b, "vb", CLIENT_IP)):
+    for ns, dev, ip, ip6 in ((a, "va", SERVER_IP, SERVER_IP6), (b, "vb", CLIENT_IP, CLIENT_IP6)):
         sh("ip", "-n", ns, "addr", "add", ip + "/24", "dev", dev)
+        # nodad: usable at once (duplicate address detection would hold it for a second)
+        sh("ip", "-n", ns, "addr", "add", ip6 + "/64", "dev", dev, "nodad", check=False)
         sh("ip", "-n", ns, "link", "set", dev, "up")
     return a, b
 
@@ -101,7 +120,7 @@ def check_pingpong(name, side, out, iters, size, failures):
         failures.append("%s: usec/iter is not positive" % what)
     if VERIFY_OK not in out:
         failures.append("%s: no verify OK line" % what)
-    print("%-12s %-6s %s" % (name, side, PP_ITERS.search(out).group(0)))
+    print("%-16s %-6s %s" % (name, side, PP_ITERS.search(out).group(0)))
 
 
 def check_output(name, test, side, out, iters, size, failures):
@@ -119,7 +138,7 @@ def check_output(name, test, side, out, iters, size, failures):
     if test == "read_lat" and side == "server":
         if rows:
             failures.append("%s: a result row, expected none" % what)
-        print("%-12s %-6s (no row, as perftest's)" % (name, side))
+        print("%-16s %-6s (no row, as perftest's)" % (name, side))
         return
     if len(rows) != 1:
         failures.append("%s: expected one result row, found %d" % (what, len(rows)))
@@ -139,7 +158,7 @@ def check_output(name, test, side, out, iters, size, failures):
     val = float(r.group(4) if lat else r.group(5))
     if not val > 0:
         failures.append("%s: %s is not positive" % (what, "t_max" if lat else "MsgRate"))
-    print("%-12s %-6s %s" % (name, side, " ".join(r.group(0).split())))
+    print("%-16s %-6s %s" % (name, side, " ".join(r.group(0).split())))
 
 
 def side_cmd(rocelab, ns, args, dev, ip, peer=None):
@@ -151,10 +170,11 @@ def run_pair(rocelab, a, b, name, failures):
     test, extra, size = CASES[name]
     common = ["perf", test, "-s", str(size), "-n", str(ITERS), "--verify", "--timeout", "20"]
     common += extra
-    srv = subprocess.Popen(side_cmd(rocelab, a, common, "va", SERVER_IP),
+    sip, cip, peer = addresses(name)
+    srv = subprocess.Popen(side_cmd(rocelab, a, common, "va", sip),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        cli = subprocess.run(side_cmd(rocelab, b, common, "vb", CLIENT_IP, SERVER_IP),
+        cli = subprocess.run(side_cmd(rocelab, b, common, "vb", cip, peer),
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              timeout=90)
         sout, _ = srv.communicate(timeout=30)
@@ -168,6 +188,9 @@ def run_pair(rocelab, a, b, name, failures):
             failures.append("%s %s: exit %d\n%s" % (name, side, rc, out))
             continue
         check_output(name, test, side, out, ITERS, size, failures)
+        if ":" in sip and "GID " + (sip if side == "server" else cip) not in out:
+            failures.append("%s %s: its local address line does not carry the GID %s" %
+                            (name, side, sip if side == "server" else cip))
 
 
 def check_bad(what, rc, out, secs, failures):

@@ -59,7 +59,7 @@ static const char usage[] =
 	"                                                               server's TCP address)\n"
 	"  --dev DEVARGS         DPDK port: net_af_packet0,iface=veth0, net_tap0,iface=t0,\n"
 	"                        net_memif0,..., or a PCI address (with --eal '-a ADDR')\n"
-	"  --ip ADDR             the emulated host's IPv4 address (its RoCEv2 GID)\n"
+	"  --ip ADDR             the emulated host's IPv4 or IPv6 address (its RoCEv2 GID)\n"
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
@@ -480,10 +480,14 @@ static int run(int argc, char **argv)
 			live.dev = optarg;
 			break;
 		case OPT_IP:
-			if (inet_pton(AF_INET, optarg, live.ip.b) != 1)
-				return rocelab_usage_error("perf", "--ip '%s': expected an IPv4 address "
-							   "(IPv6 is not supported yet)", optarg);
-			live.ip_ver = 4;
+			memset(&live.ip, 0, sizeof(live.ip));
+			if (inet_pton(AF_INET, optarg, live.ip.b) == 1)
+				live.ip_ver = 4;
+			else if (inet_pton(AF_INET6, optarg, live.ip.b) == 1)
+				live.ip_ver = 6;
+			else
+				return rocelab_usage_error("perf", "--ip '%s': expected an IPv4 or IPv6 "
+							   "address", optarg);
 			break;
 		case 'p':
 			if (!parse_u64("-p", optarg, 1, 65535, &v))

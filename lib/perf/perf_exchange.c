@@ -43,14 +43,24 @@ static void set_nodelay(int fd)
 static int oob_accept(struct perf_oob *o, uint16_t port, double timeout)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	double end = timeout > 0 ? mono() + timeout : 0;
-	int one = 1, ls, e;
+	int one = 1, zero = 0, ls, e;
+	bool v6 = true;
 
-	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* one socket for both families (perftest listens on IPv4 only); IPv4 alone without IPv6 */
+	ls = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ls < 0) {
+		v6 = false;
+		ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
 	if (ls < 0)
 		OOB_FAIL(o, -errno, "socket: %s", strerror(errno));
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 1) != 0) {
+	if (v6)
+		setsockopt(ls, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if ((v6 ? bind(ls, (struct sockaddr *)&sa6, sizeof(sa6)) :
+	     bind(ls, (struct sockaddr *)&sa, sizeof(sa))) != 0 || listen(ls, 1) != 0) {
 		e = errno;
 		close(ls);
 		OOB_FAIL(o, -e, "cannot listen on TCP port %u: %s", port, strerror(e));

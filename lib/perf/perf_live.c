@@ -207,7 +207,7 @@ static int host_create(struct roce_perf_live_ctx *c)
 
 	memcpy(dc.mac, c->mac, 6);
 	dc.ip[0] = c->live.ip;
-	dc.ip_ver[0] = 4;
+	dc.ip_ver[0] = c->live.ip_ver;
 	dc.name = "rocelab0";
 	dc.speed_bps = c->speed_bps;
 	dc.max_mtu = conf->mtu;
@@ -276,9 +276,13 @@ static void make_keys(struct roce_perf_live_ctx *c)
 			 (uint32_t)pat_word(seed, q) & 0xffffff;
 		k->rkey = roce_mr_rkey(c->mr) ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
 		k->vaddr = (uintptr_t)c->buf + slot_off(c, q, 0);
-		k->gid[10] = 0xff;
-		k->gid[11] = 0xff;
-		memcpy(&k->gid[12], c->live.ip.b, 4);
+		if (c->live.ip_ver == 6) {
+			memcpy(k->gid, c->live.ip.b, 16);	/* RoCEv2: the GID is the address */
+		} else {
+			k->gid[10] = 0xff;
+			k->gid[11] = 0xff;
+			memcpy(&k->gid[12], c->live.ip.b, 4);
+		}
 	}
 }
 
@@ -288,12 +292,13 @@ static int resolve_peer(struct roce_perf_live_ctx *c)
 	char ip[64];
 	int rc;
 
-	while ((rc = roce_port_resolve(c->port, &c->peer_ip, 4, c->peer_mac)) == -EAGAIN &&
+	while ((rc = roce_port_resolve(c->port, &c->peer_ip, c->live.ip_ver, c->peer_mac)) == -EAGAIN &&
 	       now_sec(c) < end)
 		live_step(c);
 	if (rc != 0)
-		LIVE_ERR(c, -EHOSTUNREACH, "no ARP reply from the peer's address %s on %s within %d s",
-			 roce_ip_ntop(&c->peer_ip, 4, ip, sizeof(ip)), roce_port_name(c->port),
+		LIVE_ERR(c, -EHOSTUNREACH, "no %s from the peer's address %s on %s within %d s",
+			 c->live.ip_ver == 6 ? "neighbour advertisement" : "ARP reply",
+			 roce_ip_ntop(&c->peer_ip, c->live.ip_ver, ip, sizeof(ip)), roce_port_name(c->port),
 			 LIVE_RESOLVE_SEC);
 	return 0;
 }
@@ -319,7 +324,7 @@ static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 	a.max_dest_rd_atomic = pp ? 1 : (uint8_t)c->me[q].out_reads;
 	a.min_rnr_timer = conf->min_rnr_timer;
 	a.ah_attr.dip = c->peer_ip;
-	a.ah_attr.ip_ver = 4;
+	a.ah_attr.ip_ver = c->live.ip_ver;
 	a.ah_attr.sl = c->live.sl;
 	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
 	if (ud)
@@ -351,20 +356,28 @@ static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 			      ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* The peer's GID must be IPv4-mapped, as ours (perftest checks the same). */
+/*
+ * The peer's GID is its address: IPv4-mapped if ours is IPv4, an IPv6 address if ours is
+ * (perftest checks that both are of one kind too).
+ */
 static int peer_address(struct roce_perf_live_ctx *c)
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	static const uint8_t zero[16];
+	bool v4 = memcmp(c->peer[0].gid, mapped, 12) == 0;
 
 	if (memcmp(c->peer[0].gid, zero, 16) == 0)
 		LIVE_ERR(c, -EPROTO, "the peer sent no GID: on RoCE it needs one (ibv_*_pingpong: "
 			 "-g GIDINDEX, e.g. -g 1 for ::ffff:a.b.c.d on rxe)");
-	if (memcmp(c->peer[0].gid, mapped, 12) != 0)
-		LIVE_ERR(c, -EPROTO, "the peer's GID is not an IPv4-mapped address: IPv6 GIDs are not "
-			 "supported yet (use an IPv4 GID index on the peer, e.g. perftest -x 1)");
+	if (v4 != (c->live.ip_ver == 4))
+		LIVE_ERR(c, -EPROTO, "the peer's GID is %s, ours (--ip) is %s: pick the peer's GID "
+			 "index of the same kind (perftest -x, ibv_*_pingpong -g)",
+			 v4 ? "IPv4-mapped" : "an IPv6 address", v4 ? "IPv6" : "IPv4");
 	memset(&c->peer_ip, 0, sizeof(c->peer_ip));
-	memcpy(c->peer_ip.b, &c->peer[0].gid[12], 4);
+	if (v4)
+		memcpy(c->peer_ip.b, &c->peer[0].gid[12], 4);
+	else
+		memcpy(c->peer_ip.b, c->peer[0].gid, 16);
 	for (uint32_t q = 1; q < c->conf.nqp; q++)
 		if (memcmp(c->peer[q].gid, c->peer[0].gid, 16) != 0)
 			LIVE_ERR(c, -EPROTO, "the peer's QPs carry different GIDs");
@@ -479,18 +492,23 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 }
 
 /* Keep the kernel from answering our peer's RoCE frames with ICMP port unreachable. */
-static int udp_sink(const struct roce_ip_addr *ip)
+static int udp_sink(const struct roce_ip_addr *ip, uint8_t ip_ver)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(4791) };
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_port = htons(4791) };
 	int small = 4096;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(ip_ver == 6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc;
 
 	if (fd < 0)
 		return -1;
 	memcpy(&sa.sin_addr, ip->b, 4);
+	memcpy(&sa6.sin6_addr, ip->b, 16);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 	/* fails (harmlessly) when the address is not the kernel's: then it drops them silently */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+	rc = ip_ver == 6 ? bind(fd, (struct sockaddr *)&sa6, sizeof(sa6)) :
+	     bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (rc != 0) {
 		close(fd);
 		return -1;
 	}
@@ -518,8 +536,8 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		errno = EINVAL;
 		return NULL;
 	}
-	if (live->ip_ver != 4) {
-		snprintf(err, errlen, "live mode runs over IPv4 (IPv6 is not done yet)");
+	if (live->ip_ver != 4 && live->ip_ver != 6) {
+		snprintf(err, errlen, "no address given (--ip: IPv4 or IPv6)");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -591,7 +609,7 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 			goto err_close;
 		roce_link_set_tap(c->link, c->pcap);
 	}
-	c->sink = udp_sink(&live->ip);
+	c->sink = udp_sink(&live->ip, live->ip_ver);
 	make_keys(c);
 
 	c->oob.idle = live_idle;
@@ -622,7 +640,6 @@ err_close:
 static void key_line(const struct perf_key *k, bool pp, char *out, size_t size)
 {
 	char ip[64];
-	struct roce_ip_addr a = { 0 };
 
 	if (pp) {
 		inet_ntop(AF_INET6, k->gid, ip, sizeof(ip));
@@ -630,10 +647,9 @@ static void key_line(const struct perf_key *k, bool pp, char *out, size_t size)
 			 k->psn, ip);
 		return;
 	}
-	memcpy(a.b, &k->gid[12], 4);
-	snprintf(out, size, "LID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016llx GID ::ffff:%s",
-		 k->lid, k->qpn, k->psn, k->rkey, (unsigned long long)k->vaddr,
-		 roce_ip_ntop(&a, 4, ip, sizeof(ip)));
+	inet_ntop(AF_INET6, k->gid, ip, sizeof(ip));	/* ::ffff:a.b.c.d for IPv4 */
+	snprintf(out, size, "LID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016llx GID %s",
+		 k->lid, k->qpn, k->psn, k->rkey, (unsigned long long)k->vaddr, ip);
 }
 
 void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_live_info *info)
