@@ -57,6 +57,11 @@ TESTS = {
 	# and the requester's completion must say so (checked on a capture of the tap too:
 	# qdisc_bypass=0 lets the tap's tcpdump see rocelab's frames, which af_packet otherwise
 	# hands to the driver past the kernel's packet taps)
+	# IPv6: the guest's RoCE v2 GID of its link-local address (rxe-vm's $RXE_GID_V2_LL) and
+	# an IPv6 link-local address only the emulated host owns; rxe and rocelab resolve each
+	# other with neighbour discovery (the TCP exchange stays on IPv4)
+	"write_bw_v6": {"size": 65536, "rl": RATE, "base": "write_bw", "ipv6": True},
+	"rc_pingpong_v6": {"size": 4096, "rl": RATE, "base": "rc_pingpong", "ipv6": True},
 	"bad_rkey": {"size": 65536, "rl": RATE + ["--bad-rkey"], "base": "write_bw", "fault": True,
 		     "devargs": ",qdisc_bypass=0"},
 }
@@ -183,16 +188,24 @@ def base_test(test):
 
 
 def is_pingpong(test):
-	return test.endswith("_pingpong")
+	return base_test(test).endswith("_pingpong")
+
+
+HOST_LL6 = "fe80::c000:201"	# the emulated host's IPv6 address in the ipv6 cases
+
+
+def gid_var(test):
+	"""The guest's GID index: IPv4-mapped (1), or its link-local IPv6 address's."""
+	return "$RXE_GID_V2_LL" if TESTS[test].get("ipv6") else "$RXE_GID_V2_IPV4"
 
 
 def perftest_cmd(test, size, server):
 	"""The guest's command (busybox sh), bounded by its own timeout."""
 	if is_pingpong(test):
 		# -g: the IPv4-mapped GID (rxe-vm's $RXE_GID_V2_IPV4, 1)
-		cmd = "ibv_%s -d rxe0 -g $RXE_GID_V2_IPV4 -s %d -n %d" % (test, size, ITERS)
+		cmd = "ibv_%s -d rxe0 -g %s -s %d -n %d" % (base_test(test), gid_var(test), size, ITERS)
 	else:
-		cmd = "ib_%s -d rxe0 -x 1 -n %d -F" % (base_test(test), ITERS)
+		cmd = "ib_%s -d rxe0 -x %s -n %d -F" % (base_test(test), gid_var(test), ITERS)
 		if test != "atomic_bw":
 			cmd += " -s %d" % size
 		if "conn" in TESTS[test]:
@@ -210,7 +223,7 @@ def rocelab_cmd(rocelab, test, size, server):
 	if "conn" in TESTS[test]:
 		args += ["-c", TESTS[test]["conn"]]
 	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP" + TESTS[test].get("devargs", ""),
-		 "--ip", "$RXE_VM_HOST_IP"]
+		 "--ip", HOST_LL6 if TESTS[test].get("ipv6") else "$RXE_VM_HOST_IP"]
 	if not server:
 		args.append("$RXE_VM_GUEST_IP")
 	# --foreground: timeout stays in the host command's process group, which rxe-vm ends as a
@@ -347,7 +360,8 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 	else:
 		# perftest servers print this, ibv_rc_pingpong prints its local address first
 		args += ["--host-wait", "Waiting for client|local address: "]
-	env = dict(os.environ, RXE_VM_NS=NS, RXE_VM_TAP=TAP, RXE_VM_IPV6="0",
+	env = dict(os.environ, RXE_VM_NS=NS, RXE_VM_TAP=TAP,
+		   RXE_VM_IPV6="1" if TESTS[test].get("ipv6") else "0",
 		   RXE_VM_HOST_IP=HOST_IP, RXE_VM_GUEST_IP=GUEST_IP)
 	t0 = time.monotonic()
 	with open(os.path.join(logdir, name + ".out"), "w+") as out:
@@ -385,6 +399,14 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 		else:
 			res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, size, failures)
 			res[rl_side] = check_side(test, rl_side, host_rc, host, size, failures)
+		if TESTS[test].get("ipv6"):
+			# the GIDs both sides used: ours, and the guest's link-local one
+			m = re.search(r"remote address:.*GID (fe80::\S+)", host)
+			if ("GID " + HOST_LL6) not in host or m is None:
+				failures.append("%s: rocelab's address lines do not show the GIDs %s and "
+						"fe80::..." % (name, HOST_LL6))
+			else:
+				res["gids"] = "%s <-> %s" % (HOST_LL6, m.group(1))
 	if failures:
 		failures.append("%s: logs in %s/%s.*; last lines:\n%s" %
 				(name, logdir, name, "\n".join(whole.splitlines()[-60:])))
