@@ -65,7 +65,7 @@ def addresses(name):
     if name.endswith("_v6nd"):
         return SERVER_EMU6, CLIENT_EMU6, SERVER_IP6
     return SERVER_IP, CLIENT_IP, SERVER_IP
-BAD = ["bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable"]
+BAD = ["host", "bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable"]
 
 ns_made = []
 
@@ -240,10 +240,50 @@ def run_bad_rkey(rocelab, a, b, failures):
            m.group(0) if m else "?", len(naks)))
 
 
+def run_host(rocelab, a, b, failures):
+    """Host mode: one server (--serve-forever) serves write_bw clients one after another, a
+    client of another test in between fails alone, and SIGTERM ends the host with exit 0."""
+    opts = ["perf", "write_bw", "-n", "50", "--verify", "--timeout", "10"]
+    srv = subprocess.Popen(side_cmd(rocelab, a, opts + ["--serve-forever"], "va", SERVER_IP),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    plan = ["write_bw", "write_bw", "rc_pingpong", "write_bw"]
+    try:
+        for i, test in enumerate(plan):
+            o = opts if test == "write_bw" else ["perf", test, "--timeout", str(BAD_TIMEOUT)]
+            c = subprocess.run(side_cmd(rocelab, b, o, "vb", CLIENT_IP, SERVER_IP),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=60)
+            ok = c.returncode == 0 and VERIFY_OK in c.stdout
+            if ok != (test == "write_bw"):
+                failures.append("host: client %d (%s) exit %d\n%s" % (i + 1, test, c.returncode,
+                                                                       c.stdout))
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        out, _ = srv.communicate(timeout=30)
+        secs = time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        srv.communicate()
+        failures.append("host: timed out")
+        return
+    want = "host: stopped by a signal; 4 client(s) served, 1 failed"
+    if srv.returncode != 0 or want not in out or secs > 5:
+        failures.append("host: exit %d after %.1f s, expected 0 and '%s'\n%s" %
+                        (srv.returncode, secs, want, out))
+    if out.count(VERIFY_OK) != 3:
+        failures.append("host: %d verified runs, expected 3" % out.count(VERIFY_OK))
+    print("%-24s %d clients, SIGTERM -> exit %d in %.1f s: %s" %
+          ("host mode", len(plan), srv.returncode, secs,
+           want if want in out else "?"))
+
+
 def run_bad(rocelab, a, b, name, failures):
     opts = ["--timeout", str(BAD_TIMEOUT)]
     t0 = time.monotonic()
-    if name == "bad-rkey":
+    if name == "host":
+        run_host(rocelab, a, b, failures)
+    elif name == "bad-rkey":
         run_bad_rkey(rocelab, a, b, failures)
     elif name == "bad-mismatch":
         # the server runs ibv_rc_pingpong, the client perftest's write_bw: neither understands

@@ -63,6 +63,8 @@ static const char usage[] =
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
+	"  --serve-forever       host mode (server): serve clients one after another until\n"
+	"                        SIGINT or SIGTERM; a failed client does not end it\n"
 	"  --bad-rkey            fault injection: advertise a wrong rkey and use a wrong one in\n"
 	"                        RDMA requests; a responder answers NAK remote access error\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
@@ -76,7 +78,7 @@ static const char usage[] =
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
-	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY,
+	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE,
 };
 
 #define MAX_CC_PARAMS 32
@@ -117,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "bad-rkey", no_argument, NULL, OPT_BAD_RKEY },
+	{ "serve-forever", no_argument, NULL, OPT_SERVE },
 	/* ibv_*_pingpong's own */
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "ib-port", required_argument, NULL, 'i' },
@@ -288,7 +291,7 @@ static int run(int argc, char **argv)
 	uint64_t v;
 	double d;
 	int test, opt, status = 0, ncc = 0;
-	bool pp = false;
+	bool pp = false, serve = false;
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
@@ -501,6 +504,9 @@ static int run(int argc, char **argv)
 		case OPT_BAD_RKEY:
 			live.bad_rkey = true;
 			break;
+		case OPT_SERVE:
+			serve = true;
+			break;
 		case 'd':	/* the pingpong's device: ours is --dev */
 		case 'g':	/* its GID index: the emulated host has one GID, --ip's */
 		case 'e':	/* sleep on CQ events: rocelab polls */
@@ -546,11 +552,14 @@ static int run(int argc, char **argv)
 			      conf.test == ROCE_PERF_SEND_LAT))
 		return rocelab_usage_error("perf", "--bad-rkey needs --dev and a test that uses "
 					   "rkeys (write, read or atomic)");
+	if (serve && (live.dev == NULL || live.peer != NULL))
+		return rocelab_usage_error("perf", "--serve-forever is for a server: --dev and --ip, "
+					   "no PEER");
 	if (pp && live.dev == NULL)
 		return rocelab_usage_error("perf", "%s runs in real time only: give --dev and --ip "
 					   "(docs/live.md)", argv[1]);
 	if (live.dev != NULL || live.peer != NULL)
-		return perf_live_main(&conf, &live, gbits);
+		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,
 		 (double)conf.delay / ROCE_NS);
 	perf_print_header(&conf, gbits, "rocelab0 (emulated, virtual time)", link);

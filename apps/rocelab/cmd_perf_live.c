@@ -1,7 +1,9 @@
 /* rocelab perf --dev: one side of a perftest run in real time, on a DPDK port. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd_perf.h"
 #include "rocelab.h"
@@ -9,7 +11,12 @@
 
 #define RESULT_LINE "---------------------------------------------------------------------------------------\n"
 
-int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+/*
+ * One run. @p client is set once a peer connected (whatever happened next), so that host
+ * mode can tell a failed client from a port it cannot open.
+ */
+static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		    bool gbits, int *client)
 {
 	struct roce_perf_live_info info;
 	struct roce_perf_live_stats st;
@@ -28,9 +35,17 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	}
 	ctx = roce_perf_live_open(conf, live, err, sizeof(err));
 	if (ctx == NULL) {
+		int e = errno;
+
+		if (e == EINTR && live->stop != NULL && *live->stop)
+			return EXIT_SUCCESS;	/* host mode, interrupted between clients */
+		/* the peer's faults; the others (port, socket, configuration) come before it */
+		*client = e == EPROTO || e == ECONNRESET || e == ETIMEDOUT || e == EHOSTUNREACH ||
+			  e == EPIPE;
 		fprintf(stderr, "rocelab perf: %s\n", err);
-		return errno == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		return e == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
+	*client = 1;
 	roce_perf_live_info(ctx, &info);
 	shown.mtu = roce_mtu_from_bytes(info.mtu);
 	snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
@@ -91,4 +106,60 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 		printf(" verify: every byte and every completion checked: OK\n");
 	roce_perf_live_close(ctx);
 	return status;
+}
+
+int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+{
+	int client;
+
+	return run_live(conf, live, gbits, &client);
+}
+
+static volatile int serve_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	serve_stop = 1;
+}
+
+int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+{
+	struct roce_perf_live one = *live;
+	struct sigaction sa;
+	unsigned long served = 0, failed = 0;
+
+	/* the first signal ends the host while it waits for a client, or once the current
+	 * client's test is over (bounded by --timeout); SA_RESETHAND: a second one kills */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	one.stop = &serve_stop;
+	one.wait_forever = true;
+	printf(" host: serving %s clients on %s until SIGINT or SIGTERM\n",
+	       live->xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest", live->dev);
+	fflush(stdout);
+	while (!serve_stop) {
+		int client = 0, rc = run_live(conf, &one, gbits, &client);
+
+		if (!client) {
+			if (serve_stop)
+				break;
+			/* the port or the listening socket failed: it would fail again */
+			printf(" host: stopped on an error; %lu client(s) served, %lu failed\n",
+			       served, failed);
+			return rc;
+		}
+		served++;
+		if (rc != EXIT_SUCCESS)
+			failed++;
+		printf(" host: client %lu %s; %lu served, %lu failed\n", served,
+		       rc == EXIT_SUCCESS ? "done" : "failed", served, failed);
+		fflush(stdout);
+	}
+	printf(" host: stopped by a signal; %lu client(s) served, %lu failed\n", served, failed);
+	return EXIT_SUCCESS;
 }

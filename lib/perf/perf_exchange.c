@@ -81,6 +81,10 @@ static int oob_accept(struct perf_oob *o, uint16_t port, double timeout)
 			OOB_FAIL(o, -ETIMEDOUT, "no client connected to TCP port %u within %.0f s", port,
 				 timeout);
 		}
+		if (o->stop != NULL && *o->stop) {
+			close(ls);
+			OOB_FAIL(o, -EINTR, "interrupted while waiting for a client");
+		}
 		if (o->idle != NULL)
 			o->idle(o->idle_arg);
 	}

@@ -404,7 +404,7 @@ static int connect_all(struct roce_perf_live_ctx *c)
 	for (uint32_t q = 0; q < c->conf.nqp; q++) {
 		rc = connect_qp(c, q);
 		if (rc != 0)
-			LIVE_ERR(c, rc, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
+			LIVE_ERR(c, -EPROTO, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
 				 c->peer[q].qpn, strerror(-rc));
 	}
 	return 0;
@@ -467,7 +467,7 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 	if (peer_mtu < c->conf.mtu)
 		c->conf.mtu = (enum roce_mtu)peer_mtu;	/* each side uses the smaller MTU */
 	if (c->conf.qp_type == ROCE_QPT_UD && c->conf.size > roce_mtu_bytes(c->conf.mtu))
-		LIVE_ERR(c, -EINVAL, "a UD message of %u bytes exceeds the path MTU of %u agreed "
+		LIVE_ERR(c, -EPROTO, "a UD message of %u bytes exceeds the path MTU of %u agreed "
 			 "with the peer", c->conf.size, roce_mtu_bytes(c->conf.mtu));
 	if (lat && (rc = perf_oob_keys(&c->oob, c->me, c->peer, 1)) != 0)
 		return oob_check(c, rc);
@@ -614,8 +614,10 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 
 	c->oob.idle = live_idle;
 	c->oob.idle_arg = c;
+	c->oob.stop = live->stop;
 	rc = perf_oob_open(&c->oob, c->server, live->peer,
-			   live->tcp_port ? live->tcp_port : ROCE_PERF_TCP_PORT, live->timeout);
+			   live->tcp_port ? live->tcp_port : ROCE_PERF_TCP_PORT,
+			   live->wait_forever ? 0 : live->timeout);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s", c->oob.err);
 		errno = -rc;

@@ -21,6 +21,7 @@ struct perf_oob {
 	perf_idle_fn idle;		/* called between polls of a read that would block; may be NULL */
 	void *idle_arg;			/* passed to @idle */
 	double timeout;			/* seconds one read may wait for the peer; 0: forever */
+	const volatile int *stop;	/* non-zero ends a wait for a client (-EINTR); may be NULL */
 	double peer_version;		/* from the version step */
 	char err[160];			/* the last failure, in words */
 };

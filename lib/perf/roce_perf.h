@@ -129,6 +129,9 @@ struct roce_perf_live {
 	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
 					 * port's speed */
 	uint8_t sl;			/* pingpong's -l: service level of the address vector */
+	bool wait_forever;		/* server: wait for a client without @timeout (host mode) */
+	const volatile int *stop;	/* server: non-zero ends the wait for a client (errno
+					 * EINTR), e.g. set by a signal handler; may be NULL */
 	bool bad_rkey;			/* fault injection: the rkey we advertise and the rkey our
 					 * RDMA requests carry are both wrong, so a responder (the
 					 * peer's or ours) answers NAK remote access error */
