@@ -210,10 +210,16 @@ def perftest_cmd(test, size, server):
 			cmd += " -s %d" % size
 		if "conn" in TESTS[test]:
 			cmd += " -c " + TESTS[test]["conn"]
+	pre = ""
+	if TESTS[test].get("ipv6"):
+		# eth0's link-local address is tentative until DAD is over (about a second after
+		# boot); rxe cannot resolve the peer from it before: its RTR fails
+		pre = ("i=0; while /usr/sbin/ip -6 addr show dev eth0 | grep -q tentative && "
+		       "[ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; ")
 	if server:
-		return "timeout %d %s" % (PEER_TIMEOUT, cmd)
+		return pre + "timeout %d %s" % (PEER_TIMEOUT, cmd)
 	# the rocelab server listens before the guest boots
-	return "timeout %d %s %s" % (PEER_TIMEOUT, cmd, HOST_IP)
+	return pre + "timeout %d %s %s" % (PEER_TIMEOUT, cmd, HOST_IP)
 
 
 def rocelab_cmd(rocelab, test, size, server):

@@ -19,6 +19,7 @@ static const char usage[] =
 	"usage: rocelab perf TEST [options]\n"
 	"\n"
 	"TEST: write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat\n"
+	"      (real time also: rc_pingpong uc_pingpong ud_pingpong, below)\n"
 	"Runs perftest's ib_TEST between two emulated hosts joined by a model link, in virtual\n"
 	"time; the figures are emulated ones. perftest's options:\n"
 	"  -s, --size N          message size (default 65536 for bw, 2 for lat)\n"
