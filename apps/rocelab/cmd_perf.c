@@ -64,6 +64,7 @@ static const char usage[] =
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
+	"  -d DEV, -i 1, -x IDX, -F  perftest's; accepted and change nothing (one port, one GID)\n"
 	"  --serve-forever       host mode (server): serve clients one after another until\n"
 	"                        SIGINT or SIGTERM; a failed client does not end it\n"
 	"  --bad-rkey            fault injection: advertise a wrong rkey and use a wrong one in\n"
@@ -123,6 +124,8 @@ static const struct option long_opts[] = {
 	{ "serve-forever", no_argument, NULL, OPT_SERVE },
 	/* ibv_*_pingpong's own */
 	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "gid-index", required_argument, NULL, 'x' },
+	{ "CPU-freq", no_argument, NULL, 'F' },
 	{ "ib-port", required_argument, NULL, 'i' },
 	{ "gid-idx", required_argument, NULL, 'g' },
 	{ "sl", required_argument, NULL, 'l' },
@@ -315,7 +318,7 @@ static int run(int argc, char **argv)
 	optind = 2;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:ot" :
-				  ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:", long_opts, NULL)) != -1) {
+				  ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:F", long_opts, NULL)) != -1) {
 		if (pp && (opt == 'o' || opt == 't' || opt == OPT_ODP || opt == OPT_TS))
 			return rocelab_usage_error("perf", "'%s' (%s) is not emulated",
 						   argv[optind - 1], opt == 't' || opt == OPT_TS ?
@@ -323,7 +326,7 @@ static int run(int argc, char **argv)
 		if (pp && perftest_only(opt))
 			return rocelab_usage_error("perf", "'%s' is not an option of %s",
 						   argv[optind - 1], argv[1]);
-		if (!pp && opt > 0 && opt < 256 && strchr("digle", opt) != NULL)
+		if (!pp && opt > 0 && opt < 256 && strchr("gle", opt) != NULL)
 			return rocelab_usage_error("perf", "'%s' is an ibv_*_pingpong option, not "
 						   "one of %s", argv[optind - 1], argv[1]);
 		switch (opt) {
@@ -508,7 +511,13 @@ static int run(int argc, char **argv)
 		case OPT_SERVE:
 			serve = true;
 			break;
-		case 'd':	/* the pingpong's device: ours is --dev */
+		case 'x':	/* perftest's GID index: the emulated host has one GID, --ip's */
+		case 'F':	/* perftest: do not fail on a CPU frequency warning */
+			if (pp)
+				return rocelab_usage_error("perf", "'%s' is a perftest option, not one "
+							   "of %s", argv[optind - 1], argv[1]);
+			break;
+		case 'd':	/* the device (perftest's and the pingpong's): ours is --dev */
 		case 'g':	/* its GID index: the emulated host has one GID, --ip's */
 		case 'e':	/* sleep on CQ events: rocelab polls */
 			break;
