@@ -165,10 +165,13 @@ struct roce_perf_live_ctx;
 
 /**
  * Open the port, create the emulated host (MAC = the port's), connect to the peer through
- * perftest's exchange and bring the QPs to RTS. Needs roce_eal_init().
+ * perftest's exchange (or ibv_*_pingpong's, live->xchg) and bring the QPs to RTS. Needs
+ * roce_eal_init().
  * @param err  receives one line naming what failed (the port, the connection, the peer)
  * @return a context, or NULL with errno set (EINVAL: bad configuration; ENODEV, EIO: the port;
- *         ECONNREFUSED, ETIMEDOUT, ECONNRESET: the peer; EPROTO: the peer's messages)
+ *         ECONNREFUSED, ETIMEDOUT, ECONNRESET, EHOSTUNREACH: the peer; EPROTO: the peer's
+ *         messages, or QP attributes it asked for that cannot be set; EINTR: *live->stop
+ *         was set while waiting for a client)
  */
 struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf,
 					       const struct roce_perf_live *live,
