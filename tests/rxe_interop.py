@@ -32,28 +32,45 @@ VM_TIMEOUT = 200	# one guest run, boot included (rxe-vm --timeout)
 PEER_TIMEOUT = 90	# each side's own limit (`timeout`), below VM_TIMEOUT
 BUILD_TIMEOUT = 1200	# `rxe-vm build`: apt packages and a 70 MB kernel .deb on a first run
 
-# The tests, in perftest's names, with the size and the rocelab options each runs with.
-# --rate 200M: the guest (TCG) reads the tap at a few MB/s; at af_packet's nominal 10 Gb/s
-# rocelab's requester fills the TX ring, frames are dropped and perftest's retry_cnt 7 runs out
-# (docs/live.md).
+# The cases: the rocelab test and its options, the size, and the connection type (-c) both
+# sides use; a case named *_uc / *_ud runs that test over UC / UD, *_pingpong runs rdma-core's
+# ibv_*_pingpong in the guest. --rate 200M: the guest (TCG) reads the tap at a few MB/s; at
+# af_packet's nominal 10 Gb/s rocelab's requester fills the TX ring, frames are dropped and
+# perftest's retry_cnt 7 runs out (docs/live.md). UD messages fit rxe's path MTU, 1024.
+RATE = ["--rate", "200M"]
 TESTS = {
-	"write_bw": {"size": 65536, "rl": ["--rate", "200M"]},
-	"read_bw": {"size": 65536, "rl": ["--rate", "200M"]},
-	"send_bw": {"size": 65536, "rl": ["--rate", "200M"]},
-	"atomic_bw": {"size": 8, "rl": ["--rate", "200M"]},
-	"write_lat": {"size": 64, "rl": ["--rate", "200M"]},
-	"read_lat": {"size": 64, "rl": ["--rate", "200M"]},
-	"rc_pingpong": {"size": 4096, "rl": []},
+	"write_bw": {"size": 65536, "rl": RATE},
+	"read_bw": {"size": 65536, "rl": RATE},
+	"send_bw": {"size": 65536, "rl": RATE},
+	"atomic_bw": {"size": 8, "rl": RATE},
+	"write_lat": {"size": 64, "rl": RATE},
+	"read_lat": {"size": 64, "rl": RATE},
+	"send_lat": {"size": 64, "rl": RATE},
+	"write_bw_uc": {"size": 65536, "rl": RATE, "conn": "UC"},
+	"send_bw_ud": {"size": 1024, "rl": RATE, "conn": "UD"},
+	"send_lat_ud": {"size": 1024, "rl": RATE, "conn": "UD"},
+	"rc_pingpong": {"size": 4096, "rl": RATE},
+	"uc_pingpong": {"size": 4096, "rl": RATE},
+	"ud_pingpong": {"size": 1024, "rl": RATE},
+	# fault injection: rocelab advertises and uses a wrong rkey; write_bw's WRITEs must be
+	# answered NAK remote access error (AETH 0x62) by the responder, rxe's or rocelab's,
+	# and the requester's completion must say so (checked on a capture of the tap too:
+	# qdisc_bypass=0 lets the tap's tcpdump see rocelab's frames, which af_packet otherwise
+	# hands to the driver past the kernel's packet taps)
+	# IPv6: the guest's RoCE v2 GID of its link-local address (rxe-vm's $RXE_GID_V2_LL) and
+	# an IPv6 link-local address only the emulated host owns; rxe and rocelab resolve each
+	# other with neighbour discovery (the TCP exchange stays on IPv4)
+	"write_bw_v6": {"size": 65536, "rl": RATE, "base": "write_bw", "ipv6": True},
+	"rc_pingpong_v6": {"size": 4096, "rl": RATE, "base": "rc_pingpong", "ipv6": True},
+	"bad_rkey": {"size": 65536, "rl": RATE + ["--bad-rkey"], "base": "write_bw", "fault": True,
+		     "devargs": ",qdisc_bypass=0"},
 }
 DIRS = ["rl-srv", "rl-cli"]	# rocelab is the server (rxe the client); rocelab is the client
 
 # Cases that do not work yet: run only with --known, never silently dropped from the report.
-KNOWN = {
-	("rc_pingpong", "rl-srv"): "rocelab has no ibv_rc_pingpong mode: its TCP exchange "
-				   "(one 'LID:QPN:PSN:GID' text message each way) is not implemented",
-	("rc_pingpong", "rl-cli"): "rocelab has no ibv_rc_pingpong mode: its TCP exchange "
-				   "(one 'LID:QPN:PSN:GID' text message each way) is not implemented",
-}
+KNOWN = {}
+PP_BYTES = re.compile(r"^(\d+) bytes in ([\d.]+) seconds = ([\d.]+) Mbit/sec$", re.M)
+PP_ITERS = re.compile(r"^(\d+) iters in ([\d.]+) seconds = ([\d.]+) usec/iter$", re.M)
 
 BW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
 LAT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)" + r"\s+([\d.]+)" * 7 + r"\s*$")
@@ -165,25 +182,54 @@ def can_make_netns():
 	return ok
 
 
+def base_test(test):
+	"""The test a case runs: 'send_bw_ud' -> 'send_bw'."""
+	return TESTS.get(test, {}).get("base") or re.sub(r"_(uc|ud)$", "", test)
+
+
+def is_pingpong(test):
+	return base_test(test).endswith("_pingpong")
+
+
+HOST_LL6 = "fe80::c000:201"	# the emulated host's IPv6 address in the ipv6 cases
+
+
+def gid_var(test):
+	"""The guest's GID index: IPv4-mapped (1), or its link-local IPv6 address's."""
+	return "$RXE_GID_V2_LL" if TESTS[test].get("ipv6") else "$RXE_GID_V2_IPV4"
+
+
 def perftest_cmd(test, size, server):
 	"""The guest's command (busybox sh), bounded by its own timeout."""
-	if test == "rc_pingpong":
-		cmd = "ibv_rc_pingpong -d rxe0 -g 1 -s %d -n %d" % (size, ITERS)
+	if is_pingpong(test):
+		# -g: the IPv4-mapped GID (rxe-vm's $RXE_GID_V2_IPV4, 1)
+		cmd = "ibv_%s -d rxe0 -g %s -s %d -n %d" % (base_test(test), gid_var(test), size, ITERS)
 	else:
-		cmd = "ib_%s -d rxe0 -x 1 -n %d -F" % (test, ITERS)
+		cmd = "ib_%s -d rxe0 -x %s -n %d -F" % (base_test(test), gid_var(test), ITERS)
 		if test != "atomic_bw":
 			cmd += " -s %d" % size
+		if "conn" in TESTS[test]:
+			cmd += " -c " + TESTS[test]["conn"]
+	pre = ""
+	if TESTS[test].get("ipv6"):
+		# eth0's link-local address is tentative until DAD is over (about a second after
+		# boot); rxe cannot resolve the peer from it before: its RTR fails
+		pre = ("i=0; while /usr/sbin/ip -6 addr show dev eth0 | grep -q tentative && "
+		       "[ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; ")
 	if server:
-		return "timeout %d %s" % (PEER_TIMEOUT, cmd)
+		return pre + "timeout %d %s" % (PEER_TIMEOUT, cmd)
 	# the rocelab server listens before the guest boots
-	return "timeout %d %s %s" % (PEER_TIMEOUT, cmd, HOST_IP)
+	return pre + "timeout %d %s %s" % (PEER_TIMEOUT, cmd, HOST_IP)
 
 
 def rocelab_cmd(rocelab, test, size, server):
 	"""The host command (bash, inside the namespace); prints its exit status for us."""
-	args = [rocelab, "perf", test, "-s", str(size), "-n", str(ITERS), "--timeout", "40"]
+	args = [rocelab, "perf", base_test(test), "-s", str(size), "-n", str(ITERS), "--timeout", "40"]
 	args += TESTS[test]["rl"]
-	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP", "--ip", "$RXE_VM_HOST_IP"]
+	if "conn" in TESTS[test]:
+		args += ["-c", TESTS[test]["conn"]]
+	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP" + TESTS[test].get("devargs", ""),
+		 "--ip", HOST_LL6 if TESTS[test].get("ipv6") else "$RXE_VM_HOST_IP"]
 	if not server:
 		args.append("$RXE_VM_GUEST_IP")
 	# --foreground: timeout stays in the host command's process group, which rxe-vm ends as a
@@ -200,19 +246,83 @@ def expected_rows(test, side):
 	"""How many result rows a side prints and with how many iterations: perftest's read_lat
 	server prints none (it only serves the READs); rocelab's write_lat client, which waits for
 	the server's first write, times the round trips between its own writes: one fewer."""
-	if test == "read_lat" and side.endswith("server"):
+	t = base_test(test)
+	if t == "read_lat" and side.endswith("server"):
 		return 0, None
-	if test == "write_lat" and side == "rocelab-client":
+	if t == "write_lat" and side == "rocelab-client":
 		return 1, ITERS - 1
+	if t == "send_lat" and side == "rocelab-server":
+		return 1, ITERS - 1	# it times its answers to the next message
 	return 1, ITERS
 
 
+def check_pingpong(test, side, rc, out, size, failures):
+	"""ibv_*_pingpong's two result lines, as both it and rocelab print them."""
+	what = "%s %s" % (test, side)
+	if rc != 0:
+		failures.append("%s: exit %s" % (what, rc))
+	b, i = PP_BYTES.findall(out), PP_ITERS.findall(out)
+	if len(b) != 1 or len(i) != 1:
+		failures.append("%s: expected one 'bytes in' and one 'iters in' line, found %d and %d"
+				% (what, len(b), len(i)))
+		return None
+	if int(b[0][0]) != size * ITERS * 2:
+		failures.append("%s: %s bytes, expected %d" % (what, b[0][0], size * ITERS * 2))
+	if int(i[0][0]) != ITERS:
+		failures.append("%s: %s iters, expected %d" % (what, i[0][0], ITERS))
+	if not float(i[0][2]) > 0:
+		failures.append("%s: usec/iter is not positive" % what)
+	return "%s iters, %s usec/iter" % (i[0][0], i[0][2])
+
+
+NAK_ACCESS = 0x62	# AETH syndrome: NAK, remote access error (IBA 9.7.5.2.4)
+
+
+def check_fault(test, side, rc, out, failures, pcap, src_ip):
+	"""--bad-rkey: the requester's completion and the responder's NAK, on the capture."""
+	what = "%s %s" % (test, side)
+	if side == "rocelab-client":	# requester: a failed completion, exit 1
+		if rc == 0 or "first: REM_ACCESS_ERR" not in out:
+			failures.append("%s: expected exit 1 and a REM_ACCESS_ERR completion (exit %s)"
+					% (what, rc))
+		m = re.search(r"rocelab perf: .*REM_ACCESS_ERR.*", out)
+		return m.group(0) if m else None
+	if side == "rxe-client":	# perftest reports its failed completion and exits non-zero
+		# perftest: "Failed status 10: wr_id ..." (10: IBV_WC_REM_ACCESS_ERR)
+		m = re.search(r".*Failed status 10:.*", out)
+		if rc == 0 or m is None:
+			failures.append("%s: expected perftest to report a failed completion (exit %s)"
+					% (what, rc))
+		return m.group(0).strip() if m else None
+	if side == "rocelab-server":	# responder: counts the NAK it sent
+		m = re.search(r"NIC: (\d+) NAK\(s\) remote access error sent", out)
+		if m is None or int(m.group(1)) < 1:
+			failures.append("%s: no 'NAK remote access error sent' in its report" % what)
+		return m.group(0) if m else None
+	return "exit %s (the responder: no completion for a WRITE)" % rc
+
+
+def check_capture(name, pcap, src_ip, failures):
+	"""At least one NAK remote access error from the responder at @src_ip on the tap."""
+	p = subprocess.run(["tshark", "-r", pcap, "-Y", "ip.src == %s && infiniband.aeth.syndrome == %d"
+			    % (src_ip, NAK_ACCESS), "-T", "fields", "-e", "infiniband.bth.psn"],
+			   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+	naks = [l for l in p.stdout.splitlines() if l.strip().isdigit()]
+	if p.returncode != 0 or not naks:
+		failures.append("%s: no NAK remote access error (AETH 0x%02x) from %s in %s (tshark: %s)"
+				% (name, NAK_ACCESS, src_ip, pcap, p.stdout.strip()[-200:]))
+		return None
+	return "capture: %d NAK remote access error from %s, PSN %s" % (len(naks), src_ip, naks[0])
+
+
 def check_side(test, side, rc, out, size, failures):
+	if is_pingpong(test):
+		return check_pingpong(test, side, rc, out, size, failures)
 	what = "%s %s" % (test, side)
 	if rc != 0:
 		failures.append("%s: exit %s" % (what, rc))
 	want_rows, want_iters = expected_rows(test, side)
-	found = rows(out, test.endswith("_lat"))
+	found = rows(out, base_test(test).endswith("_lat"))
 	if len(found) != want_rows:
 		failures.append("%s: expected %d result row(s), found %d" % (what, want_rows, len(found)))
 		return None
@@ -224,7 +334,7 @@ def check_side(test, side, rc, out, size, failures):
 	if want_iters is not None and int(r.group(2)) != want_iters:
 		failures.append("%s: #iterations %s, expected %d" % (what, r.group(2), want_iters))
 	# lat: t_max; bw: the message rate (atomic_bw's 8 B make 0.00 MB/s under TCG)
-	col, label = (4, "t_max") if test.endswith("_lat") else (5, "MsgRate")
+	col, label = (4, "t_max") if base_test(test).endswith("_lat") else (5, "MsgRate")
 	if not float(r.group(col)) > 0:
 		failures.append("%s: %s is not positive" % (what, label))
 	return " ".join(r.group(0).split())
@@ -245,15 +355,19 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 	rl_server = direction == "rl-srv"
 	name = "%s-%s" % (test, direction)
 	console = os.path.join(logdir, name + ".log")
+	pcap = os.path.join(logdir, name + ".pcap")
 	args = [rxe_vm, "start", d, "--log", console, "--timeout", str(VM_TIMEOUT),
 		"--cmd", perftest_cmd(test, size, not rl_server),
 		"--host-cmd", rocelab_cmd(rocelab, test, size, rl_server)]
+	if TESTS[test].get("fault"):
+		args += ["--pcap", pcap]
 	if rl_server:
 		args.append("--host-early")
 	else:
 		# perftest servers print this, ibv_rc_pingpong prints its local address first
 		args += ["--host-wait", "Waiting for client|local address: "]
-	env = dict(os.environ, RXE_VM_NS=NS, RXE_VM_TAP=TAP, RXE_VM_IPV6="0",
+	env = dict(os.environ, RXE_VM_NS=NS, RXE_VM_TAP=TAP,
+		   RXE_VM_IPV6="1" if TESTS[test].get("ipv6") else "0",
 		   RXE_VM_HOST_IP=HOST_IP, RXE_VM_GUEST_IP=GUEST_IP)
 	t0 = time.monotonic()
 	with open(os.path.join(logdir, name + ".out"), "w+") as out:
@@ -283,8 +397,22 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 	if not failures:
 		rl_side = "rocelab-" + ("server" if rl_server else "client")
 		rxe_side = "rxe-" + ("client" if rl_server else "server")
-		res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, size, failures)
-		res[rl_side] = check_side(test, rl_side, host_rc, host, size, failures)
+		if TESTS[test].get("fault"):
+			res[rxe_side] = check_fault(test, rxe_side, vm_rc, guest, failures, pcap, None)
+			res[rl_side] = check_fault(test, rl_side, host_rc, host, failures, pcap, None)
+			res["wire"] = check_capture(name, pcap, HOST_IP if rl_server else GUEST_IP,
+						    failures)
+		else:
+			res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, size, failures)
+			res[rl_side] = check_side(test, rl_side, host_rc, host, size, failures)
+		if TESTS[test].get("ipv6"):
+			# the GIDs both sides used: ours, and the guest's link-local one
+			m = re.search(r"remote address:.*GID (fe80::\S+)", host)
+			if ("GID " + HOST_LL6) not in host or m is None:
+				failures.append("%s: rocelab's address lines do not show the GIDs %s and "
+						"fe80::..." % (name, HOST_LL6))
+			else:
+				res["gids"] = "%s <-> %s" % (HOST_LL6, m.group(1))
 	if failures:
 		failures.append("%s: logs in %s/%s.*; last lines:\n%s" %
 				(name, logdir, name, "\n".join(whole.splitlines()[-60:])))
@@ -332,18 +460,18 @@ def main():
 		for test, direction in cases:
 			why = KNOWN.get((test, direction))
 			if why is not None and not run_known:
-				summary.append("%-11s %-6s KNOWN FAILURE (not run): %s" % (test, direction, why))
+				summary.append("%-12s %-6s KNOWN FAILURE (not run): %s" % (test, direction, why))
 				continue
 			f, res, secs = run_case(rocelab, rxe_vm, d, logdir, test, direction)
 			if why is not None:
 				state = "still fails" if f else "PASSES NOW: remove it from KNOWN"
 				known_seen.append("%s %s: known failure %s" % (test, direction, state))
-				summary.append("%-11s %-6s %5.1f s  known failure, %s" %
+				summary.append("%-12s %-6s %5.1f s  known failure, %s" %
 					       (test, direction, secs, state))
 				log(summary[-1])
 				continue
 			failures += f
-			line = "%-11s %-6s %5.1f s  %s" % (test, direction, secs, "FAIL" if f else "ok")
+			line = "%-12s %-6s %5.1f s  %s" % (test, direction, secs, "FAIL" if f else "ok")
 			for side, row in sorted(res.items()):
 				line += "\n    %-15s %s" % (side, row)
 			summary.append(line)

@@ -19,6 +19,7 @@ static const char usage[] =
 	"usage: rocelab perf TEST [options]\n"
 	"\n"
 	"TEST: write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat\n"
+	"      (real time also: rc_pingpong uc_pingpong ud_pingpong, below)\n"
 	"Runs perftest's ib_TEST between two emulated hosts joined by a model link, in virtual\n"
 	"time; the figures are emulated ones. perftest's options:\n"
 	"  -s, --size N          message size (default 65536 for bw, 2 for lat)\n"
@@ -59,17 +60,27 @@ static const char usage[] =
 	"                                                               server's TCP address)\n"
 	"  --dev DEVARGS         DPDK port: net_af_packet0,iface=veth0, net_tap0,iface=t0,\n"
 	"                        net_memif0,..., or a PCI address (with --eal '-a ADDR')\n"
-	"  --ip ADDR             the emulated host's IPv4 address (its RoCEv2 GID)\n"
+	"  --ip ADDR             the emulated host's IPv4 or IPv6 address (its RoCEv2 GID)\n"
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
+	"  -d DEV, -i 1, -x IDX, -F  perftest's; accepted and change nothing (one port, one GID)\n"
+	"  --serve-forever       host mode (server): serve clients one after another until\n"
+	"                        SIGINT or SIGTERM; a failed client does not end it\n"
+	"  --bad-rkey            fault injection: advertise a wrong rkey and use a wrong one in\n"
+	"                        RDMA requests; a responder answers NAK remote access error\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
-	"  rate (default: the port's speed); -D counts wall-clock seconds.\n";
+	"  rate (default: the port's speed); -D counts wall-clock seconds.\n"
+	"\n"
+	"ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong (rdma-core's examples), real time only:\n"
+	"  rocelab perf rc_pingpong|uc_pingpong|ud_pingpong --dev DEVARGS --ip ADDR [PEER]\n"
+	"  with their options -p -s -n -m -r -l (SL); -d DEV, -i 1, -g IDX and -e are accepted\n"
+	"  and change nothing (the emulated host has one port and one GID, --ip's, and polls).\n";
 
 enum {
 	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
-	OPT_DEV, OPT_IP, OPT_TIMEOUT,
+	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE,
 };
 
 #define MAX_CC_PARAMS 32
@@ -109,6 +120,18 @@ static const struct option long_opts[] = {
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "bad-rkey", no_argument, NULL, OPT_BAD_RKEY },
+	{ "serve-forever", no_argument, NULL, OPT_SERVE },
+	/* ibv_*_pingpong's own */
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "gid-index", required_argument, NULL, 'x' },
+	{ "CPU-freq", no_argument, NULL, 'F' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "gid-idx", required_argument, NULL, 'g' },
+	{ "sl", required_argument, NULL, 'l' },
+	{ "events", no_argument, NULL, 'e' },
+	{ "odp", no_argument, NULL, OPT_ODP },
+	{ "ts", no_argument, NULL, OPT_TS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -229,6 +252,38 @@ static void print_emulator(const struct roce_perf_result *r)
 		       (unsigned long long)r->rnr_naks, (unsigned long long)r->timeouts);
 }
 
+/* ibv_*_pingpong as tests of their own: a send ping-pong with the pingpong's exchange. */
+static const struct {
+	const char *name;
+	enum roce_qp_type qp_type;
+} pingpongs[] = {
+	{ "rc_pingpong", ROCE_QPT_RC },
+	{ "uc_pingpong", ROCE_QPT_UC },
+	{ "ud_pingpong", ROCE_QPT_UD },
+};
+
+/* The pingpong's defaults: 4096 B (UD 2048), 1000 iterations, 500 receives, MTU 1024. */
+static void pingpong_defaults(struct roce_perf_conf *conf, struct roce_perf_live *live,
+			      enum roce_qp_type qp_type)
+{
+	roce_perf_defaults(conf, ROCE_PERF_SEND_LAT);
+	conf->qp_type = qp_type;
+	conf->size = qp_type == ROCE_QPT_UD ? 2048 : 4096;
+	conf->iters = 1000;
+	conf->rx_depth = 500;
+	conf->mtu = ROCE_MTU_1024;
+	live->xchg = ROCE_PERF_XCHG_PINGPONG;
+	live->mtu_set = true;	/* no MTU is exchanged: both sides must use the same */
+}
+
+/* Options of perftest that ibv_*_pingpong does not have (or has with another meaning). */
+static bool perftest_only(int opt)
+{
+	return (opt > 0 && opt < 256 && strchr("aDqctuIAQoR", opt) != NULL) || opt == OPT_PSN ||
+	       opt == OPT_CC || opt == OPT_CC_PARAM || opt == OPT_ECN || opt == OPT_LOSS ||
+	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY;
+}
+
 static int run(int argc, char **argv)
 {
 	struct roce_perf_conf conf;
@@ -240,18 +295,40 @@ static int run(int argc, char **argv)
 	uint64_t v;
 	double d;
 	int test, opt, status = 0, ncc = 0;
+	bool pp = false, serve = false;
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
-					   "atomic_bw, write_lat, read_lat or send_lat)");
+					   "atomic_bw, write_lat, read_lat, send_lat, rc_pingpong, "
+					   "uc_pingpong or ud_pingpong)");
 	test = roce_perf_test_by_name(argv[1]);
+	for (size_t i = 0; i < ROCE_DIM(pingpongs); i++) {
+		if (strcmp(argv[1], pingpongs[i].name) == 0) {
+			pingpong_defaults(&conf, &live, pingpongs[i].qp_type);
+			test = ROCE_PERF_SEND_LAT;
+			pp = true;
+		}
+	}
 	if (test < 0)
 		return rocelab_usage_error("perf", "'%s' is not a test (write_bw, read_bw, send_bw, "
-					   "atomic_bw, write_lat, read_lat or send_lat)", argv[1]);
-	roce_perf_defaults(&conf, (enum roce_perf_test)test);
+					   "atomic_bw, write_lat, read_lat, send_lat, rc_pingpong, "
+					   "uc_pingpong or ud_pingpong)", argv[1]);
+	if (!pp)
+		roce_perf_defaults(&conf, (enum roce_perf_test)test);
 	optind = 2;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:ot" :
+				  ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:F", long_opts, NULL)) != -1) {
+		if (pp && (opt == 'o' || opt == 't' || opt == OPT_ODP || opt == OPT_TS))
+			return rocelab_usage_error("perf", "'%s' (%s) is not emulated",
+						   argv[optind - 1], opt == 't' || opt == OPT_TS ?
+						   "completion timestamps" : "on-demand paging");
+		if (pp && perftest_only(opt))
+			return rocelab_usage_error("perf", "'%s' is not an option of %s",
+						   argv[optind - 1], argv[1]);
+		if (!pp && opt > 0 && opt < 256 && strchr("gle", opt) != NULL)
+			return rocelab_usage_error("perf", "'%s' is an ibv_*_pingpong option, not "
+						   "one of %s", argv[optind - 1], argv[1]);
 		switch (opt) {
 		case 's':
 			if (!parse_u64("-s", optarg, 0, 1u << 30, &v))
@@ -410,10 +487,14 @@ static int run(int argc, char **argv)
 			live.dev = optarg;
 			break;
 		case OPT_IP:
-			if (inet_pton(AF_INET, optarg, live.ip.b) != 1)
-				return rocelab_usage_error("perf", "--ip '%s': expected an IPv4 address "
-							   "(IPv6 is not supported yet)", optarg);
-			live.ip_ver = 4;
+			memset(&live.ip, 0, sizeof(live.ip));
+			if (inet_pton(AF_INET, optarg, live.ip.b) == 1)
+				live.ip_ver = 4;
+			else if (inet_pton(AF_INET6, optarg, live.ip.b) == 1)
+				live.ip_ver = 6;
+			else
+				return rocelab_usage_error("perf", "--ip '%s': expected an IPv4 or IPv6 "
+							   "address", optarg);
 			break;
 		case 'p':
 			if (!parse_u64("-p", optarg, 1, 65535, &v))
@@ -424,6 +505,34 @@ static int run(int argc, char **argv)
 			if (!parse_double("--timeout", optarg, 0, 86400, &live.timeout))
 				return EXIT_USAGE;
 			break;
+		case OPT_BAD_RKEY:
+			live.bad_rkey = true;
+			break;
+		case OPT_SERVE:
+			serve = true;
+			break;
+		case 'x':	/* perftest's GID index: the emulated host has one GID, --ip's */
+		case 'F':	/* perftest: do not fail on a CPU frequency warning */
+			if (pp)
+				return rocelab_usage_error("perf", "'%s' is a perftest option, not one "
+							   "of %s", argv[optind - 1], argv[1]);
+			break;
+		case 'd':	/* the device (perftest's and the pingpong's): ours is --dev */
+		case 'g':	/* its GID index: the emulated host has one GID, --ip's */
+		case 'e':	/* sleep on CQ events: rocelab polls */
+			break;
+		case 'i':
+			if (!parse_u64("-i", optarg, 1, 1, &v))
+				return EXIT_USAGE;
+			break;
+		case 'l':
+			if (!parse_u64("-l", optarg, 0, 15, &v))
+				return EXIT_USAGE;
+			live.sl = (uint8_t)v;
+			break;
+		case OPT_ODP:
+		case OPT_TS:
+			return rocelab_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
 		case ':':
 			return rocelab_usage_error("perf", "option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -449,8 +558,18 @@ static int run(int argc, char **argv)
 		if (roce_perf_check(&conf, err, sizeof(err)) != 0)
 			return rocelab_usage_error("perf", "%s", err);
 	}
+	if (live.bad_rkey && (live.dev == NULL || pp || conf.test == ROCE_PERF_SEND_BW ||
+			      conf.test == ROCE_PERF_SEND_LAT))
+		return rocelab_usage_error("perf", "--bad-rkey needs --dev and a test that uses "
+					   "rkeys (write, read or atomic)");
+	if (serve && (live.dev == NULL || live.peer != NULL))
+		return rocelab_usage_error("perf", "--serve-forever is for a server: --dev and --ip, "
+					   "no PEER");
+	if (pp && live.dev == NULL)
+		return rocelab_usage_error("perf", "%s runs in real time only: give --dev and --ip "
+					   "(docs/live.md)", argv[1]);
 	if (live.dev != NULL || live.peer != NULL)
-		return perf_live_main(&conf, &live, gbits);
+		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,
 		 (double)conf.delay / ROCE_NS);
 	perf_print_header(&conf, gbits, "rocelab0 (emulated, virtual time)", link);

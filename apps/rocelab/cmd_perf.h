@@ -17,4 +17,10 @@ void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_re
 /** Run @p conf in real time on a port (a server, or a client when live->peer is set). @return exit status */
 int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits);
 
+/**
+ * Host mode: serve one client after another with perf_live_main() until SIGINT or SIGTERM
+ * (a second one kills). @return EXIT_SUCCESS once interrupted, whatever clients failed
+ */
+int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits);
+
 #endif /* ROCELAB_CMD_PERF_H */

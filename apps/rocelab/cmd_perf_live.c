@@ -1,7 +1,9 @@
 /* rocelab perf --dev: one side of a perftest run in real time, on a DPDK port. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd_perf.h"
 #include "rocelab.h"
@@ -9,7 +11,12 @@
 
 #define RESULT_LINE "---------------------------------------------------------------------------------------\n"
 
-int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+/*
+ * One run. @p client is set once a peer connected (whatever happened next), so that host
+ * mode can tell a failed client from a port it cannot open.
+ */
+static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		    bool gbits, int *client)
 {
 	struct roce_perf_live_info info;
 	struct roce_perf_live_stats st;
@@ -18,8 +25,9 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	struct roce_perf_conf shown = *conf;
 	char err[256], device[160], link[160];
 	int rc, status = EXIT_SUCCESS;
+	bool pp = live->xchg == ROCE_PERF_XCHG_PINGPONG;
 
-	if (live->peer == NULL) {
+	if (live->peer == NULL && !pp) {
 		printf("\n************************************\n"
 		       "* Waiting for client to connect... *\n"
 		       "************************************\n");
@@ -27,17 +35,33 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	}
 	ctx = roce_perf_live_open(conf, live, err, sizeof(err));
 	if (ctx == NULL) {
+		int e = errno;
+
+		if (e == EINTR && live->stop != NULL && *live->stop)
+			return EXIT_SUCCESS;	/* host mode, interrupted between clients */
+		/* the peer's faults; the others (port, socket, configuration) come before it */
+		*client = e == EPROTO || e == ECONNRESET || e == ETIMEDOUT || e == EHOSTUNREACH ||
+			  e == EPIPE;
 		fprintf(stderr, "rocelab perf: %s\n", err);
-		return errno == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		return e == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
+	*client = 1;
 	roce_perf_live_info(ctx, &info);
 	shown.mtu = roce_mtu_from_bytes(info.mtu);
 	snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
 	snprintf(link, sizeof(link), "%s, %g Gb/s, MTU %u; peer perftest %s", info.port,
 		 (double)info.speed_bps / 1e9, info.port_mtu, info.peer_version);
-	printf(" local address: %s\n", info.local);
-	printf(" remote address: %s\n", info.remote);
-	perf_print_header(&shown, gbits, device, link);
+	if (pp) {
+		/* ibv_rc_pingpong's lines */
+		printf("  local address:  %s\n", info.local);
+		printf("  remote address: %s\n", info.remote);
+		printf(" %s, %g Gb/s, MTU %u, IB MTU %u (not exchanged: the peer must use the same -m)\n",
+		       info.port, (double)info.speed_bps / 1e9, info.port_mtu, info.mtu);
+	} else {
+		printf(" local address: %s\n", info.local);
+		printf(" remote address: %s\n", info.remote);
+		perf_print_header(&shown, gbits, device, link);
+	}
 	fflush(stdout);
 
 	rc = roce_perf_live_run(ctx, &res, err, sizeof(err));
@@ -45,8 +69,18 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 		fprintf(stderr, "rocelab perf: %s\n", err);
 		status = EXIT_FAILURE;
 	}
-	if (res.iters != 0)
+	if (pp && rc == 0 && res.errors == 0) {
+		/* every message went both ways; the time runs from the first message */
+		double usec = res.wall_sec * 1e6;
+		long long bytes = (long long)conf->size * (long long)conf->iters * 2;
+
+		printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, usec / 1e6,
+		       usec > 0 ? (double)bytes * 8 / usec : 0);
+		printf("%llu iters in %.2f seconds = %.2f usec/iter\n",
+		       (unsigned long long)conf->iters, usec / 1e6, usec / (double)conf->iters);
+	} else if (!pp && res.iters != 0) {
 		perf_print_result(&shown, &res, gbits);
+	}
 	printf(RESULT_LINE);
 	roce_perf_live_stats(ctx, &st);
 	printf(" port: %llu frames out, %llu in (%llu RoCE, %llu not ours), %llu dropped out, "
@@ -54,6 +88,9 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
 	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
 	       (unsigned long long)st.rx_dropped, (unsigned long long)st.icrc_errors);
+	if (st.access_naks_sent != 0 || st.naks_rcvd != 0)
+		printf(" NIC: %llu NAK(s) remote access error sent, %llu error NAK(s) received\n",
+		       (unsigned long long)st.access_naks_sent, (unsigned long long)st.naks_rcvd);
 	if (res.errors != 0) {
 		fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
 			(unsigned long long)res.errors, roce_wc_status_name(res.first_error),
@@ -69,4 +106,60 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 		printf(" verify: every byte and every completion checked: OK\n");
 	roce_perf_live_close(ctx);
 	return status;
+}
+
+int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+{
+	int client;
+
+	return run_live(conf, live, gbits, &client);
+}
+
+static volatile int serve_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	serve_stop = 1;
+}
+
+int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+{
+	struct roce_perf_live one = *live;
+	struct sigaction sa;
+	unsigned long served = 0, failed = 0;
+
+	/* the first signal ends the host while it waits for a client, or once the current
+	 * client's test is over (bounded by --timeout); SA_RESETHAND: a second one kills */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	one.stop = &serve_stop;
+	one.wait_forever = true;
+	printf(" host: serving %s clients on %s until SIGINT or SIGTERM\n",
+	       live->xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest", live->dev);
+	fflush(stdout);
+	while (!serve_stop) {
+		int client = 0, rc = run_live(conf, &one, gbits, &client);
+
+		if (!client) {
+			if (serve_stop)
+				break;
+			/* the port or the listening socket failed: it would fail again */
+			printf(" host: stopped on an error; %lu client(s) served, %lu failed\n",
+			       served, failed);
+			return rc;
+		}
+		served++;
+		if (rc != EXIT_SUCCESS)
+			failed++;
+		printf(" host: client %lu %s; %lu served, %lu failed\n", served,
+		       rc == EXIT_SUCCESS ? "done" : "failed", served, failed);
+		fflush(stdout);
+	}
+	printf(" host: stopped by a signal; %lu client(s) served, %lu failed\n", served, failed);
+	return EXIT_SUCCESS;
 }

@@ -1,4 +1,4 @@
-/* DPDK ports: an ethdev as the far end of a model link, with ARP answered and resolved. */
+/* DPDK ports: an ethdev as the far end of a model link, with ARP and IPv6 ND answered and resolved. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -29,6 +29,13 @@
 #define PORT_ARP_RETRY (100 * ROCE_MS)	/* between two requests for one address */
 #define PORT_DEF_DESC 1024		/* descriptors per queue by default */
 #define PORT_ETHER_MAC_CONTROL 0x8808	/* IEEE 802.3 MAC control: PAUSE and PFC */
+#define PORT_ND_CACHE 32		/* resolved IPv6 neighbours */
+#define ND_SOLICIT 135			/* ICMPv6 neighbour solicitation (RFC 4861 4.3) */
+#define ND_ADVERT 136			/* ICMPv6 neighbour advertisement (RFC 4861 4.4) */
+#define ND_OPT_SRC_LL 1			/* option: source link-layer address */
+#define ND_OPT_TGT_LL 2			/* option: target link-layer address */
+#define ND_LEN 32			/* NS/NA: 24 bytes and one 8-byte link-layer option */
+#define ND_NA_FLAGS 0x60		/* Solicited | Override */
 
 /* One resolved (or being resolved) neighbour. */
 struct arp_entry {
@@ -36,6 +43,15 @@ struct arp_entry {
 	bool valid;			/* @mac is known */
 	uint8_t mac[6];			/* its MAC */
 	roce_time_t asked;		/* last request sent (engine time) */
+};
+
+/* One IPv6 neighbour (RFC 4861), resolved or being resolved. */
+struct nd_entry {
+	uint8_t ip[16];			/* its address */
+	bool used;			/* slot taken */
+	bool valid;			/* @mac is known */
+	uint8_t mac[6];			/* its MAC */
+	roce_time_t asked;		/* last solicitation sent (engine time) */
 };
 
 struct roce_port {
@@ -57,6 +73,9 @@ struct roce_port {
 	uint32_t addr[PORT_MAX_ADDR];	/* our IPv4 addresses, network order */
 	unsigned int naddr;		/* entries in @addr */
 	struct arp_entry arp[PORT_ARP_CACHE]; /* neighbour cache */
+	uint8_t addr6[PORT_MAX_ADDR][16]; /* our IPv6 addresses, answered by ND */
+	unsigned int naddr6;		/* entries in @addr6 */
+	struct nd_entry nd[PORT_ND_CACHE]; /* IPv6 neighbour cache */
 
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 };
@@ -212,10 +231,161 @@ static void arp_rx(struct roce_port *p, const struct rte_arp_hdr *arp)
 	}
 }
 
+/* ---- IPv6 neighbour discovery (RFC 4861): NS answered for our addresses, peers resolved ---- */
+
+static bool is_our_addr6(const struct roce_port *p, const uint8_t *ip)
+{
+	for (unsigned int i = 0; i < p->naddr6; i++)
+		if (memcmp(p->addr6[i], ip, 16) == 0)
+			return true;
+	return false;
+}
+
+static struct nd_entry *nd_find(struct roce_port *p, const uint8_t *ip, bool create)
+{
+	struct nd_entry *free_e = NULL;
+
+	for (unsigned int i = 0; i < PORT_ND_CACHE; i++) {
+		if (p->nd[i].used && memcmp(p->nd[i].ip, ip, 16) == 0)
+			return &p->nd[i];
+		if (!p->nd[i].used && free_e == NULL)
+			free_e = &p->nd[i];
+	}
+	if (!create)
+		return NULL;
+	if (free_e == NULL)
+		free_e = &p->nd[ip[15] % PORT_ND_CACHE];	/* full: evict one */
+	memset(free_e, 0, sizeof(*free_e));
+	memcpy(free_e->ip, ip, 16);
+	free_e->used = true;
+	return free_e;
+}
+
+static void nd_learn(struct roce_port *p, const uint8_t *ip, const uint8_t *mac)
+{
+	static const uint8_t unspec[16];
+	struct nd_entry *e;
+	struct rte_ether_addr ea;
+
+	memcpy(ea.addr_bytes, mac, 6);
+	if (memcmp(ip, unspec, 16) == 0 || !rte_is_unicast_ether_addr(&ea) ||
+	    rte_is_zero_ether_addr(&ea))
+		return;
+	e = nd_find(p, ip, true);
+	memcpy(e->mac, mac, 6);
+	e->valid = true;
+}
+
+/*
+ * Send a solicitation for @p target (to its solicited-node multicast address) or an
+ * advertisement of our @p target to @p dst_ip / @p dst_mac, each with our MAC as its option.
+ */
+static void nd_send(struct roce_port *p, uint8_t type, const uint8_t *src_ip, const uint8_t *dst_ip,
+		    const struct rte_ether_addr *dst_mac, const uint8_t *target)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(p->eng);
+	struct rte_ether_hdr *eth;
+	struct rte_ipv6_hdr *ip;
+	uint8_t *icmp;
+
+	if (m == NULL)
+		return;
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eth) + sizeof(*ip) + ND_LEN);
+	ip = (struct rte_ipv6_hdr *)(eth + 1);
+	icmp = (uint8_t *)(ip + 1);
+	rte_ether_addr_copy(dst_mac, &eth->dst_addr);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(ND_LEN);
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 255;		/* RFC 4861 7.1.1: receivers drop anything else */
+	memcpy(ip->src_addr, src_ip, 16);
+	memcpy(ip->dst_addr, dst_ip, 16);
+	memset(icmp, 0, ND_LEN);
+	icmp[0] = type;
+	if (type == ND_ADVERT)
+		icmp[4] = ND_NA_FLAGS;
+	memcpy(icmp + 8, target, 16);
+	icmp[24] = type == ND_SOLICIT ? ND_OPT_SRC_LL : ND_OPT_TGT_LL;
+	icmp[25] = 1;			/* length in units of 8 bytes */
+	memcpy(icmp + 26, p->mac.addr_bytes, 6);
+	{
+		uint16_t ck = rte_ipv6_udptcp_cksum(ip, icmp);
+
+		memcpy(icmp + 2, &ck, 2);
+	}
+	port_tx(p, m);
+}
+
+/* The link-layer address option of type @p want in an NS/NA's options, or NULL. */
+static const uint8_t *nd_opt_mac(const uint8_t *opt, uint32_t len, uint8_t want)
+{
+	while (len >= 8) {
+		uint32_t olen = (uint32_t)opt[1] * 8;
+
+		if (olen == 0 || olen > len)
+			return NULL;	/* RFC 4861 4.6: a zero length is invalid */
+		if (opt[0] == want && olen >= 8)
+			return opt + 2;
+		opt += olen;
+		len -= olen;
+	}
+	return NULL;
+}
+
+/* An ICMPv6 NS or NA at @p off (the IPv6 header). @return false if it is neither. */
+static bool nd_rx(struct roce_port *p, const struct rte_mbuf *m, uint32_t off)
+{
+	static const uint8_t unspec[16];
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const void *)(b + off);
+	const uint8_t *icmp, *target, *mac;
+	uint32_t plen;
+
+	if (off + sizeof(*ip) + 24 > m->data_len || ip->proto != IPPROTO_ICMPV6)
+		return false;
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	icmp = b + off + sizeof(*ip);
+	if ((icmp[0] != ND_SOLICIT && icmp[0] != ND_ADVERT) || plen < 24 ||
+	    off + sizeof(*ip) + plen > m->data_len)
+		return false;
+	p->st.rx_nd++;
+	/* RFC 4861 7.1: hop limit 255, code 0, else not from this link: ignore */
+	if (ip->hop_limits != 255 || icmp[1] != 0)
+		return true;
+	target = icmp + 8;
+	if (icmp[0] == ND_SOLICIT) {
+		struct rte_ether_addr to;
+
+		/* a DAD probe (unspecified source): we do not defend addresses */
+		if (memcmp(ip->src_addr, unspec, 16) == 0 || !is_our_addr6(p, target))
+			return true;
+		mac = nd_opt_mac(icmp + 24, plen - 24, ND_OPT_SRC_LL);
+		memcpy(to.addr_bytes, mac != NULL ? mac : b + 6, 6);
+		nd_learn(p, ip->src_addr, to.addr_bytes);
+		nd_send(p, ND_ADVERT, target, ip->src_addr, &to, target);
+		p->st.nd_replies++;
+		return true;
+	}
+	mac = nd_opt_mac(icmp + 24, plen - 24, ND_OPT_TGT_LL);
+	if (nd_find(p, target, false) != NULL && !is_our_addr6(p, target))
+		nd_learn(p, target, mac != NULL ? mac : b + 6);
+	return true;
+}
+
 int roce_port_add_addr(struct roce_port *p, const struct roce_ip_addr *ip, uint8_t ip_ver)
 {
 	uint32_t a;
 
+	if (ip_ver == 6) {
+		if (is_our_addr6(p, ip->b))
+			return 0;
+		if (p->naddr6 == PORT_MAX_ADDR)
+			return -ENOSPC;
+		memcpy(p->addr6[p->naddr6++], ip->b, 16);
+		return 0;
+	}
 	if (ip_ver != 4)
 		return -EAFNOSUPPORT;
 	memcpy(&a, ip->b, 4);
@@ -235,6 +405,30 @@ int roce_port_resolve(struct roce_port *p, const struct roce_ip_addr *ip, uint8_
 	struct arp_entry *e;
 	uint32_t a;
 
+	if (ip_ver == 6) {
+		struct nd_entry *n;
+
+		if (p->naddr6 == 0)
+			return -EADDRNOTAVAIL;
+		n = nd_find(p, ip->b, true);
+		if (n->valid) {
+			memcpy(mac, n->mac, 6);
+			return 0;
+		}
+		if (n->asked == 0 || now - n->asked >= PORT_ARP_RETRY) {
+			/* to the solicited-node address ff02::1:ffXX:XXXX, MAC 33:33:ff:XX:XX:XX */
+			uint8_t dst[16] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
+			struct rte_ether_addr dmac = { { 0x33, 0x33, 0xff } };
+
+			memcpy(dst + 13, ip->b + 13, 3);
+			memcpy(dmac.addr_bytes + 3, ip->b + 13, 3);
+			n->asked = now ? now : 1;
+			nd_send(p, ND_SOLICIT, p->addr6[0], dst, &dmac, ip->b);
+			p->st.nd_requests++;
+			roce_port_flush(p);
+		}
+		return -EAGAIN;
+	}
 	if (ip_ver != 4)
 		return -EAFNOSUPPORT;
 	if (p->naddr == 0)
@@ -333,6 +527,12 @@ static void classify(struct roce_port *p, struct rte_mbuf *m)
 	if (type == RTE_ETHER_TYPE_ARP && off + sizeof(struct rte_arp_hdr) <= m->data_len &&
 	    (to_us || rte_is_broadcast_ether_addr(&eth->dst_addr))) {
 		arp_rx(p, rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, off));
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* neighbour discovery comes to our MAC or to a (solicited-node) multicast address */
+	if (type == RTE_ETHER_TYPE_IPV6 && (to_us || rte_is_multicast_ether_addr(&eth->dst_addr)) &&
+	    nd_rx(p, m, off)) {
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -248,6 +248,9 @@ struct roce_port_stats {
 	uint64_t tx_dropped;	/* frames the TX queue refused even after retrying */
 	uint64_t arp_replies;	/* ARP replies sent for our addresses */
 	uint64_t arp_requests;	/* ARP requests sent to resolve peers */
+	uint64_t rx_nd;		/* IPv6 neighbour solicitations and advertisements received */
+	uint64_t nd_replies;	/* neighbour advertisements sent for our addresses */
+	uint64_t nd_requests;	/* neighbour solicitations sent to resolve peers */
 };
 
 /**
@@ -289,16 +292,19 @@ int roce_port_set_mtu(struct roce_port *port, uint32_t mtu);
 int roce_port_stats(const struct roce_port *port, struct roce_port_stats *st);
 
 /**
- * Answer ARP requests for @p ip (IPv4; up to 4 addresses) with the port's MAC.
- * @return 0; -ENOSPC (four already); -EAFNOSUPPORT (IPv6: neighbour discovery is not done yet)
+ * Answer ARP requests (IPv4) or neighbour solicitations (IPv6, RFC 4861) for @p ip with the
+ * port's MAC; up to 4 addresses of each family. DAD probes are not answered.
+ * @return 0; -ENOSPC (four already); -EAFNOSUPPORT (@p ip_ver neither 4 nor 6)
  */
 int roce_port_add_addr(struct roce_port *port, const struct roce_ip_addr *ip, uint8_t ip_ver);
 
 /**
- * The MAC of @p ip, from the port's cache (filled by ARP replies and by requests the peer sent
- * us). On a miss, send an ARP request (at most one per 100 ms per address) and return -EAGAIN:
- * run the engine and ask again.
- * @return 0 with @p mac filled; -EAGAIN; -EAFNOSUPPORT (IPv6); -EADDRNOTAVAIL (no address added yet)
+ * The MAC of @p ip, from the port's cache (filled by ARP replies or neighbour advertisements,
+ * and by requests the peer sent us). On a miss, send an ARP request or a neighbour
+ * solicitation from our first address of that family (at most one per 100 ms per address)
+ * and return -EAGAIN: run the engine and ask again.
+ * @return 0 with @p mac filled; -EAGAIN; -EAFNOSUPPORT; -EADDRNOTAVAIL (no address of that
+ *         family added yet)
  */
 int roce_port_resolve(struct roce_port *port, const struct roce_ip_addr *ip, uint8_t ip_ver,
 		      uint8_t mac[6]);

@@ -43,14 +43,24 @@ static void set_nodelay(int fd)
 static int oob_accept(struct perf_oob *o, uint16_t port, double timeout)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	double end = timeout > 0 ? mono() + timeout : 0;
-	int one = 1, ls, e;
+	int one = 1, zero = 0, ls, e;
+	bool v6 = true;
 
-	ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* one socket for both families (perftest listens on IPv4 only); IPv4 alone without IPv6 */
+	ls = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ls < 0) {
+		v6 = false;
+		ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
 	if (ls < 0)
 		OOB_FAIL(o, -errno, "socket: %s", strerror(errno));
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 1) != 0) {
+	if (v6)
+		setsockopt(ls, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if ((v6 ? bind(ls, (struct sockaddr *)&sa6, sizeof(sa6)) :
+	     bind(ls, (struct sockaddr *)&sa, sizeof(sa))) != 0 || listen(ls, 1) != 0) {
 		e = errno;
 		close(ls);
 		OOB_FAIL(o, -e, "cannot listen on TCP port %u: %s", port, strerror(e));
@@ -70,6 +80,10 @@ static int oob_accept(struct perf_oob *o, uint16_t port, double timeout)
 			close(ls);
 			OOB_FAIL(o, -ETIMEDOUT, "no client connected to TCP port %u within %.0f s", port,
 				 timeout);
+		}
+		if (o->stop != NULL && *o->stop) {
+			close(ls);
+			OOB_FAIL(o, -EINTR, "interrupted while waiting for a client");
 		}
 		if (o->idle != NULL)
 			o->idle(o->idle_arg);
@@ -159,6 +173,8 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 	unsigned int spins = 0;
+	size_t want = len;
+	double end = o->timeout > 0 ? mono() + o->timeout : 0;
 
 	while (len > 0) {
 		ssize_t n = recv(o->fd, p, len, MSG_DONTWAIT);
@@ -175,6 +191,10 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			OOB_FAIL(o, -errno, "TCP read: %s", strerror(errno));
+		if (end != 0 && mono() > end)
+			OOB_FAIL(o, -ETIMEDOUT, "the peer sent %zu of the %zu bytes expected within "
+				 "%.0f s (is it running the same test, with the same options?)",
+				 want - len, want, o->timeout);
 		if (o->idle != NULL) {
 			/* a busy loop, as the engine's: a poll() per call would cost a syscall each */
 			for (spins = 0; spins < OOB_POLL_EVERY; spins++)
@@ -351,6 +371,94 @@ int perf_oob_finish(struct perf_oob *o, const struct perf_key *mine)
 	/* perftest 6.06 writes "done" and closes without reading the peer's */
 	if (rc == 0)
 		(void)oob_write(o, "done", 5);
+	perf_oob_close(o);
+	return rc;
+}
+
+/* ---- ibv_{rc,uc,ud}_pingpong's exchange (rdma-core libibverbs/examples) ---- */
+
+void perf_pp_pack(const struct perf_pp_dest *d, char out[PERF_PP_MSG])
+{
+	int n = snprintf(out, PERF_PP_MSG, "%04x:%06x:%06x:", d->lid, d->qpn & 0xffffff,
+			 d->psn & 0xffffff);
+
+	/* gid_to_wire_gid(): the 16 raw bytes in order, as four big-endian words in hex */
+	for (int i = 0; i < 16; i++)
+		n += snprintf(out + n, (size_t)(PERF_PP_MSG - n), "%02x", d->gid[i]);
+}
+
+int perf_pp_parse(const char *msg, size_t len, struct perf_pp_dest *d)
+{
+	char text[PERF_PP_MSG + 1];
+	unsigned int lid, qpn, psn;
+	int n;
+
+	if (len > PERF_PP_MSG)
+		len = PERF_PP_MSG;
+	memcpy(text, msg, len);
+	text[len] = '\0';
+	if (sscanf(text, "%4x:%6x:%6x:%n", &lid, &qpn, &psn, &n) != 3 ||
+	    strlen(text + n) != 32)
+		return -EPROTO;
+	for (int i = 0; i < 16; i++) {
+		unsigned int b;
+
+		if (sscanf(text + n + 2 * i, "%2x", &b) != 1)
+			return -EPROTO;
+		d->gid[i] = (uint8_t)b;
+	}
+	d->lid = (uint16_t)lid;
+	d->qpn = qpn;
+	d->psn = psn;
+	return 0;
+}
+
+static int pp_read_dest(struct perf_oob *o, struct perf_pp_dest *theirs)
+{
+	char in[PERF_PP_MSG];
+	int rc = oob_read(o, in, sizeof(in));
+
+	if (rc != 0)
+		return rc;
+	if (perf_pp_parse(in, sizeof(in), theirs) != 0)
+		OOB_FAIL(o, -EPROTO, "malformed ibv_*_pingpong address '%.51s' (expected "
+			 "LID:QPN:PSN:GID; is the peer running another test?)", in);
+	return 0;
+}
+
+int perf_pp_client(struct perf_oob *o, const struct perf_pp_dest *mine, struct perf_pp_dest *theirs)
+{
+	char out[PERF_PP_MSG];
+	int rc;
+
+	perf_pp_pack(mine, out);
+	rc = oob_write(o, out, sizeof(out));
+	if (rc == 0)
+		rc = pp_read_dest(o, theirs);
+	/* the server waits for this before it closes; then the client connects its QP */
+	if (rc == 0)
+		rc = oob_write(o, "done", 5);
+	perf_oob_close(o);
+	return rc;
+}
+
+int perf_pp_server_read(struct perf_oob *o, struct perf_pp_dest *theirs)
+{
+	return pp_read_dest(o, theirs);
+}
+
+int perf_pp_server_reply(struct perf_oob *o, const struct perf_pp_dest *mine)
+{
+	char out[PERF_PP_MSG], done[5];
+	int rc;
+
+	perf_pp_pack(mine, out);
+	rc = oob_write(o, out, sizeof(out));
+	if (rc == 0)
+		rc = oob_read(o, done, sizeof(done));
+	if (rc == 0 && memcmp(done, "done", 5) != 0)
+		snprintf(o->err, sizeof(o->err), "the client's last message is '%.5s', not \"done\"",
+			 done), rc = -EPROTO;
 	perf_oob_close(o);
 	return rc;
 }

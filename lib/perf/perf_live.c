@@ -25,8 +25,12 @@
 #define LIVE_SALT_CLIENT 0xc11e47ull	/* data pattern of the client's buffer */
 #define LIVE_SALT_SERVER 0x5e7e7ull	/* data pattern of the server's buffer */
 #define LIVE_QKEY 0x11111111		/* as perftest */
+#define LIVE_BAD_RKEY 0x5a5a0000u	/* --bad-rkey: XORed into the rkeys we advertise and use */
 #define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
 #define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
+#define LIVE_LINGER (10 * ROCE_MS)	/* before closing: ACKs our NIC still owes the peer leave */
+#define LIVE_SETTLE (20 * ROCE_MS)	/* UC/UD server: frames still in the port after the client's
+					 * last TCP message (nothing acknowledges them) */
 
 struct roce_perf_live_ctx {
 	struct roce_perf_conf conf;	/* the user's, with the path MTU agreed with the peer */
@@ -41,6 +45,9 @@ struct roce_perf_live_ctx {
 	struct roce_cq *scq, *rcq;
 	struct roce_qp *qp[LIVE_MAX_QP];
 	struct roce_mr *mr;
+	struct roce_ah *ah;		/* UD: to the peer */
+	uint32_t rbuf_off;		/* where a received message starts in its slot (UD: after
+					 * the 40-byte GRH) */
 	uint8_t *buf;			/* nqp * nslots * slot bytes, then LIVE_TAIL_PAD */
 	size_t buf_len;			/* mapped */
 	uint32_t nslots, slot;		/* buffer slots per QP, bytes per slot */
@@ -51,9 +58,11 @@ struct roce_perf_live_ctx {
 	uint32_t port_mtu;		/* port L3 MTU */
 	int sink;			/* UDP 4791 socket keeping the kernel from answering ICMP, or -1 */
 	struct perf_oob oob;		/* perftest's exchange */
-	struct perf_key me[LIVE_MAX_QP], peer[LIVE_MAX_QP]; /* key messages */
+	struct perf_key me[LIVE_MAX_QP], peer[LIVE_MAX_QP]; /* key messages (pingpong: the same
+					 * fields from its address message, QP 0) */
 	struct roce_perf_result *res;	/* during run */
 	uint64_t received;		/* send_bw server: receives completed */
+	uint64_t sends_done;		/* send_lat: SEND completions polled */
 	uint64_t recv_seq[LIVE_MAX_QP];	/* send_bw server: receives per QP, for the slot they hit */
 	roce_time_t recv_first, recv_last; /* send_bw server: times of the first and last receive */
 	double *lat;			/* latency samples, us */
@@ -173,15 +182,32 @@ static enum roce_mtu mtu_for_port(uint32_t l3)
 	return m;
 }
 
+/* RESET -> INIT: receives can be posted from here on (the pingpong posts them first). */
+static int init_qp(struct roce_perf_live_ctx *c, uint32_t q)
+{
+	struct roce_qp_attr a = { 0 };
+	bool ud = c->conf.qp_type == ROCE_QPT_UD;
+
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = LIVE_QKEY;
+	a.qp_access_flags = c->live.xchg == ROCE_PERF_XCHG_PINGPONG ? 0 :
+			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+			    ROCE_ACCESS_REMOTE_ATOMIC;
+	return roce_modify_qp(c->qp[q], &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+			      (ud ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS));
+}
+
 static int host_create(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	struct roce_device_conf dc = { 0 };
 	size_t len;
+	int rc;
 
 	memcpy(dc.mac, c->mac, 6);
 	dc.ip[0] = c->live.ip;
-	dc.ip_ver[0] = 4;
+	dc.ip_ver[0] = c->live.ip_ver;
 	dc.name = "rocelab0";
 	dc.speed_bps = c->speed_bps;
 	dc.max_mtu = conf->mtu;
@@ -228,6 +254,9 @@ static int host_create(struct roce_perf_live_ctx *c)
 		c->qp[q] = roce_create_qp(c->pd, &init);
 		if (c->qp[q] == NULL)
 			return -errno;
+		rc = init_qp(c, q);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -245,11 +274,15 @@ static void make_keys(struct roce_perf_live_ctx *c)
 		k->qpn = roce_qp_num(c->qp[q]);
 		k->psn = c->conf.first_psn ? c->conf.first_psn :
 			 (uint32_t)pat_word(seed, q) & 0xffffff;
-		k->rkey = roce_mr_rkey(c->mr);
+		k->rkey = roce_mr_rkey(c->mr) ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
 		k->vaddr = (uintptr_t)c->buf + slot_off(c, q, 0);
-		k->gid[10] = 0xff;
-		k->gid[11] = 0xff;
-		memcpy(&k->gid[12], c->live.ip.b, 4);
+		if (c->live.ip_ver == 6) {
+			memcpy(k->gid, c->live.ip.b, 16);	/* RoCEv2: the GID is the address */
+		} else {
+			k->gid[10] = 0xff;
+			k->gid[11] = 0xff;
+			memcpy(&k->gid[12], c->live.ip.b, 4);
+		}
 	}
 }
 
@@ -259,68 +292,92 @@ static int resolve_peer(struct roce_perf_live_ctx *c)
 	char ip[64];
 	int rc;
 
-	while ((rc = roce_port_resolve(c->port, &c->peer_ip, 4, c->peer_mac)) == -EAGAIN &&
+	while ((rc = roce_port_resolve(c->port, &c->peer_ip, c->live.ip_ver, c->peer_mac)) == -EAGAIN &&
 	       now_sec(c) < end)
 		live_step(c);
 	if (rc != 0)
-		LIVE_ERR(c, -EHOSTUNREACH, "no ARP reply from the peer's address %s on %s within %d s",
-			 roce_ip_ntop(&c->peer_ip, 4, ip, sizeof(ip)), roce_port_name(c->port),
+		LIVE_ERR(c, -EHOSTUNREACH, "no %s from the peer's address %s on %s within %d s",
+			 c->live.ip_ver == 6 ? "neighbour advertisement" : "ARP reply",
+			 roce_ip_ntop(&c->peer_ip, c->live.ip_ver, ip, sizeof(ip)), roce_port_name(c->port),
 			 LIVE_RESOLVE_SEC);
 	return 0;
 }
 
-/* RESET -> INIT -> RTR -> RTS toward the peer's QP @p q, with perftest's attributes. */
+/*
+ * INIT -> RTR -> RTS toward the peer's QP @p q, with the attributes perftest (or
+ * ibv_*_pingpong, which differ only in max_rd_atomic 1 and no remote access) sets per QP type.
+ */
 static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	const struct perf_key *rk = &c->peer[q];
 	struct roce_qp *qp = c->qp[q];
 	struct roce_qp_attr a = { 0 };
+	bool ud = conf->qp_type == ROCE_QPT_UD, uc = conf->qp_type == ROCE_QPT_UC;
+	bool pp = c->live.xchg == ROCE_PERF_XCHG_PINGPONG;
 	int rc;
 
-	a.qp_state = ROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-			    ROCE_ACCESS_REMOTE_ATOMIC;
-	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
-			    ROCE_QP_ACCESS_FLAGS);
-	if (rc != 0)
-		return rc;
 	a.qp_state = ROCE_QPS_RTR;
 	a.path_mtu = conf->mtu;
 	a.dest_qp_num = rk->qpn;
 	a.rq_psn = rk->psn;
-	a.max_dest_rd_atomic = (uint8_t)c->me[q].out_reads;
+	a.max_dest_rd_atomic = pp ? 1 : (uint8_t)c->me[q].out_reads;
 	a.min_rnr_timer = conf->min_rnr_timer;
 	a.ah_attr.dip = c->peer_ip;
-	a.ah_attr.ip_ver = 4;
+	a.ah_attr.ip_ver = c->live.ip_ver;
+	a.ah_attr.sl = c->live.sl;
 	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
-	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-			    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
-			    ROCE_QP_MIN_RNR_TIMER);
+	if (ud)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
+	else if (uc)
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN);
+	else
+		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
+				    ROCE_QP_MIN_RNR_TIMER);
 	if (rc != 0)
 		return rc;
+	if (ud && c->ah == NULL) {
+		c->ah = roce_create_ah(c->pd, &a.ah_attr);
+		if (c->ah == NULL)
+			return -ENOMEM;
+	}
 	a.qp_state = ROCE_QPS_RTS;
 	a.sq_psn = c->me[q].psn;
 	a.timeout = conf->timeout;
 	a.retry_cnt = conf->retry_cnt;
 	a.rnr_retry = conf->rnr_retry;
 	/* the peer's out_reads, within what our requester can track */
-	a.max_rd_atomic = (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads, conf->max_rd_atomic));
+	a.max_rd_atomic = pp ? 1 : (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads, conf->max_rd_atomic));
+	if (ud || uc)
+		return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
 	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
 			      ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* The peer's GID must be IPv4-mapped, as ours (perftest checks the same). */
+/*
+ * The peer's GID is its address: IPv4-mapped if ours is IPv4, an IPv6 address if ours is
+ * (perftest checks that both are of one kind too).
+ */
 static int peer_address(struct roce_perf_live_ctx *c)
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t zero[16];
+	bool v4 = memcmp(c->peer[0].gid, mapped, 12) == 0;
 
-	if (memcmp(c->peer[0].gid, mapped, 12) != 0)
-		LIVE_ERR(c, -EPROTO, "the peer's GID is not an IPv4-mapped address: IPv6 GIDs are not "
-			 "supported yet (use an IPv4 GID index on the peer, e.g. perftest -x 1)");
+	if (memcmp(c->peer[0].gid, zero, 16) == 0)
+		LIVE_ERR(c, -EPROTO, "the peer sent no GID: on RoCE it needs one (ibv_*_pingpong: "
+			 "-g GIDINDEX, e.g. -g 1 for ::ffff:a.b.c.d on rxe)");
+	if (v4 != (c->live.ip_ver == 4))
+		LIVE_ERR(c, -EPROTO, "the peer's GID is %s, ours (--ip) is %s: pick the peer's GID "
+			 "index of the same kind (perftest -x, ibv_*_pingpong -g)",
+			 v4 ? "IPv4-mapped" : "an IPv6 address", v4 ? "IPv6" : "IPv4");
 	memset(&c->peer_ip, 0, sizeof(c->peer_ip));
-	memcpy(c->peer_ip.b, &c->peer[0].gid[12], 4);
+	if (v4)
+		memcpy(c->peer_ip.b, &c->peer[0].gid[12], 4);
+	else
+		memcpy(c->peer_ip.b, c->peer[0].gid, 16);
 	for (uint32_t q = 1; q < c->conf.nqp; q++)
 		if (memcmp(c->peer[q].gid, c->peer[0].gid, 16) != 0)
 			LIVE_ERR(c, -EPROTO, "the peer's QPs carry different GIDs");
@@ -330,8 +387,65 @@ static int peer_address(struct roce_perf_live_ctx *c)
 static int oob_check(struct roce_perf_live_ctx *c, int rc)
 {
 	if (rc != 0)
-		snprintf(c->err, c->errlen, "perftest exchange with the peer: %s", c->oob.err);
+		snprintf(c->err, c->errlen, "%s exchange with the peer: %s",
+			 c->live.xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest",
+			 c->oob.err);
 	return rc;
+}
+
+static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s);
+
+static int connect_all(struct roce_perf_live_ctx *c)
+{
+	int rc;
+
+	if ((rc = peer_address(c)) != 0 || (rc = resolve_peer(c)) != 0)
+		return rc;
+	for (uint32_t q = 0; q < c->conf.nqp; q++) {
+		rc = connect_qp(c, q);
+		if (rc != 0)
+			LIVE_ERR(c, -EPROTO, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
+				 c->peer[q].qpn, strerror(-rc));
+	}
+	return 0;
+}
+
+/* Receives for a send_lat test or a pingpong: all into slot 0 of QP 0, as perftest's. */
+static int post_lat_recvs(struct roce_perf_live_ctx *c)
+{
+	for (uint32_t i = 0; i < c->conf.rx_depth; i++)
+		if (post_recv(c, 0, 0) != 0)
+			LIVE_ERR(c, -ENOMEM, "cannot post %u receives", c->conf.rx_depth);
+	return 0;
+}
+
+/*
+ * ibv_*_pingpong (rdma-core's libibverbs/examples): the client writes its address, reads the
+ * server's and writes "done"; the server reads, connects its QP, then answers. Receives are
+ * posted before, as the pingpong posts rx_depth of them before it exchanges anything.
+ */
+static int exchange_pingpong(struct roce_perf_live_ctx *c)
+{
+	struct perf_pp_dest mine = { .qpn = c->me[0].qpn, .psn = c->me[0].psn }, theirs;
+	int rc;
+
+	memcpy(mine.gid, c->me[0].gid, 16);
+	if ((rc = post_lat_recvs(c)) != 0)
+		return rc;
+	rc = c->server ? perf_pp_server_read(&c->oob, &theirs) :
+	     perf_pp_client(&c->oob, &mine, &theirs);
+	if (rc != 0)
+		return oob_check(c, rc);
+	memset(&c->peer[0], 0, sizeof(c->peer[0]));
+	c->peer[0].lid = theirs.lid;
+	c->peer[0].qpn = theirs.qpn;
+	c->peer[0].psn = theirs.psn;
+	memcpy(c->peer[0].gid, theirs.gid, 16);
+	if ((rc = connect_all(c)) != 0)
+		return rc;
+	if (c->server && (rc = perf_pp_server_reply(&c->oob, &mine)) != 0)
+		return oob_check(c, rc);
+	return 0;
 }
 
 /*
@@ -345,23 +459,22 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 	uint8_t peer_mtu;
 	int rc;
 
+	if (c->live.xchg == ROCE_PERF_XCHG_PINGPONG)
+		return exchange_pingpong(c);
 	rc = perf_oob_hello(&c->oob, (uint8_t)c->conf.mtu, &peer_mtu);
 	if (rc != 0)
 		return oob_check(c, rc);
 	if (peer_mtu < c->conf.mtu)
 		c->conf.mtu = (enum roce_mtu)peer_mtu;	/* each side uses the smaller MTU */
+	if (c->conf.qp_type == ROCE_QPT_UD && c->conf.size > roce_mtu_bytes(c->conf.mtu))
+		LIVE_ERR(c, -EPROTO, "a UD message of %u bytes exceeds the path MTU of %u agreed "
+			 "with the peer", c->conf.size, roce_mtu_bytes(c->conf.mtu));
 	if (lat && (rc = perf_oob_keys(&c->oob, c->me, c->peer, 1)) != 0)
 		return oob_check(c, rc);
 	if ((rc = perf_oob_keys(&c->oob, c->me, c->peer, n)) != 0)
 		return oob_check(c, rc);
-	if ((rc = peer_address(c)) != 0 || (rc = resolve_peer(c)) != 0)
+	if ((rc = connect_all(c)) != 0)
 		return rc;
-	for (uint32_t q = 0; q < n; q++) {
-		rc = connect_qp(c, q);
-		if (rc != 0)
-			LIVE_ERR(c, rc, "connecting QP %u to the peer's QP 0x%06x failed (%s)", q,
-				 c->peer[q].qpn, strerror(-rc));
-	}
 	if (c->conf.test == ROCE_PERF_SEND_BW) {
 		/* ib_send_bw: keys x 1, keys x N; the final keys x 1 follows posting receives */
 		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0 ||
@@ -369,6 +482,9 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 			return oob_check(c, rc);
 		return 0;
 	}
+	/* ib_send_lat: as ib_write_lat; its receives are posted before the last (sync) step */
+	if (c->conf.test == ROCE_PERF_SEND_LAT && (rc = post_lat_recvs(c)) != 0)
+		return rc;
 	if ((rc = perf_oob_keys(&c->oob, c->me, NULL, n)) != 0 ||
 	    (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
 		return oob_check(c, rc);
@@ -376,18 +492,23 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 }
 
 /* Keep the kernel from answering our peer's RoCE frames with ICMP port unreachable. */
-static int udp_sink(const struct roce_ip_addr *ip)
+static int udp_sink(const struct roce_ip_addr *ip, uint8_t ip_ver)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(4791) };
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6, .sin6_port = htons(4791) };
 	int small = 4096;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = socket(ip_ver == 6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int rc;
 
 	if (fd < 0)
 		return -1;
 	memcpy(&sa.sin_addr, ip->b, 4);
+	memcpy(&sa6.sin6_addr, ip->b, 16);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
 	/* fails (harmlessly) when the address is not the kernel's: then it drops them silently */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+	rc = ip_ver == 6 ? bind(fd, (struct sockaddr *)&sa6, sizeof(sa6)) :
+	     bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (rc != 0) {
 		close(fd);
 		return -1;
 	}
@@ -415,10 +536,14 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		errno = EINVAL;
 		return NULL;
 	}
-	if (conf->qp_type != ROCE_QPT_RC || live->ip_ver != 4 ||
-	    conf->test == ROCE_PERF_SEND_LAT) {
-		snprintf(err, errlen, "live mode runs RC write_bw, read_bw, send_bw, atomic_bw, "
-			 "write_lat and read_lat over IPv4 (send_lat, UC, UD and IPv6 are not done yet)");
+	if (live->ip_ver != 4 && live->ip_ver != 6) {
+		snprintf(err, errlen, "no address given (--ip: IPv4 or IPv6)");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (live->xchg == ROCE_PERF_XCHG_PINGPONG && (conf->test != ROCE_PERF_SEND_LAT ||
+						      conf->nqp != 1)) {
+		snprintf(err, errlen, "the ibv_*_pingpong exchange runs a send ping-pong on one QP");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -435,7 +560,9 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	c->oob.fd = -1;
 	c->err = err;
 	c->errlen = errlen;
-	c->slot = (ROCE_MAX(conf->size, 8u) + LIVE_SLOT_ALIGN - 1) & ~(LIVE_SLOT_ALIGN - 1u);
+	c->rbuf_off = conf->qp_type == ROCE_QPT_UD ? ROCE_GRH_LEN : 0;
+	c->slot = (ROCE_MAX(conf->size, 8u) + c->rbuf_off + LIVE_SLOT_ALIGN - 1) &
+		  ~(LIVE_SLOT_ALIGN - 1u);
 	/* as in virtual time: one buffer per QP, a slot per outstanding send under --verify */
 	c->nslots = roce_perf_is_lat(conf->test) ? 2 : !conf->verify ? 1 :
 		    ROCE_MAX(1u, ROCE_MIN(ROCE_MAX(conf->tx_depth, conf->rx_depth),
@@ -482,18 +609,21 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 			goto err_close;
 		roce_link_set_tap(c->link, c->pcap);
 	}
-	c->sink = udp_sink(&live->ip);
+	c->sink = udp_sink(&live->ip, live->ip_ver);
 	make_keys(c);
 
 	c->oob.idle = live_idle;
 	c->oob.idle_arg = c;
+	c->oob.stop = live->stop;
 	rc = perf_oob_open(&c->oob, c->server, live->peer,
-			   live->tcp_port ? live->tcp_port : ROCE_PERF_TCP_PORT, live->timeout);
+			   live->tcp_port ? live->tcp_port : ROCE_PERF_TCP_PORT,
+			   live->wait_forever ? 0 : live->timeout);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s", c->oob.err);
 		errno = -rc;
 		goto err_close;
 	}
+	c->oob.timeout = live->timeout;	/* a peer that speaks another test stops sending */
 	rc = exchange_and_connect(c);
 	if (rc != 0) {
 		errno = -rc;
@@ -508,15 +638,20 @@ err_close:
 	return NULL;
 }
 
-static void key_line(const struct perf_key *k, char *out, size_t size)
+/* perftest's "local address" line, or ibv_*_pingpong's (@p pp). */
+static void key_line(const struct perf_key *k, bool pp, char *out, size_t size)
 {
 	char ip[64];
-	struct roce_ip_addr a = { 0 };
 
-	memcpy(a.b, &k->gid[12], 4);
-	snprintf(out, size, "LID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016llx GID ::ffff:%s",
-		 k->lid, k->qpn, k->psn, k->rkey, (unsigned long long)k->vaddr,
-		 roce_ip_ntop(&a, 4, ip, sizeof(ip)));
+	if (pp) {
+		inet_ntop(AF_INET6, k->gid, ip, sizeof(ip));
+		snprintf(out, size, "LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s", k->lid, k->qpn,
+			 k->psn, ip);
+		return;
+	}
+	inet_ntop(AF_INET6, k->gid, ip, sizeof(ip));	/* ::ffff:a.b.c.d for IPv4 */
+	snprintf(out, size, "LID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016llx GID %s",
+		 k->lid, k->qpn, k->psn, k->rkey, (unsigned long long)k->vaddr, ip);
 }
 
 void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_live_info *info)
@@ -526,8 +661,10 @@ void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_li
 	info->speed_bps = c->speed_bps;
 	info->port_mtu = c->port_mtu;
 	info->mtu = roce_mtu_bytes(c->conf.mtu);
-	key_line(&c->me[0], info->local, sizeof(info->local));
-	key_line(&c->peer[0], info->remote, sizeof(info->remote));
+	key_line(&c->me[0], c->live.xchg == ROCE_PERF_XCHG_PINGPONG, info->local,
+		 sizeof(info->local));
+	key_line(&c->peer[0], c->live.xchg == ROCE_PERF_XCHG_PINGPONG, info->remote,
+		 sizeof(info->remote));
 	snprintf(info->peer_version, sizeof(info->peer_version), "%.2f", c->oob.peer_version);
 }
 
@@ -566,7 +703,7 @@ static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
 static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool signaled)
 {
 	const struct roce_perf_conf *conf = &c->conf;
-	bool lat = conf->test == ROCE_PERF_WRITE_LAT;
+	bool lat = conf->test == ROCE_PERF_WRITE_LAT || conf->test == ROCE_PERF_SEND_LAT;
 	uint32_t s = (uint32_t)(i % c->nslots);
 	struct roce_sge sge = {
 		.addr = (uintptr_t)c->buf + slot_off(c, q, lat ? 1 : s),
@@ -580,6 +717,7 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
 	};
 	uint64_t remote = c->peer[q].vaddr + (lat ? 0 : (uint64_t)s * c->slot);
+	uint32_t rkey = c->peer[q].rkey ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
 
 	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
 		wr.send_flags |= ROCE_SEND_INLINE;
@@ -588,13 +726,13 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	case ROCE_PERF_WRITE_LAT:
 		wr.opcode = ROCE_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = c->peer[q].rkey;
+		wr.wr.rdma.rkey = rkey;
 		break;
 	case ROCE_PERF_READ_BW:
 	case ROCE_PERF_READ_LAT:
 		wr.opcode = ROCE_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = c->peer[q].rkey;
+		wr.wr.rdma.rkey = rkey;
 		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
 		if (conf->verify)	/* the READ must bring the peer's bytes, not find ours */
 			memset(c->buf + slot_off(c, q, s), 0, conf->size);
@@ -602,13 +740,18 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	case ROCE_PERF_ATOMIC_BW:
 		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.remote_addr = c->peer[q].vaddr;
-		wr.wr.atomic.rkey = c->peer[q].rkey;
+		wr.wr.atomic.rkey = rkey;
 		wr.wr.atomic.compare_add = 1;
 		wr.wr.atomic.swap = i;
 		sge.length = 8;
 		break;
 	default:
 		wr.opcode = ROCE_WR_SEND;
+		if (conf->qp_type == ROCE_QPT_UD) {
+			wr.wr.ud.ah = c->ah;
+			wr.wr.ud.remote_qpn = c->peer[q].qpn;
+			wr.wr.ud.remote_qkey = LIVE_QKEY;
+		}
 		break;
 	}
 	return roce_post_send(c->qp[q], &wr, NULL);
@@ -750,12 +893,13 @@ static void server_recv_idle(void *arg)
 			if (c->conf.verify) {
 				/* the k-th message of QP q came from the client's slot k % nslots */
 				uint64_t src = slot_off(c, q, (uint32_t)(k % c->nslots));
-				uint64_t dst = slot_off(c, q, s);
+				uint64_t dst = slot_off(c, q, s) + c->rbuf_off;
 				int64_t bad = -1;
 
-				if (wc[i].byte_len != c->conf.size)
+				/* UD: the GRH's 40 bytes count, as in verbs */
+				if (wc[i].byte_len != c->conf.size + c->rbuf_off)
 					verify_fail(c, "receive of %llu bytes, expected %llu",
-						    wc[i].byte_len, c->conf.size);
+						    wc[i].byte_len, c->conf.size + c->rbuf_off);
 				for (uint32_t b = 0; b < c->conf.size && bad < 0; b++)
 					if (c->buf[dst + b] != pat_byte(LIVE_SALT_CLIENT, src + b))
 						bad = b;
@@ -895,6 +1039,130 @@ static int run_read_lat(struct roce_perf_live_ctx *c)
 	return 0;
 }
 
+/* Count the send ping-pong's SEND completions; a failed one ends the test. */
+static int poll_sends(struct roce_perf_live_ctx *c)
+{
+	struct roce_wc wc;
+
+	while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+		if (!wc_ok(c, &wc))
+			LIVE_ERR(c, -EIO, "SEND %llu failed: %s", (unsigned long long)wc.wr_id + 1,
+				 roce_wc_status_str(wc.status));
+		c->sends_done++;
+	}
+	return 0;
+}
+
+/* The next receive of a send ping-pong: checked (--verify), cleared, and posted again. */
+static int wait_recv(struct roce_perf_live_ctx *c, uint64_t i)
+{
+	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
+			    ROCE_TIME_NEVER;
+	roce_time_t start = roce_engine_now(c->eng);
+	uint8_t *dst = c->buf + slot_off(c, 0, 0) + c->rbuf_off;
+	uint32_t spins = 0;
+	struct roce_wc wc;
+	int n;
+
+	while ((n = roce_poll_cq(c->rcq, 1, &wc)) == 0) {
+		live_step(c);
+		if ((n = poll_sends(c)) != 0)
+			return n;
+		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
+		    roce_engine_now(c->eng) - start > limit)
+			LIVE_ERR(c, -ETIMEDOUT, "no message %llu from the peer for %.0f s",
+				 (unsigned long long)i + 1, c->live.timeout);
+	}
+	if (n < 0 || !wc_ok(c, &wc))
+		LIVE_ERR(c, -EIO, "receive %llu failed: %s", (unsigned long long)i + 1,
+			 n < 0 ? strerror(-n) : roce_wc_status_str(wc.status));
+	if (c->conf.verify) {
+		if (wc.byte_len != c->conf.size + c->rbuf_off)
+			verify_fail(c, "message %llu: %llu bytes received", i, wc.byte_len);
+		verify_lat(c, i, dst);
+		memset(dst, 0, c->conf.size);	/* the next message must bring its bytes again */
+	}
+	if (post_recv(c, 0, 0) != 0)
+		LIVE_ERR(c, -ENOMEM, "cannot post a receive");
+	return 0;
+}
+
+/* Post the SEND of round trip @p i, waiting for room in the send queue (one signaled send). */
+static int send_one(struct roce_perf_live_ctx *c, uint64_t i)
+{
+	int rc;
+
+	for (uint64_t spins = 0; (rc = post_send(c, 0, i, true)) == -ENOMEM; spins++) {
+		live_step(c);
+		if ((rc = poll_sends(c)) != 0)
+			return rc;
+		if (spins % LIVE_STALL_CHECK == 0 && c->live.timeout > 0 &&
+		    spins / LIVE_STALL_CHECK > (uint64_t)(c->live.timeout * 1000))
+			LIVE_ERR(c, -ETIMEDOUT, "the send queue stayed full for %.0f s",
+				 c->live.timeout);
+	}
+	if (rc != 0)
+		LIVE_ERR(c, -EIO, "cannot post a SEND: %s", strerror(-rc));
+	return 0;
+}
+
+/*
+ * ib_send_lat and ibv_*_pingpong: the client sends first, the server waits for each message
+ * before it answers (perftest's run_iter_lat_send(); the pingpong's loop is the same with
+ * every receive completion awaited). The client times each round trip from its SEND to the
+ * answer; the server from its answer to the next message (one fewer). Half of it is reported.
+ */
+static int run_send_lat(struct roce_perf_live_ctx *c)
+{
+	roce_time_t t0 = 0, first = roce_engine_now(c->eng), end;
+	int rc;
+
+	for (uint64_t i = 0; i < c->conf.iters; i++) {
+		if (c->server) {
+			if ((rc = wait_recv(c, i)) != 0)
+				return rc;
+			if (i == 0)
+				first = roce_engine_now(c->eng);
+			else
+				c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+		}
+		t0 = roce_engine_now(c->eng);
+		if ((rc = send_one(c, i)) != 0)
+			return rc;
+		if (!c->server) {
+			if ((rc = wait_recv(c, i)) != 0)
+				return rc;
+			c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+		}
+		if (c->res->errors)
+			break;
+	}
+	c->res->wall_sec = (double)(roce_engine_now(c->eng) - first) / ROCE_SEC;
+	/* let the last SENDs complete (their ACKs) before the QP goes */
+	end = roce_engine_now(c->eng) + (roce_time_t)(ROCE_MAX(c->live.timeout, 1.0) * ROCE_SEC);
+	while (c->sends_done < c->conf.iters && roce_engine_now(c->eng) < end) {
+		if ((rc = poll_sends(c)) != 0)
+			return rc;
+		live_step(c);
+	}
+	if (c->sends_done < c->conf.iters)
+		LIVE_ERR(c, -ETIMEDOUT, "%llu of %llu SENDs completed",
+			 (unsigned long long)c->sends_done, (unsigned long long)c->conf.iters);
+	return 0;
+}
+
+/* UC and UD have no ACKs: let frames still in the port reach the QP before the checks. */
+static void settle(struct roce_perf_live_ctx *c, void (*step)(void *))
+{
+	roce_time_t end;
+
+	if (c->conf.qp_type == ROCE_QPT_RC)
+		return;
+	end = roce_engine_now(c->eng) + LIVE_SETTLE;
+	while (roce_engine_now(c->eng) < end)
+		step(c);
+}
+
 static void fill_from_report(struct roce_perf_live_ctx *c, const struct perf_report *r)
 {
 	const double mb = 1048576.0 * 8 / 1e9;	/* perftest's MB/s (2^20) in Gb/s */
@@ -925,7 +1193,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 			c->oob.idle = server_recv_idle;
 			rc = perf_oob_finish(&c->oob, c->me);
 			c->oob.idle = live_idle;
-			server_recv_idle(c);
+			settle(c, server_recv_idle);
 			c->res->iters = c->received / conf->nqp;
 			c->res->size = conf->size;
 			if (c->recv_last > c->recv_first) {
@@ -964,6 +1232,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 		return oob_check(c, rc);
 	if (c->server) {
 		fill_from_report(c, &theirs);
+		settle(c, live_idle);
 		if (conf->verify && conf->test == ROCE_PERF_WRITE_BW)
 			server_verify_writes(c);
 	}
@@ -981,6 +1250,9 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	c->res = res;
 	c->err = err;
 	c->errlen = errlen;
+	/* a bandwidth or read_lat server waits in a read for the whole of the client's test */
+	if (c->server && c->conf.test != ROCE_PERF_WRITE_LAT && c->conf.test != ROCE_PERF_SEND_LAT)
+		c->oob.timeout = 0;
 	if (!roce_perf_is_lat(c->conf.test))
 		return run_bw(c);
 	c->lat = calloc(c->conf.iters, sizeof(*c->lat));
@@ -990,6 +1262,11 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	if (c->conf.test == ROCE_PERF_WRITE_LAT) {
 		rc = run_write_lat(c);
 		perf_oob_close(&c->oob);	/* ib_write_lat has no closing exchange */
+	} else if (c->conf.test == ROCE_PERF_SEND_LAT) {
+		rc = run_send_lat(c);
+		/* ib_send_lat closes as the bandwidth tests; the pingpong closed after its exchange */
+		if (rc == 0 && c->live.xchg == ROCE_PERF_XCHG_PERFTEST)
+			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
 	} else if (c->server) {
 		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));	/* serves READs meanwhile */
 	} else {
@@ -1000,8 +1277,9 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
 	perf_lat_stats(c->lat, c->nlat, res);
 	/* write_lat's client times the round trips between its writes, one fewer than it made */
-	want = c->conf.test == ROCE_PERF_WRITE_LAT && !c->server ? c->conf.iters - 1 : c->conf.iters;
-	if (c->conf.verify && (!c->server || c->conf.test == ROCE_PERF_WRITE_LAT) &&
+	want = (c->conf.test == ROCE_PERF_WRITE_LAT && !c->server) ||
+	       (c->conf.test == ROCE_PERF_SEND_LAT && c->server) ? c->conf.iters - 1 : c->conf.iters;
+	if (c->conf.verify && (!c->server || c->conf.test != ROCE_PERF_READ_LAT) &&
 	    c->nlat != want && res->errors == 0)
 		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
 	return rc;
@@ -1022,6 +1300,8 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_l
 	st->tx_dropped = ps.tx_dropped + ps.oerrors;
 	st->rx_dropped = ps.rx_queue_full + ps.imissed;
 	st->icrc_errors = roce_device_counter_by_name(c->dev, "rx_icrc_errors");
+	st->access_naks_sent = roce_device_counter_by_name(c->dev, "remote_access_nak_sent");
+	st->naks_rcvd = roce_device_counter_by_name(c->dev, "fatal_nak_rcvd");
 }
 
 void roce_perf_live_close(struct roce_perf_live_ctx *c)
@@ -1029,10 +1309,18 @@ void roce_perf_live_close(struct roce_perf_live_ctx *c)
 	if (c == NULL)
 		return;
 	perf_oob_close(&c->oob);
+	if (c->eng != NULL && c->link != NULL) {
+		/* the ACK of the peer's last message may still be on the link: let it out */
+		roce_time_t end = roce_engine_now(c->eng) + LIVE_LINGER;
+
+		while (roce_engine_now(c->eng) < end)
+			live_step(c);
+	}
 	if (c->sink >= 0)
 		close(c->sink);
 	for (uint32_t q = 0; q < LIVE_MAX_QP; q++)
 		roce_destroy_qp(c->qp[q]);
+	roce_destroy_ah(c->ah);
 	roce_dereg_mr(c->mr);
 	roce_destroy_cq(c->scq);
 	roce_destroy_cq(c->rcq);

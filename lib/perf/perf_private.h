@@ -20,6 +20,8 @@ struct perf_oob {
 	bool server;			/* reads first (the client writes first) */
 	perf_idle_fn idle;		/* called between polls of a read that would block; may be NULL */
 	void *idle_arg;			/* passed to @idle */
+	double timeout;			/* seconds one read may wait for the peer; 0: forever */
+	const volatile int *stop;	/* non-zero ends a wait for a client (-EINTR); may be NULL */
 	double peer_version;		/* from the version step */
 	char err[160];			/* the last failure, in words */
 };
@@ -85,6 +87,36 @@ void perf_key_pack(const struct perf_key *k, char out[PERF_KEY_MSG]);
 
 /** Parse a key message. @return 0 or -EPROTO */
 int perf_key_parse(const char *msg, size_t len, struct perf_key *k);
+
+/* ---- ibv_{rc,uc,ud}_pingpong's exchange (rdma-core's libibverbs/examples/pingpong) ---- */
+
+#define PERF_PP_MSG 52			/* "LLLL:QQQQQQ:PPPPPP:" + 32 hex digits of GID + NUL */
+
+/* What one ibv_*_pingpong side tells the other. */
+struct perf_pp_dest {
+	uint16_t lid;			/* 0 on RoCE */
+	uint32_t qpn;			/* its QP */
+	uint32_t psn;			/* its first send PSN */
+	uint8_t gid[16];		/* its GID; all zero when the peer runs without -g */
+};
+
+/** Format @p d as the pingpong's 52-byte message (NUL included). */
+void perf_pp_pack(const struct perf_pp_dest *d, char out[PERF_PP_MSG]);
+
+/** Parse one. @return 0 or -EPROTO */
+int perf_pp_parse(const char *msg, size_t len, struct perf_pp_dest *d);
+
+/**
+ * Client side, whole: write ours, read theirs, write "done\0", close. The client connects
+ * its QP afterwards (as the pingpong does). @return 0; -EPROTO (malformed), -errno
+ */
+int perf_pp_client(struct perf_oob *o, const struct perf_pp_dest *mine, struct perf_pp_dest *theirs);
+
+/** Server, first half: read the client's address (then connect the QP). */
+int perf_pp_server_read(struct perf_oob *o, struct perf_pp_dest *theirs);
+
+/** Server, second half: write ours, read the client's "done", close. */
+int perf_pp_server_reply(struct perf_oob *o, const struct perf_pp_dest *mine);
 
 /* perf_run.c: statistics shared with the live mode */
 

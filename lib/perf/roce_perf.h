@@ -108,11 +108,19 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 
 #define ROCE_PERF_TCP_PORT 18515	/* perftest's default out-of-band port */
 
+/* The out-of-band exchange a live run speaks on its TCP port. */
+enum roce_perf_xchg {
+	ROCE_PERF_XCHG_PERFTEST,	/* perftest 6.06's (ib_write_bw, ib_send_lat, ...) */
+	ROCE_PERF_XCHG_PINGPONG,	/* ibv_{rc,uc,ud}_pingpong's: one "LID:QPN:PSN:GID" each
+					 * way, then "done"; runs conf->test ROCE_PERF_SEND_LAT */
+};
+
 /* Where a live run's emulated host sits and whom it talks to. */
 struct roce_perf_live {
+	enum roce_perf_xchg xchg;	/* which peer program's exchange */
 	const char *dev;		/* --dev: DPDK devargs of the port ("net_af_packet0,iface=veth0") */
 	struct roce_ip_addr ip;		/* --ip: the emulated host's address (its RoCEv2 GID) */
-	uint8_t ip_ver;			/* 4 (IPv6 is not supported yet) */
+	uint8_t ip_ver;			/* 4 or 6 */
 	const char *peer;		/* client: the server's host name or address (TCP); NULL: server */
 	uint16_t tcp_port;		/* perftest's exchange; 0: 18515 */
 	double timeout;			/* seconds: server waiting for a client (0: forever), client
@@ -120,6 +128,13 @@ struct roce_perf_live {
 	bool mtu_set;			/* conf->mtu was chosen by the user; else the port's MTU decides */
 	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
 					 * port's speed */
+	uint8_t sl;			/* pingpong's -l: service level of the address vector */
+	bool wait_forever;		/* server: wait for a client without @timeout (host mode) */
+	const volatile int *stop;	/* server: non-zero ends the wait for a client (errno
+					 * EINTR), e.g. set by a signal handler; may be NULL */
+	bool bad_rkey;			/* fault injection: the rkey we advertise and the rkey our
+					 * RDMA requests carry are both wrong, so a responder (the
+					 * peer's or ours) answers NAK remote access error */
 };
 
 /* What a live run found out, for its report. */
@@ -142,16 +157,21 @@ struct roce_perf_live_stats {
 	uint64_t tx_dropped;		/* refused by the TX queue */
 	uint64_t rx_dropped;		/* RoCE frames the link's queue could not hold, plus imissed */
 	uint64_t icrc_errors;		/* frames the NIC dropped for a bad ICRC (truncated by a port) */
+	uint64_t access_naks_sent;	/* NAK remote access error sent by our responder */
+	uint64_t naks_rcvd;		/* NAKs (access, invalid request, operational) received */
 };
 
 struct roce_perf_live_ctx;
 
 /**
  * Open the port, create the emulated host (MAC = the port's), connect to the peer through
- * perftest's exchange and bring the QPs to RTS. Needs roce_eal_init().
+ * perftest's exchange (or ibv_*_pingpong's, live->xchg) and bring the QPs to RTS. Needs
+ * roce_eal_init().
  * @param err  receives one line naming what failed (the port, the connection, the peer)
  * @return a context, or NULL with errno set (EINVAL: bad configuration; ENODEV, EIO: the port;
- *         ECONNREFUSED, ETIMEDOUT, ECONNRESET: the peer; EPROTO: the peer's messages)
+ *         ECONNREFUSED, ETIMEDOUT, ECONNRESET, EHOSTUNREACH: the peer; EPROTO: the peer's
+ *         messages, or QP attributes it asked for that cannot be set; EINTR: *live->stop
+ *         was set while waiting for a client)
  */
 struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf,
 					       const struct roce_perf_live *live,
