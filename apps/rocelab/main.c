@@ -17,6 +17,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_fixup,
 	&cmd_perf,
 	&cmd_run,
+	&cmd_replay,
 };
 
 static const char global_usage[] =
