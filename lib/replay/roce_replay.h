@@ -141,6 +141,8 @@ struct roce_replay_resp_result {
 	uint64_t differing;		/* pairs with some field different */
 	uint64_t missing;		/* capture responses rocelab did not send */
 	uint64_t extra;			/* rocelab responses the capture does not have */
+	uint64_t lost;			/* of those, ones the capture shows were lost before it
+					 * (its ACK MSNs skip them, or the request was resent) */
 	uint64_t payload_compared;	/* payload bytes compared (known from replayed writes) */
 };
 
