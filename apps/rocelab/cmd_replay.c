@@ -33,8 +33,7 @@ static const char usage[] =
 	"                        IP checksum, UDP checksum (if not 0) and ICRC are recomputed; a\n"
 	"                        frame whose ICRC was wrong in FILE stays wrong the same way\n"
 	"  --capture FILE        write every frame the port sends and receives (pcap, ns)\n"
-	"  --pdump               let dpdk-dumpcap attach (needs rocelab --eal '--file-prefix=NAME'\n"
-	"                        and hugepages; docs/live.md)\n"
+	"  dpdk-dumpcap can attach with rocelab --eal --pdump replay ... (hugepages; docs/live.md)\n"
 	"\n"
 	"Into an emulated responder: the RC requests of one responder QP are fed, at their\n"
 	"capture times in virtual time, to a rocelab host set up from the capture (QPN, PSN, MTU,\n"
@@ -53,7 +52,7 @@ static const char usage[] =
 
 enum {
 	OPT_DEV = 256, OPT_SPEED, OPT_LOOP, OPT_SMAC, OPT_DMAC, OPT_SIP, OPT_DIP, OPT_QPN,
-	OPT_CAPTURE, OPT_PDUMP, OPT_RESPONDER, OPT_RESPONDER_IP, OPT_MTU, OPT_PCAP,
+	OPT_CAPTURE, OPT_RESPONDER, OPT_RESPONDER_IP, OPT_MTU, OPT_PCAP,
 };
 
 static const struct option long_opts[] = {
@@ -68,7 +67,6 @@ static const struct option long_opts[] = {
 	{ "dst-ip", required_argument, NULL, OPT_DIP },
 	{ "qpn", required_argument, NULL, OPT_QPN },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
-	{ "pdump", no_argument, NULL, OPT_PDUMP },
 	{ "responder", no_argument, NULL, OPT_RESPONDER },
 	{ "responder-ip", required_argument, NULL, OPT_RESPONDER_IP },
 	{ "mtu", required_argument, NULL, OPT_MTU },
@@ -86,7 +84,7 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static int run_port(const struct roce_replay_port_conf *conf, const char *capture, bool pdump)
+static int run_port(const struct roce_replay_port_conf *conf, const char *capture)
 {
 	struct roce_replay_port_stats st;
 	struct roce_capture *cap = NULL;
@@ -95,12 +93,6 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 	int rc, status = EXIT_SUCCESS;
 	struct roce_replay_port_conf c = *conf;
 
-	if (pdump && (rc = roce_pdump_enable()) != 0) {
-		fprintf(stderr, "rocelab replay: --pdump: %s\n", rc == -ENOTSUP ?
-			"DPDK runs without a shared configuration: start with rocelab --eal "
-			"'--file-prefix=NAME' (and hugepages; see docs/live.md)" : strerror(-rc));
-		return EXIT_FAILURE;
-	}
 	if (capture != NULL) {
 		cap = roce_capture_open(capture, err, sizeof(err));
 		if (cap == NULL) {
@@ -194,7 +186,7 @@ static int run(int argc, char **argv)
 	struct roce_replay_port_conf pc = { .speed = 1, .loops = 1 };
 	struct roce_replay_resp_conf rc_conf = { .out = stdout };
 	const char *capture = NULL;
-	bool responder = false, pdump = false, any_rw = false, port_opt = false;
+	bool responder = false, any_rw = false, port_opt = false;
 	char err[256];
 	uint64_t v;
 	int opt;
@@ -235,10 +227,6 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_CAPTURE:
 			capture = optarg;
-			port_opt = true;
-			break;
-		case OPT_PDUMP:
-			pdump = true;
 			port_opt = true;
 			break;
 		case OPT_RESPONDER:
@@ -283,7 +271,7 @@ static int run(int argc, char **argv)
 	if (responder) {
 		if (pc.devargs != NULL || port_opt || any_rw)
 			return rocelab_usage_error("replay", "--responder runs in virtual time: no "
-						   "--dev, timing, rewrite, --capture or --pdump");
+						   "--dev, timing, rewrite or --capture");
 		rc_conf.path = argv[optind];
 		return run_responder(&rc_conf);
 	}
@@ -297,7 +285,7 @@ static int run(int argc, char **argv)
 		return rocelab_usage_error("replay", "--speed and --topspeed exclude each other");
 	pc.path = argv[optind];
 	pc.rw = any_rw ? &rw : NULL;
-	return run_port(&pc, capture, pdump);
+	return run_port(&pc, capture);
 }
 
 const struct rocelab_cmd cmd_replay = {

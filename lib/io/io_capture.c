@@ -143,17 +143,6 @@ uint16_t roce_capture_tx_burst(struct roce_capture *cap, uint16_t port_id, struc
 
 /* ---- pdump ---- */
 
-const char *roce_pdump_eal_args(void)
-{
-	/*
-	 * A primary with a shared configuration that a secondary (dpdk-dumpcap) can attach to:
-	 * --no-shconf goes (--file-prefix drops it), the prefix keeps several rocelab processes
-	 * apart. Hugepages are needed: a secondary maps the primary's memory from its hugepage
-	 * files, and the anonymous memory of --no-huge cannot be shared (docs/live.md).
-	 */
-	return "--file-prefix=rocelab --proc-type=primary";
-}
-
 int roce_pdump_enable(void)
 {
 	int rc = rte_pdump_init();

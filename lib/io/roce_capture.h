@@ -70,15 +70,10 @@ uint16_t roce_port_tx_burst(struct roce_port *port, struct rte_mbuf **pkts, uint
 /* ---- pdump (io_capture.c) ---- */
 
 /**
- * The EAL arguments that let dpdk-dumpcap attach: a primary process with a shared
- * configuration under its own file prefix (docs/live.md). NULL-free, static text.
- */
-const char *roce_pdump_eal_args(void);
-
-/**
  * Start DPDK's pdump server (rte_pdump_init) so that dpdk-dumpcap / dpdk-pdump, run as
  * secondary processes with the same --file-prefix, can capture this process's ports.
- * Needs roce_eal_init() with a shared configuration (roce_pdump_eal_args()).
+ * Needs an EAL with a shared configuration on hugepages: roce_eal_init() does both and
+ * calls this when its arguments hold "--pdump" (rocelab --eal --pdump ...).
  * @return 0; -ENOTSUP (EAL started with --no-shconf or --in-memory); -errno from pdump
  */
 int roce_pdump_enable(void);
