@@ -10,6 +10,7 @@
 
 #include "cmd_perf.h"
 #include "rocelab.h"
+#include "roce_capture.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
 
@@ -61,13 +62,14 @@ static const char usage[] =
 	"                        net_memif0,..., or a PCI address (with --eal '-a ADDR')\n"
 	"  --ip ADDR             the emulated host's IPv4 address (its RoCEv2 GID)\n"
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
+	"  --capture FILE        write every frame the port sends and receives (pcap, ns)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
 	"  rate (default: the port's speed); -D counts wall-clock seconds.\n";
 
 enum {
-	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
+	OPT_LOSS = 256, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT,
 };
@@ -106,6 +108,7 @@ static const struct option long_opts[] = {
 	{ "cc-param", required_argument, NULL, OPT_CC_PARAM },
 	{ "ecn", no_argument, NULL, OPT_ECN },
 	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -409,6 +412,13 @@ static int run(int argc, char **argv)
 		case OPT_DEV:
 			live.dev = optarg;
 			break;
+		case OPT_CAPTURE: {
+			char cerr[256];
+
+			if (roce_capture_all_ports(optarg, cerr, sizeof(cerr)) != 0)
+				return rocelab_usage_error("perf", "--capture: %s", cerr);
+			break;
+		}
 		case OPT_IP:
 			if (inet_pton(AF_INET, optarg, live.ip.b) != 1)
 				return rocelab_usage_error("perf", "--ip '%s': expected an IPv4 address "
