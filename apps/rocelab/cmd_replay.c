@@ -131,7 +131,7 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 		if (st.truncated)
 			printf("; %llu captured truncated", (unsigned long long)st.truncated);
 		if (st.too_big)
-			printf("; %llu too big, skipped", (unsigned long long)st.too_big);
+			printf("; %llu too big or too short, skipped", (unsigned long long)st.too_big);
 		printf("\n");
 	}
 	if (cap != NULL) {

@@ -135,8 +135,8 @@ static int one_pass(struct replay *r, struct roce_progress *prog, uint64_t *done
 			wait_until(r, roce_engine_now(r->eng) + 10 * ROCE_US);
 			m = roce_engine_mbuf(r->eng);
 		}
-		if (m == NULL || (data = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)ROCE_MIN(
-				f.caplen, UINT16_MAX))) == NULL || f.caplen > UINT16_MAX) {
+		if (m == NULL || f.caplen < 14 || f.caplen > UINT16_MAX ||
+		    (data = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)f.caplen)) == NULL) {
 			r->st->too_big++;
 			rte_pktmbuf_free(m);
 			continue;

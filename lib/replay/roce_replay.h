@@ -98,7 +98,8 @@ struct roce_replay_port_stats {
 	uint64_t not_roce;		/* frames IP/QPN rules could not apply to (not whole RoCEv2) */
 	uint64_t bad_icrc_kept;		/* rewritten frames whose input ICRC was already wrong */
 	uint64_t truncated;		/* frames captured shorter than they were (sent as captured) */
-	uint64_t too_big;		/* frames longer than an mbuf holds: skipped */
+	uint64_t too_big;		/* frames longer than an mbuf holds, or shorter than an
+					 * Ethernet header: skipped */
 	uint64_t loops_done;		/* whole passes over the capture */
 	double seconds;			/* from the first frame sent to the last */
 	double capture_seconds;		/* the capture's own span (one pass) */
