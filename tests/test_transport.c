@@ -1824,6 +1824,38 @@ START_TEST(test_perf_determinism)
 }
 END_TEST
 
+/*
+ * One message outstanding (-t 1): the loop posts the next only after polling a completion, when
+ * the engine has nothing left to do. Every iteration completes, and goodput is one message per
+ * round trip, far under the line rate.
+ */
+START_TEST(test_perf_depth_one)
+{
+	static const enum roce_perf_test tests[] = { ROCE_PERF_WRITE_BW, ROCE_PERF_READ_BW,
+						     ROCE_PERF_SEND_BW, ROCE_PERF_ATOMIC_BW };
+	struct roce_perf_conf conf;
+	struct roce_perf_result res;
+
+	roce_perf_defaults(&conf, tests[_i]);
+	conf.tx_depth = 1;
+	conf.iters = 20;
+	conf.verify = true;
+	conf.delay = 5 * ROCE_US;
+	ck_assert_int_eq(roce_perf_run(&conf, &res), 0);
+	ck_assert_uint_eq(res.iters, 20);
+	ck_assert_uint_eq(res.errors, 0);
+	ck_assert_msg(res.verify_failures == 0, "%s", res.verify_msg);
+	/* one message per round trip of at least 10 us */
+	ck_assert_double_le(res.bw_avg_gbps, conf.size * 8 / 10e-6 / 1e9);
+	ck_assert_double_ge(res.virtual_sec, 20 * 10e-6);
+
+	conf.iters = 1;
+	conf.duration = 0.0005;
+	ck_assert_int_eq(roce_perf_run(&conf, &res), 0);
+	ck_assert_uint_gt(res.iters, 5);
+}
+END_TEST
+
 static Suite *transport_suite(void)
 {
 	Suite *s = suite_create("transport");
@@ -1867,6 +1899,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_uc_loss);
 	tcase_add_test(tc, test_determinism);
 	tcase_add_loop_test(tc, test_perf_determinism, 0, 2);
+	tcase_add_loop_test(tc, test_perf_depth_one, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,6 +15,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_dissect,
 	&cmd_craft,
 	&cmd_fixup,
+	&cmd_learn,
 	&cmd_perf,
 	&cmd_run,
 	&cmd_replay,

@@ -20,6 +20,7 @@ extern const struct rocelab_cmd cmd_demo;
 extern const struct rocelab_cmd cmd_dissect;
 extern const struct rocelab_cmd cmd_craft;
 extern const struct rocelab_cmd cmd_fixup;
+extern const struct rocelab_cmd cmd_learn;
 extern const struct rocelab_cmd cmd_perf;
 extern const struct rocelab_cmd cmd_run;
 extern const struct rocelab_cmd cmd_replay;

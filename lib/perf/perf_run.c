@@ -390,7 +390,7 @@ static bool run_to_completion(struct perf_ctx *c, bool polled)
 	roce_time_t now;
 
 	if (polled || c->conf->duration > 0)
-		return step(c);
+		return step(c) || polled;	/* polled: the loop may post again, even if idle */
 	if (roce_engine_next(c->eng) == ROCE_TIME_NEVER)
 		return false;
 	c->waiting = true;

@@ -12,6 +12,7 @@ enum item_kind {
 	ITEM_TABLE,	/* a copied table */
 	ITEM_CHART,	/* an owned chart */
 	ITEM_ROW,	/* following charts side by side */
+	ITEM_SVG,	/* a caller's <svg> element, copied */
 };
 
 struct report_item {
@@ -189,6 +190,11 @@ void roce_report_chart(struct roce_report *r, struct roce_chart *c)
 		return;
 	}
 	push(r, (struct report_item){ .kind = ITEM_CHART, .chart = c });
+}
+
+void roce_report_svg(struct roce_report *r, const char *svg)
+{
+	push_text(r, ITEM_SVG, svg);
 }
 
 void roce_report_row(struct roce_report *r)
@@ -421,6 +427,9 @@ int roce_report_write_stream(struct roce_report *r, FILE *f)
 			ret = ret ? ret : err;
 			break;
 		}
+		case ITEM_SVG:
+			fprintf(f, "<figure>\n%s</figure>\n", it->text);
+			break;
 		case ITEM_ROW:
 			fputs("<div class=\"row\">\n", f);
 			row = true;

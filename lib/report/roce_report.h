@@ -191,6 +191,12 @@ void roce_report_table(struct roce_report *r, const struct roce_table *t);
 /** A chart; the report takes ownership of @p c and destroys it (even on failure). */
 void roce_report_chart(struct roce_report *r, struct roce_chart *c);
 
+/**
+ * A picture drawn by the caller: one well-formed <svg> element (no XML declaration), copied and
+ * written as it is, so the caller escapes its text.
+ */
+void roce_report_svg(struct roce_report *r, const char *svg);
+
 /** Put the following charts side by side (wrapping on narrow screens) until the next heading. */
 void roce_report_row(struct roce_report *r);
 

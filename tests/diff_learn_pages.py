@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""`rocelab learn all --quick`: every page and picture parses as XML, with the pictures inline.
+
+Checks, with parsers rocelab does not share: each LESSON.html and each *.svg parses with
+xml.etree; each page holds an inline <svg> and a <table>; the encapsulation picture names every
+layer the table does; and a second run writes the same bytes (the lessons are deterministic).
+
+Usage: diff_learn_pages.py PATH/TO/rocelab      (exit 0 all good, 1 a check failed)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+LESSONS = ["encap", "verbs", "bdp", "loss", "baseline"]
+
+
+def run(rocelab, out):
+    subprocess.run([rocelab, "learn", "all", "--quick", "--out", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    return {f: open(os.path.join(out, f), "rb").read() for f in sorted(os.listdir(out))}
+
+
+def main():
+    rocelab = sys.argv[1]
+    failures = []
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        first = run(rocelab, a)
+        second = run(rocelab, b)
+    for lesson in LESSONS:
+        if lesson + ".html" not in first:
+            failures.append("no page for " + lesson)
+    for name, data in first.items():
+        try:
+            root = ET.fromstring(data)
+        except ET.ParseError as e:
+            failures.append("%s: not well-formed XML: %s" % (name, e))
+            continue
+        if name.endswith(".html"):
+            if not root.iter(SVG + "svg") or next(root.iter(SVG + "svg"), None) is None:
+                failures.append(name + ": no inline picture")
+            if next(root.iter("{http://www.w3.org/1999/xhtml}table"), None) is None:
+                failures.append(name + ": no table")
+        if second.get(name) != data:
+            failures.append(name + ": a second run wrote other bytes")
+    layers = ET.fromstring(first["encap-layers.svg"])
+    titles = {t.text.split(":")[0] for t in layers.iter(SVG + "title") if t.text}
+    for want in ["LRH", "GRH", "IPv4", "IPv6", "UDP", "BTH", "RETH", "ICRC", "VCRC", "FCS",
+                 "802.1Q", "Eth", "payload"]:
+        if want not in titles:
+            failures.append("encap-layers.svg has no %s box" % want)
+    for f in failures:
+        print("FAIL", f)
+    print("%d files checked, %d failures" % (len(first), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
