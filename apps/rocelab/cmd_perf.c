@@ -10,6 +10,7 @@
 
 #include "cmd_perf.h"
 #include "rocelab.h"
+#include "roce_capture.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
 
@@ -62,6 +63,7 @@ static const char usage[] =
 	"                        net_memif0,..., or a PCI address (with --eal '-a ADDR')\n"
 	"  --ip ADDR             the emulated host's IPv4 or IPv6 address (its RoCEv2 GID)\n"
 	"  -p, --port N          perftest's TCP exchange port (default 18515)\n"
+	"  --capture FILE        write every frame the port sends and receives (pcap, ns)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
 	"  -d DEV, -i 1, -x IDX, -F  perftest's; accepted and change nothing (one port, one GID)\n"
@@ -78,7 +80,7 @@ static const char usage[] =
 	"  and change nothing (the emulated host has one port and one GID, --ip's, and polls).\n";
 
 enum {
-	OPT_LOSS = 256, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
+	OPT_LOSS = 256, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE,
 };
@@ -117,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "cc-param", required_argument, NULL, OPT_CC_PARAM },
 	{ "ecn", no_argument, NULL, OPT_ECN },
 	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -486,6 +489,13 @@ static int run(int argc, char **argv)
 		case OPT_DEV:
 			live.dev = optarg;
 			break;
+		case OPT_CAPTURE: {
+			char cerr[256];
+
+			if (roce_capture_all_ports(optarg, cerr, sizeof(cerr)) != 0)
+				return rocelab_usage_error("perf", "--capture: %s", cerr);
+			break;
+		}
 		case OPT_IP:
 			memset(&live.ip, 0, sizeof(live.ip));
 			if (inet_pton(AF_INET, optarg, live.ip.b) == 1)

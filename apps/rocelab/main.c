@@ -18,6 +18,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_learn,
 	&cmd_perf,
 	&cmd_run,
+	&cmd_replay,
 };
 
 static const char global_usage[] =

@@ -1,11 +1,14 @@
 /* DPDK EAL set-up in one place: no hugepages or PCI by default, the user's arguments on top. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "roce_capture.h"
 #include "roce_common.h"
 #include "roce_io.h"
 #include "roce_wire.h"
@@ -38,7 +41,9 @@ int roce_eal_init(const char *user_args)
 	char *argv[MAX_EAL_ARGS];
 	char *user[MAX_EAL_ARGS];
 	char *copy = NULL;
+	char prefix[64];
 	int argc = 0, nuser = 0;
+	bool pdump = false;	/* "--pdump": rocelab's own, see roce_eal_init()'s comment */
 	int rc;
 
 	if (eal_ready)
@@ -53,21 +58,30 @@ int roce_eal_init(const char *user_args)
 				free(copy);
 				return -EINVAL;
 			}
-			user[nuser++] = tok;
+			if (strcmp(tok, "--pdump") == 0)
+				pdump = true;
+			else
+				user[nuser++] = tok;
 		}
 	}
 
 	argv[argc++] = (char *)"rocelab";
-	if (!has_prefix(user, nuser, huge_opts))
+	if (pdump && !has_prefix(user, nuser, prefix_opts)) {
+		/* a shared configuration under a prefix of our own, on hugepages: a secondary
+		 * (dpdk-dumpcap) maps the primary's memory from its hugepage files */
+		snprintf(prefix, sizeof(prefix), "--file-prefix=rocelab-%d", (int)getpid());
+		argv[argc++] = prefix;
+	}
+	if (!has_prefix(user, nuser, huge_opts) && !pdump)
 		argv[argc++] = (char *)"--no-huge";
 	if (!has_prefix(user, nuser, pci_opts))
 		argv[argc++] = (char *)"--no-pci";
 	/* DPDK 22.11 refuses --in-memory with --no-huge; --no-shconf keeps processes apart. */
-	if (!has_prefix(user, nuser, prefix_opts))
+	if (!has_prefix(user, nuser, prefix_opts) && !pdump)
 		argv[argc++] = (char *)"--no-shconf";
 	if (!has_prefix(user, nuser, telemetry_opts))
 		argv[argc++] = (char *)"--no-telemetry";
-	if (!has_prefix(user, nuser, huge_opts) && !has_prefix(user, nuser, mem_opts))
+	if (!has_prefix(user, nuser, huge_opts) && !has_prefix(user, nuser, mem_opts) && !pdump)
 		/* mapped lazily: only what the mempools touch is used; fabrics need room */
 		argv[argc++] = (char *)"-m2048";
 	argv[argc++] = (char *)"--force-max-simd-bitwidth=512";
@@ -80,10 +94,22 @@ int roce_eal_init(const char *user_args)
 	rc = rte_eal_init(argc, argv);	/* keeps no pointer into argv, but @copy lives on anyway */
 	if (rc < 0) {
 		free(copy);
-		ROCE_LOG(ERR, "DPDK EAL initialisation failed: %s", rte_strerror(rte_errno));
+		ROCE_LOG(ERR, "DPDK EAL initialisation failed: %s%s", rte_strerror(rte_errno),
+			 pdump ? " (--pdump needs hugepages: a mounted hugetlbfs with free pages, "
+			 "docs/live.md)" : "");
 		return -EINVAL;
 	}
 	eal_ready = true;
+	if (pdump) {
+		rc = roce_pdump_enable();
+		if (rc != 0) {
+			ROCE_LOG(ERR, "--pdump: cannot start DPDK's pdump server: %s", strerror(-rc));
+			return -EINVAL;
+		}
+		fprintf(stderr, "rocelab: pdump on: dpdk-dumpcap --file-prefix=%s -i PORT\n",
+			rte_eal_get_runtime_dir() != NULL && strrchr(rte_eal_get_runtime_dir(), '/') ?
+			strrchr(rte_eal_get_runtime_dir(), '/') + 1 : "?");
+	}
 	roce_crc_select_fastest();
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include "roce_capture.h"
 #include "roce_common.h"
 #include "roce_io.h"
 
@@ -78,6 +79,7 @@ struct roce_port {
 	struct nd_entry nd[PORT_ND_CACHE]; /* IPv6 neighbour cache */
 
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
+	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
 };
 
 /* ---- transmit ---- */
@@ -87,11 +89,25 @@ void roce_port_flush(struct roce_port *p)
 	uint16_t sent = 0;
 
 	for (int tries = 0; sent < p->ntx && tries < PORT_TX_TRIES; tries++)
-		sent += rte_eth_tx_burst(p->port_id, 0, p->txbuf + sent, p->ntx - sent);
-	p->st.tx_frames += sent;
+		sent += roce_port_tx_burst(p, p->txbuf + sent, p->ntx - sent);
 	if (sent < p->ntx)
 		memmove(p->txbuf, p->txbuf + sent, (size_t)(p->ntx - sent) * sizeof(p->txbuf[0]));
 	p->ntx -= sent;
+}
+
+uint16_t roce_port_tx_burst(struct roce_port *p, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = roce_unlikely(p->cap != NULL) ?
+			roce_capture_tx_burst(p->cap, p->port_id, pkts, n) :
+			rte_eth_tx_burst(p->port_id, 0, pkts, n);
+
+	p->st.tx_frames += sent;
+	return sent;
+}
+
+void roce_port_set_capture(struct roce_port *p, struct roce_capture *cap)
+{
+	p->cap = cap;
 }
 
 /* Queue @p m for the wire; a full buffer is flushed first, and what still does not fit is dropped. */
@@ -554,6 +570,8 @@ static void port_poll(struct roce_engine *eng, void *arg)
 
 	RTE_SET_USED(eng);
 	n = rte_eth_rx_burst(p->port_id, 0, pkts, PORT_BURST);
+	if (roce_unlikely(p->cap != NULL) && n != 0)
+		roce_capture_rx(p->cap, pkts, n);
 	for (uint16_t i = 0; i < n; i++)
 		classify(p, pkts[i]);
 	if (p->rxq_tail != queued && p->link != NULL)
@@ -665,6 +683,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	if (!conf->no_promisc)
 		(void)rte_eth_promiscuous_enable(p->port_id);	/* not every driver can */
 	rte_eth_macaddr_get(p->port_id, &p->mac);
+	p->cap = roce_capture_default();
 	rc = roce_engine_add_poller(eng, port_poll, p);
 	if (rc != 0) {
 		FAIL(-rc, "%s: the engine has no room for another poller", p->name);

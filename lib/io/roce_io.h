@@ -16,7 +16,9 @@ struct rte_mbuf;
  * refuses --in-memory together with --no-huge.) @p user_args (may be NULL) are split on blanks
  * and appended; a user option that conflicts with a default drops that default (--huge-* or
  * --socket-mem: --no-huge and -m512; -m: -m512; -a/--allow/-b/--block: --no-pci; --file-prefix/--proc-type:
- * --no-shconf; --telemetry: --no-telemetry). Then selects the fastest CRC-32 path and logs which
+ * --no-shconf; --telemetry: --no-telemetry). "--pdump" (rocelab's, not DPDK's) drops --no-huge,
+ * -m2048 and --no-shconf, adds --file-prefix=rocelab-PID and starts pdump (roce_capture.h).
+ * Then selects the fastest CRC-32 path and logs which
  * it took.
  * @return 0; 0 again on later calls; -EINVAL (EAL refused the arguments, message logged)
  */
