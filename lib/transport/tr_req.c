@@ -112,10 +112,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	uint32_t idx, len, n;
 	uint8_t opcode;
 
-	/* SQD (IBA 10.3.1): messages already started are finished, retries included; no new one */
-	if ((qp->state != ROCE_QPS_RTS &&
-	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
-	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
+	if (qp->state != ROCE_QPS_RTS || qp->comp.rnr_wait || req->wqe == qp->sq_tail)
 		return NULL;
 	if (qp->type == ROCE_QPT_RC &&
 	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
@@ -170,20 +167,8 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (tr_last(idx, wqe->npsn) && (wqe->wr.send_flags & ROCE_SEND_SOLICITED))
 		pkt.se = true;
 	if (qp->type == ROCE_QPT_RC) {
-		/*
-		 * AckReq: every TR_MAX_PKT_PER_ACK packets inside a message, as rxe; on a READ or
-		 * an atomic; and on the last packet of a message when no further WQE is queued
-		 * behind it or TR_ACK_COALESCE packets went without one. While the send queue
-		 * stays busy one ACK then covers several small messages (coalescing, IBA
-		 * 9.7.5.1.3); the queue's last message always asks, so nothing waits for a timeout.
-		 */
-		bool last = tr_last(idx + n - 1, wqe->npsn);
-
 		req->noack_pkts++;
-		if (req->noack_pkts >= TR_MAX_PKT_PER_ACK ||
-		    (last && (req->noack_pkts >= TR_ACK_COALESCE || req->wqe + 1 == qp->sq_tail ||
-			      (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new) ||
-			      wqe_is_rd_atomic(wqe)))) {
+		if (tr_last(idx + n - 1, wqe->npsn) || req->noack_pkts >= TR_MAX_PKT_PER_ACK) {
 			pkt.ackreq = true;
 			req->noack_pkts = 0;
 		}
@@ -245,18 +230,4 @@ void tr_req_rewind(struct roce_qp *qp, uint32_t psn)
 		tr_qp_kick(qp);
 		return;
 	}
-}
-
-/*
- * The QP stops starting messages (SQD): if the last one sent did not ask for an ACK because
- * another WQE was queued behind it, send its last packet again, asking, rather than leave its
- * completion to the local ACK timeout.
- */
-void tr_req_drain(struct roce_qp *qp)
-{
-	struct tr_req *req = &qp->req;
-
-	if (qp->type == ROCE_QPT_RC && req->noack_pkts != 0 && req->psn == req->psn_hw &&
-	    req->wqe == req->next_new && qp->sq_head != req->next_new)
-		tr_req_rewind(qp, (req->psn - 1) & ROCE_PSN_MASK);
 }
