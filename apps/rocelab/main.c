@@ -90,6 +90,9 @@ int main(int argc, char **argv)
 	const struct rocelab_cmd *cmd;
 	int i;
 
+#ifdef ROCELAB_STATIC_DPDK
+	rocelab_register_tailqs();
+#endif
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--version") == 0) {
 			printf("rocelab %s\n", ROCELAB_VERSION);

@@ -28,6 +28,11 @@ extern const struct rocelab_cmd cmd_replay;
 /** A whole number (decimal, 0x hex or 0 octal) no larger than @p max. @return 0 or -EINVAL */
 int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
+#ifdef ROCELAB_STATIC_DPDK
+/** static_tailqs.c: register the tail queues a DPDK secondary (dpdk-dumpcap) expects. */
+void rocelab_register_tailqs(void);
+#endif
+
 /** Print "rocelab CMD: MSG" on stderr and return EXIT_USAGE. */
 int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
