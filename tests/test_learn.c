@@ -104,6 +104,44 @@ START_TEST(test_loss)
 }
 END_TEST
 
+/*
+ * GPUDirect: the PCIe rate from its encoding and TLP overheads; GPUDirect's latency is the RDMA
+ * WRITE's, the staged path's is two copies more; pipelining only pays with more than one chunk.
+ */
+START_TEST(test_gpudirect)
+{
+	static const uint32_t sizes[] = { 64, 4u << 20 };
+	const struct roce_pcie gen4 = { .gen = 4, .lanes = 16, .mps = 256, .copy_us = 5 };
+	const struct roce_pcie gen3x8 = { .gen = 3, .lanes = 8, .mps = 256 };
+	const struct roce_pcie bad = { .gen = 2, .lanes = 16, .mps = 256 };
+	struct roce_learn_gpu_point p[2];
+
+	/* 16 GT/s x 16 lanes x 128/130 / 8 = 31.51 GB/s; x 256 / 280 = 28.81 GB/s */
+	ck_assert_double_eq_tol(roce_pcie_gbytes(&gen4), 28.807, 0.001);
+	ck_assert_double_lt(roce_pcie_gbytes(&gen3x8) * 8, 100);	/* too slow for 100G */
+	ck_assert_double_eq(roce_pcie_gbytes(&bad), 0);
+	ck_assert_int_eq(roce_learn_gpudirect(&bad, sizes, 2, p), -EINVAL);
+
+	ck_assert_int_eq(roce_learn_gpudirect(&gen4, sizes, 2, p), 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(p[i].size, sizes[i]);
+		ck_assert_double_gt(p[i].rdma_lat_us, 0);
+		ck_assert_double_eq(p[i].gdr_lat_us, p[i].rdma_lat_us);
+		ck_assert_double_eq_tol(p[i].copy_us, 5 + sizes[i] / 28.807e3, 0.01);
+		ck_assert_double_eq_tol(p[i].staged_lat_us - p[i].gdr_lat_us, 2 * p[i].copy_us,
+					1e-9);
+		ck_assert_double_eq(p[i].gdr_gbps, p[i].rdma_gbps);
+		ck_assert_double_lt(p[i].staged_gbps, p[i].gdr_gbps);
+		ck_assert_double_le(p[i].pipelined_gbps, p[i].gdr_gbps);
+	}
+	/* one chunk: no overlap to gain */
+	ck_assert_double_eq_tol(p[0].pipelined_gbps, p[0].staged_gbps, 1e-9);
+	/* 8 chunks of 512 KiB: the copies hide behind the transfers */
+	ck_assert_double_gt(p[1].pipelined_gbps, 1.5 * p[1].staged_gbps);
+	ck_assert_double_gt(p[1].gdr_gbps, 95);
+}
+END_TEST
+
 /* Every lesson runs (quick) and writes its page with pictures in it. */
 START_TEST(test_lessons_run)
 {
@@ -148,6 +186,7 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, test_encap_sizes);
 	tcase_add_test(tc, test_bdp);
 	tcase_add_test(tc, test_loss);
+	tcase_add_test(tc, test_gpudirect);
 	tcase_add_test(tc, test_lessons_run);
 	suite_add_tcase(s, tc);
 	return s;

@@ -12,6 +12,7 @@ static const struct roce_lesson *const lessons[] = {
 	&roce_lesson_verbs,
 	&roce_lesson_bdp,
 	&roce_lesson_loss,
+	&roce_lesson_gpudirect,
 	&roce_lesson_baseline,
 };
 

@@ -11,6 +11,7 @@ extern const struct roce_lesson roce_lesson_verbs;
 extern const struct roce_lesson roce_lesson_bdp;
 extern const struct roce_lesson roce_lesson_loss;
 extern const struct roce_lesson roce_lesson_baseline;
+extern const struct roce_lesson roce_lesson_gpudirect;
 
 /** A paragraph: to conf->out (wrapped as given) and to the page. */
 void learn_text(const struct roce_learn_conf *conf, struct roce_report *rep, const char *text);

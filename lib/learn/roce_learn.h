@@ -110,4 +110,44 @@ int roce_learn_loss(const double *loss, size_t n, uint32_t delay_ns, double vsec
 int roce_learn_bdp(const uint32_t *depth, size_t n, uint32_t size, uint32_t delay_ns, double vsec,
 		   struct roce_learn_point *pts);
 
+/* ---- GPUDirect RDMA: the host's PCIe paths ---- */
+
+/* A PCIe link as the lesson models it; the defaults are a Gen4 x16 slot. */
+struct roce_pcie {
+	unsigned int gen;	/* 3, 4 or 5: 8, 16 or 32 GT/s per lane, 128b/130b encoded */
+	unsigned int lanes;	/* 1 to 16 */
+	unsigned int mps;	/* max payload size of a TLP, bytes (128 to 4096) */
+	double copy_us;		/* fixed cost of one synchronous GPU<->host copy call, us */
+};
+
+/** Bytes a TLP carries beside its payload: header 16, sequence 2, LCRC 4, framing 2. */
+#define ROCE_PCIE_TLP_OVERHEAD 24
+
+/** The link's data rate in GB/s after encoding and TLP overheads; 0 for a bad @p p. */
+double roce_pcie_gbytes(const struct roce_pcie *p);
+
+/* One message size, three ways from GPU memory on one host to GPU memory on the other. */
+struct roce_learn_gpu_point {
+	uint32_t size;			/* message bytes */
+	double rdma_lat_us;		/* measured: write_lat's typical latency at @p size */
+	double rdma_gbps;		/* measured: write_bw's goodput at @p size */
+	double copy_us;			/* modelled: one GPU<->host copy of @p size */
+	double staged_lat_us;		/* copy to host, RDMA WRITE, copy to GPU */
+	double gdr_lat_us;		/* GPUDirect RDMA: the NIC reads and writes GPU memory */
+	double staged_gbps;		/* one bounce buffer: copy, send, copy, one after another */
+	double pipelined_gbps;		/* bounce buffers in chunks, the three stages overlapped */
+	double gdr_gbps;
+};
+
+/** The chunk of the pipelined staged path (bytes). */
+#define ROCE_LEARN_GPU_CHUNK (512u << 10)
+
+/**
+ * GPU to GPU over RDMA with and without GPUDirect, at each of @p sizes: the RDMA part measured
+ * between two emulated hosts (100G, 500 ns apart), the copies over @p pcie modelled.
+ * @return 0 or -errno
+ */
+int roce_learn_gpudirect(const struct roce_pcie *pcie, const uint32_t *sizes, size_t n,
+			 struct roce_learn_gpu_point *pts);
+
 #endif /* ROCE_LEARN_H */
