@@ -88,6 +88,9 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
 	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
 	       (unsigned long long)st.rx_dropped, (unsigned long long)st.icrc_errors);
+	if (st.tx_held != 0)
+		printf(" port: the NIC waited %llu time(s) for room in the TX queue\n",
+		       (unsigned long long)st.tx_held);
 	if (st.access_naks_sent != 0 || st.naks_rcvd != 0)
 		printf(" NIC: %llu NAK(s) remote access error sent, %llu error NAK(s) received\n",
 		       (unsigned long long)st.access_naks_sent, (unsigned long long)st.naks_rcvd);

@@ -25,6 +25,8 @@
 #define PORT_RXQ 4096			/* received RoCE frames waiting for the link (power of two) */
 #define PORT_TXBUF 256			/* frames waiting for rte_eth_tx_burst */
 #define PORT_TX_TRIES 4			/* bursts tried on a full TX queue before dropping */
+#define PORT_TX_HOLD (PORT_TXBUF - 2 * PORT_BURST) /* a gated sender waits above this */
+#define PORT_TX_RESUME (PORT_TXBUF / 2)	/* ... and is kicked again below this */
 #define PORT_MAX_ADDR 4			/* addresses answered by ARP */
 #define PORT_ARP_CACHE 32		/* resolved peers */
 #define PORT_ARP_RETRY (100 * ROCE_MS)	/* between two requests for one address */
@@ -70,6 +72,8 @@ struct roce_port {
 	uint32_t rxq_head, rxq_tail;	/* free-running: consumer, producer */
 	struct rte_mbuf *txbuf[PORT_TXBUF]; /* frames to send */
 	uint16_t ntx;			/* entries in @txbuf */
+	struct roce_link_end sender;	/* the gated sender (roce_port_gate), or owner NULL */
+	bool held;			/* it was refused a frame: kick the link when there is room */
 
 	uint32_t addr[PORT_MAX_ADDR];	/* our IPv4 addresses, network order */
 	unsigned int naddr;		/* entries in @addr */
@@ -144,6 +148,44 @@ static struct rte_mbuf *end_pull(void *owner)
 struct roce_link_end roce_port_link_end(struct roce_port *p)
 {
 	return (struct roce_link_end){ .owner = p, .pull = end_pull, .rx = end_rx };
+}
+
+/* The gated sender's pull: nothing while the transmit buffer is nearly full. */
+static struct rte_mbuf *gate_pull(void *owner)
+{
+	struct roce_port *p = owner;
+
+	if (p->ntx > PORT_TX_HOLD)
+		roce_port_flush(p);
+	if (roce_unlikely(p->ntx > PORT_TX_HOLD)) {
+		if (!p->held)
+			p->st.tx_held++;
+		p->held = true;
+		return NULL;
+	}
+	return p->sender.pull(p->sender.owner);
+}
+
+static void gate_rx(void *owner, struct rte_mbuf *m)
+{
+	struct roce_port *p = owner;
+
+	p->sender.rx(p->sender.owner, m);
+}
+
+struct roce_link_end roce_port_gate(struct roce_port *p, const struct roce_link_end *sender)
+{
+	p->sender = *sender;
+	return (struct roce_link_end){ .owner = p, .pull = gate_pull, .rx = gate_rx };
+}
+
+/* Room again after a hold: the gated sender's direction pulls. */
+static void gate_resume(struct roce_port *p)
+{
+	if (p->held && p->ntx < PORT_TX_RESUME && p->link != NULL) {
+		p->held = false;
+		roce_link_kick(p->link, 1 - p->dir);
+	}
 }
 
 void roce_port_attach(struct roce_port *p, struct roce_link *link, int dir)
@@ -578,6 +620,8 @@ static void port_poll(struct roce_engine *eng, void *arg)
 		roce_link_kick(p->link, p->dir);
 	if (p->ntx)
 		roce_port_flush(p);
+	if (roce_unlikely(p->held))
+		gate_resume(p);
 }
 
 /* ---- set-up ---- */

@@ -248,6 +248,7 @@ struct roce_port_stats {
 	uint64_t rx_queue_full;	/* RoCE frames dropped because the link had not pulled enough */
 	uint64_t tx_frames;	/* frames handed to rte_eth_tx_burst and accepted */
 	uint64_t tx_dropped;	/* frames the TX queue refused even after retrying */
+	uint64_t tx_held;	/* times a gated sender was held back (roce_port_gate) */
 	uint64_t arp_replies;	/* ARP replies sent for our addresses */
 	uint64_t arp_requests;	/* ARP requests sent to resolve peers */
 	uint64_t rx_nd;		/* IPv6 neighbour solicitations and advertisements received */
@@ -313,6 +314,16 @@ int roce_port_resolve(struct roce_port *port, const struct roce_ip_addr *ip, uin
 
 /** The endpoint to give roce_link_create() for this port (the far end of an emulated NIC). */
 struct roce_link_end roce_port_link_end(struct roce_port *port);
+
+/**
+ * Backpressure from the device's TX queue to the sender on the other end of the port's link
+ * (an emulated NIC, a switch port): the returned endpoint stands for @p sender and offers its
+ * frames to the link only while the port's transmit buffer has room, as a NIC's DMA stops when
+ * its send ring is full. Without it, a device slower than the speed it reports (memif,
+ * af_packet) drops what it cannot take. The port kicks the link when room comes back.
+ * Give the result to roce_link_create() in place of @p sender (copied; one sender per port).
+ */
+struct roce_link_end roce_port_gate(struct roce_port *port, const struct roce_link_end *sender);
 
 /** Send received RoCE frames through direction @p dir of @p link (the port's sending direction). */
 void roce_port_attach(struct roce_port *port, struct roce_link *link, int dir);

@@ -593,6 +593,7 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		goto err_close;
 	}
 	dev_end = roce_device_link_end(c->dev);
+	dev_end = roce_port_gate(c->port, &dev_end);	/* the NIC waits for TX room */
 	port_end = roce_port_link_end(c->port);
 	lc.rate_bps = c->speed_bps;
 	lc.mtu = c->port_mtu;
@@ -1298,6 +1299,7 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_l
 	st->rx_roce = ps.rx_roce;
 	st->rx_other = ps.rx_other;
 	st->tx_dropped = ps.tx_dropped + ps.oerrors;
+	st->tx_held = ps.tx_held;
 	st->rx_dropped = ps.rx_queue_full + ps.imissed;
 	st->icrc_errors = roce_device_counter_by_name(c->dev, "rx_icrc_errors");
 	st->access_naks_sent = roce_device_counter_by_name(c->dev, "remote_access_nak_sent");

@@ -155,6 +155,7 @@ struct roce_perf_live_stats {
 	uint64_t rx_roce;		/* frames handed to the emulated NIC */
 	uint64_t rx_other;		/* frames that were not ours (the kernel's TCP, ...) */
 	uint64_t tx_dropped;		/* refused by the TX queue */
+	uint64_t tx_held;		/* times the NIC waited for room in the TX queue */
 	uint64_t rx_dropped;		/* RoCE frames the link's queue could not hold, plus imissed */
 	uint64_t icrc_errors;		/* frames the NIC dropped for a bad ICRC (truncated by a port) */
 	uint64_t access_naks_sent;	/* NAK remote access error sent by our responder */
