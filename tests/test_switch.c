@@ -677,6 +677,63 @@ START_TEST(test_incast_headroom_sized)
 }
 END_TEST
 
+/*
+ * A port's speed changes (100G -> 40G -> 100G over 2 us of cable, jumbo MTU): its headroom is
+ * sized again (the same formula as test_incast_headroom_sized, at 40G: 20 000 B in flight and
+ * 118 quanta), and the shared pool takes or gives the difference for each lossless priority.
+ * A fixed headroom stays; a buffer too small for the larger size keeps the old one.
+ */
+START_TEST(test_headroom_resize)
+{
+	const uint64_t h100 = 50000 + 2 * (9234 + 24) + 84 + 394 * 64;
+	const uint64_t h40 = 20000 + 2 * (9234 + 24) + 84 + 118 * 64;
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch_conf c;
+	struct roce_switch *sw[3];
+	struct host h[3];
+	uint64_t nlossless = 0, reserved;
+
+	memset(h, 0, sizeof(h));
+	roce_switch_defaults(&c);
+	c.nports = 2;
+	for (int prio = 0; prio < ROCE_NPRIO; prio++)
+		nlossless += c.prio[prio].lossless;
+	ck_assert_uint_gt(nlossless, 0);
+	reserved = (uint64_t)c.nports * ROCE_NPRIO * c.reserved;
+
+	sw[0] = roce_switch_create(eng, &c);
+	connect_host(eng, sw[0], 0, &h[0], 100 * GBPS, 2 * ROCE_US);
+	ck_assert_uint_eq(roce_switch_headroom(sw[0], 0), h100);
+	ck_assert_int_eq(roce_link_set_rate(h[0].link, 40 * GBPS), 0);
+	ck_assert_int_eq(roce_switch_port_resize(sw[0], 0), 0);
+	ck_assert_uint_eq(roce_switch_headroom(sw[0], 0), h40);
+	ck_assert_int_eq(roce_link_set_rate(h[0].link, 100 * GBPS), 0);
+	ck_assert_int_eq(roce_switch_port_resize(sw[0], 0), 0);
+	ck_assert_uint_eq(roce_switch_headroom(sw[0], 0), h100);
+	ck_assert_int_eq(roce_switch_port_resize(sw[0], 1), -EINVAL);	/* not attached */
+	ck_assert_int_eq(roce_switch_port_resize(NULL, 0), -EINVAL);
+
+	/* a fixed headroom is the operator's: left alone */
+	c.headroom = 64 << 10;
+	sw[1] = roce_switch_create(eng, &c);
+	connect_host(eng, sw[1], 0, &h[1], 40 * GBPS, 2 * ROCE_US);
+	ck_assert_int_eq(roce_link_set_rate(h[1].link, 100 * GBPS), 0);
+	ck_assert_int_eq(roce_switch_port_resize(sw[1], 0), 0);
+	ck_assert_uint_eq(roce_switch_headroom(sw[1], 0), 64 << 10);
+
+	/* room for the 40G headroom only: the 100G one is refused, the 40G one kept */
+	c.headroom = 0;
+	c.buffer = reserved + nlossless * h40 + 1000;
+	sw[2] = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw[2]);
+	connect_host(eng, sw[2], 0, &h[2], 40 * GBPS, 2 * ROCE_US);
+	ck_assert_int_eq(roce_link_set_rate(h[2].link, 100 * GBPS), 0);
+	ck_assert_int_eq(roce_switch_port_resize(sw[2], 0), -ENOSPC);
+	ck_assert_uint_eq(roce_switch_headroom(sw[2], 0), h40);
+	teardown(eng, sw, 3);
+}
+END_TEST
+
 START_TEST(test_incast_headroom_small)
 {
 	/* one MTU of headroom: less than the round trip of the pause */
@@ -1022,6 +1079,7 @@ static Suite *switch_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_forward);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_headroom_resize);
 	tcase_add_test(tc, test_classify);
 	tcase_add_test(tc, test_scheduling);
 	tcase_add_test(tc, test_ecmp);

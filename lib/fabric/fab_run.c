@@ -631,6 +631,15 @@ static void event_fire(struct roce_engine *eng, struct roce_timer *t, void *arg)
 	switch (ev->e->kind) {
 	case ROCE_SC_EV_RATE:
 		roce_link_set_rate(link, ev->e->rate_bps);
+		/* the switches at either end size the port's headroom for the new rate */
+		for (int side = 0; side < 2; side++) {
+			int n = side ? ev->fab->sc->link[ev->e->link].b : ev->fab->sc->link[ev->e->link].a;
+			int port = ev->fab->port[ev->e->link][side];
+
+			if (port >= 0)
+				(void)roce_switch_port_resize(ev->fab->sw[n - ev->fab->sc->nhosts],
+							      (uint16_t)port);
+		}
 		break;
 	case ROCE_SC_EV_DOWN:
 		roce_link_set_up(link, false);

@@ -754,6 +754,41 @@ uint64_t roce_switch_headroom(const struct roce_switch *sw, uint16_t port)
 	return port < sw->conf.nports ? sw->port[port].headroom : 0;
 }
 
+int roce_switch_port_resize(struct roce_switch *sw, uint16_t port)
+{
+	uint64_t hdrm, nlossless = 0, total, reserved;
+	int first = -1;
+	struct sw_port *p;
+
+	if (sw == NULL || port >= sw->conf.nports || sw->port[port].link == NULL)
+		return -EINVAL;
+	if (sw->conf.headroom != 0)
+		return 0;
+	p = &sw->port[port];
+	for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+		nlossless += sw->conf.prio[prio].lossless;
+		if (sw->conf.prio[prio].lossless && first < 0)
+			first = prio;
+	}
+	if (nlossless == 0)
+		return 0;
+	hdrm = fab_headroom_size(p->link);
+	total = sw->hdrm_total - nlossless * p->headroom + nlossless * hdrm;
+	reserved = (uint64_t)sw->conf.nports * ROCE_NPRIO * sw->conf.reserved;
+	if (sw->conf.buffer <= reserved + total) {
+		ROCE_LOG(WARN, "%s: port %u: buffer of %lu B cannot hold %lu B of headroom; "
+			 "keeping %lu B", sw->name, port, (unsigned long)sw->conf.buffer,
+			 (unsigned long)total, (unsigned long)p->headroom);
+		return -ENOSPC;
+	}
+	fab_trace(sw, port, first, "headroom %lu -> %lu B per lossless priority",
+		  (unsigned long)p->headroom, (unsigned long)hdrm);
+	p->headroom = hdrm;
+	sw->hdrm_total = total;
+	sw->shared_size = sw->conf.buffer - reserved - total;
+	return 0;
+}
+
 /* ---- counters ---- */
 
 void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,

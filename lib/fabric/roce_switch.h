@@ -80,8 +80,8 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 /**
  * Port @p port sends through direction @p dir of @p link. @p peer / @p peer_port name the switch
  * at the other end (NULL for a host), for deadlock detection. Headroom (conf.headroom 0) is
- * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula); a later
- * roce_link_set_rate() does not resize it.
+ * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula), and
+ * again by roce_switch_port_resize() after the link's rate changes.
  * @return 0; -EINVAL (bad port or direction, port already attached, or the buffer too small for
  *         the reserved space and every headroom)
  */
@@ -90,9 +90,19 @@ int roce_switch_attach(struct roce_switch *sw, uint16_t port, struct roce_link *
 
 /**
  * Headroom of one (port, lossless priority) of @p port in bytes: conf.headroom, or the size
- * computed when the port was attached (0 before).
+ * computed when the port was attached or last resized (0 before).
  */
 uint64_t roce_switch_headroom(const struct roce_switch *sw, uint16_t port);
+
+/**
+ * Size @p port's headroom again from its link (after roce_link_set_rate(), as a switch's
+ * buffer manager does when a port's speed changes); the shared pool gives or takes the
+ * difference. Bytes held now stay: a smaller headroom or pool only refuses new frames until
+ * they drain. A fixed conf.headroom is left alone.
+ * @return 0; -EINVAL (bad or unattached port); -ENOSPC (the buffer cannot hold the new
+ *         headroom: the old size is kept)
+ */
+int roce_switch_port_resize(struct roce_switch *sw, uint16_t port);
 
 /**
  * Frames for destinations in @p dst / @p plen leave by @p port (longest prefix wins). Adding
