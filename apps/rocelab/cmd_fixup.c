@@ -38,6 +38,9 @@ static int run(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] != '\0')	/* "-" alone is stdin/stdout */
+			return rocelab_usage_error(argv[0], "unknown option '%s'", argv[i]);
 	if (argc != 3)
 		return rocelab_usage_error(argv[0], "expected IN and OUT, got %d argument%s", argc - 1,
 					   argc == 2 ? "" : "s");
