@@ -2,6 +2,7 @@
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,6 +337,51 @@ START_TEST(deadlock)
 END_TEST
 
 /*
+ * scenarios/troubleshoot-dscp.ini: the host on DSCP 0 (lossy priority 0) is the only one whose
+ * frames the switch drops and who resends; on DSCP 26 like the others, nothing is dropped and
+ * the four share h0's port within 10%.
+ */
+START_TEST(troubleshoot_dscp)
+{
+	const char *set[] = { "scenario.duration=2ms", "flow.late.dscp=26" };
+	struct roce_switch_qstats q;
+	struct roce_flow_result r[4];
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+
+	for (int fixed = 0; fixed < 2; fixed++) {
+		sc = roce_scenario_load(SCENARIOS "/troubleshoot-dscp.ini", set, fixed ? 2 : 1, err,
+					sizeof(err));
+		ck_assert_msg(sc != NULL, "%s", err);
+		fab = roce_fabric_create(sc, err, sizeof(err));
+		ck_assert_msg(fab != NULL, "%s", err);
+		ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+		for (int f = 0; f < 4; f++)
+			roce_fabric_flow_result(fab, f, &r[f]);
+		roce_switch_qstats(roce_fabric_switch(fab, 0), 4, 0, &q);	/* h4's port */
+		if (!fixed) {
+			ck_assert_uint_gt(q.drop_tail, 0);
+			ck_assert_uint_gt(r[3].retransmits, q.drop_tail);	/* go-back-N */
+			for (int f = 0; f < 3; f++)
+				ck_assert_uint_eq(r[f].retransmits, 0);
+			/* h0's port carried resent frames: the four deliver well under 100G */
+			ck_assert_double_lt(r[0].goodput_gbps + r[1].goodput_gbps +
+					    r[2].goodput_gbps + r[3].goodput_gbps, 85);
+		} else {
+			ck_assert_uint_eq(q.drop_tail + q.rx_frames, 0);	/* nothing on prio 0 */
+			for (int f = 0; f < 4; f++) {
+				ck_assert_uint_eq(r[f].retransmits, 0);
+				ck_assert_msg(fabs(r[f].goodput_gbps - 24.5) < 2.45, "flow %d: %.2f",
+					      f, r[f].goodput_gbps);
+			}
+		}
+		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/*
  * Conservation: after an incast under loss has drained, every frame each switch took in was
  * sent on, consumed (PFC) or dropped with a counted reason, every link delivered or counted
  * what it lost, and no mbuf is left anywhere.
@@ -444,6 +490,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, run_direct);
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, deadlock);
+	tcase_add_test(tc, troubleshoot_dscp);
 	tcase_add_test(tc, conservation);
 	tcase_add_test(tc, demo_claims);
 	suite_add_tcase(s, tc);

@@ -23,10 +23,17 @@ const char *fab_bytes(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* done, running (still making progress at the end), stalled (no completion lately), ... */
+/*
+ * done, running (still making progress at the end), stalled (no completion lately: in the last
+ * tenth of the run, or twice the slowest message's time, whichever is longer), ...
+ */
 static const char *flow_status(const struct roce_fabric *fab, const struct roce_flow_result *r)
 {
 	roce_time_t now = roce_fabric_now(fab);
+	roce_time_t quiet = (roce_time_t)(2 * r->lat_max_us * ROCE_US);
+
+	if (quiet < now / 10)
+		quiet = now / 10;
 
 	if (r->errors != 0)
 		return "error";
@@ -34,7 +41,7 @@ static const char *flow_status(const struct roce_fabric *fab, const struct roce_
 		return "done";
 	if (r->posted == 0)
 		return "not started";
-	if (r->messages == 0 || r->last_done + now / 10 < now)
+	if (r->messages == 0 || r->last_done + quiet < now)
 		return "stalled";
 	return "running";
 }
