@@ -3,7 +3,8 @@
 
 Checks, with parsers rocelab does not share: each LESSON.html and each *.svg parses with
 xml.etree; each page holds an inline <svg> and a <table>; the encapsulation picture names every
-layer the table does; and a second run writes the same bytes (the lessons are deterministic).
+layer the table does; index.html links every lesson's page and nothing else; and a second run
+writes the same bytes (the lessons are deterministic).
 
 Usage: diff_learn_pages.py PATH/TO/rocelab      (exit 0 all good, 1 a check failed)
 """
@@ -14,7 +15,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
-LESSONS = ["encap", "verbs", "bdp", "loss", "baseline"]
+LESSONS = ["encap", "verbs", "bdp", "loss", "gpudirect", "baseline"]
 
 
 def run(rocelab, out):
@@ -45,6 +46,13 @@ def main():
                 failures.append(name + ": no table")
         if second.get(name) != data:
             failures.append(name + ": a second run wrote other bytes")
+    if "index.html" not in first:
+        failures.append("no index.html")
+    else:
+        links = {a.get("href") for a in ET.fromstring(first["index.html"]).iter(SVG + "a")}
+        pages = {n for n in first if n.endswith(".html") and n != "index.html"}
+        if links != pages:
+            failures.append("index.html links %s, the pages are %s" % (sorted(links), sorted(pages)))
     layers = ET.fromstring(first["encap-layers.svg"])
     titles = {t.text.split(":")[0] for t in layers.iter(SVG + "title") if t.text}
     for want in ["LRH", "GRH", "IPv4", "IPv6", "UDP", "BTH", "RETH", "ICRC", "VCRC", "FCS",

@@ -13,12 +13,14 @@ static const char usage[] =
 	"usage: rocelab learn [LESSON ...|all] [--out DIR] [--quick] [--seed N]\n"
 	"\n"
 	"Lessons that run what they teach: each measures it in rocelab's emulator, prints a table\n"
-	"and writes DIR/LESSON.html with its pictures (and the pictures as SVG files).\n"
+	"and writes DIR/LESSON.html with its pictures (and the pictures as SVG files); with more\n"
+	"than one lesson, DIR/index.html links their pages.\n"
 	"Without a lesson, lists them. Also taught by running:\n"
 	"  zero copy (kernel TCP's four copies vs one DMA)   rocelab demo, step 1\n"
 	"  lossless vs lossy, incast, PFC vs DCQCN            rocelab demo, steps 2 and 3\n"
 	"  troubleshooting a link degraded to 40G             rocelab demo, step 4\n"
-	"  PFC deadlock                                       rocelab run pfc-deadlock\n"
+	"  PFC deadlock                                       rocelab run scenarios/pfc-deadlock.ini\n"
+	"  drops from a host on the wrong DSCP                rocelab run scenarios/troubleshoot-dscp.ini\n"
 	"\n"
 	"  --out DIR   where to write (default: rocelab-learn); created if missing\n"
 	"  --quick     fewer points, shorter runs\n"
@@ -101,12 +103,17 @@ static int run(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
+	/* the index links the pages there are: all of them once 'all' has run */
+	if (npick > 1 && roce_learn_index(pick, npick, &conf, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rocelab learn: %s\n", err);
+		return EXIT_FAILURE;
+	}
 	return EXIT_SUCCESS;
 }
 
 const struct rocelab_cmd cmd_learn = {
 	.name = "learn",
-	.summary = "lessons run and measured: IB vs RoCE, one- vs two-sided verbs, BDP, loss, baselines",
+	.summary = "lessons run and measured: IB vs RoCE, verbs, BDP, loss, GPUDirect, baselines",
 	.usage = usage,
 	.run = run,
 	.needs_eal = true,

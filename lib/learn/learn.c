@@ -138,3 +138,95 @@ int roce_learn_run(const struct roce_lesson *l, const struct roce_learn_conf *co
 	roce_report_destroy(rep);
 	return rc;
 }
+
+/* @p in with &, < and > escaped for XML, into @p out (truncated to @p len). */
+static const char *xml_escape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in != '\0' && o + 6 < len; in++) {
+		const char *e = *in == '&' ? "&amp;" : *in == '<' ? "&lt;" : *in == '>' ? "&gt;" : NULL;
+
+		if (e != NULL) {
+			memcpy(out + o, e, strlen(e));
+			o += strlen(e);
+		} else {
+			out[o++] = *in;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+int roce_learn_index(const struct roce_lesson *const *l, size_t n,
+		     const struct roce_learn_conf *conf, char *err, size_t errlen)
+{
+	static const char *const head[] = { "<idea", "<run" };
+	static const char *const also[][2] = {
+		{ "zero copy: kernel TCP's four CPU copies against one DMA", "rocelab demo (step 1)" },
+		{ "why RoCE needs a lossless network, in a fabric", "rocelab demo (step 2)" },
+		{ "incast, pause storms, the victim flow, PFC against DCQCN", "rocelab demo (step 3)" },
+		{ "a link degraded from 100G to 40G, found in the counters", "rocelab demo (step 4)" },
+		{ "PFC deadlock", "rocelab run scenarios/pfc-deadlock.ini" },
+		{ "drops from a host on the wrong DSCP",
+		  "rocelab run scenarios/troubleshoot-dscp.ini" },
+	};
+	const int row_h = 56, width = 760;
+	struct roce_report *rep = roce_report_create("rocelab learn: RDMA, run and measured");
+	struct roce_table *t;
+	char path[4096], a[256], b[512], *svg;
+	size_t cap = 1024 + n * 1024, len = 0;
+	int rc;
+
+	if (rep == NULL || conf->out_dir == NULL) {
+		roce_report_destroy(rep);
+		return rep == NULL ? learn_nomem(err, errlen) : -EINVAL;
+	}
+	roce_report_text(rep, "Each lesson measures what it teaches with rocelab's emulator (real "
+			 "frames, the real transport, virtual time) and draws it. Click one to open "
+			 "its page; `rocelab learn NAME` runs it again.");
+	svg = malloc(cap);
+	if (svg == NULL) {
+		roce_report_destroy(rep);
+		return learn_nomem(err, errlen);
+	}
+#define OUT(...) len += (size_t)snprintf(svg + len, len < cap ? cap - len : 0, __VA_ARGS__)
+	OUT("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	    "font-family=\"sans-serif\" font-size=\"13\">\n", width, (int)n * row_h + 4);
+	for (size_t i = 0; i < n; i++) {
+		int y = (int)i * row_h + 2;
+
+		OUT("<a href=\"%s.html\"><rect x=\"1\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" "
+		    "fill=\"#f4f7fb\" stroke=\"#9ab\"/><text x=\"14\" y=\"%d\" font-weight=\"bold\">"
+		    "%zu. %s</text><text x=\"14\" y=\"%d\" fill=\"#345\">%s: %s</text></a>\n",
+		    l[i]->name, y, width - 2, row_h - 8, y + 20, i + 1,
+		    xml_escape(l[i]->title, a, sizeof(a)), y + 40, l[i]->name,
+		    xml_escape(l[i]->summary, b, sizeof(b)));
+	}
+	OUT("</svg>\n");
+#undef OUT
+	if (len >= cap) {
+		free(svg);
+		roce_report_destroy(rep);
+		return learn_nomem(err, errlen);
+	}
+	roce_report_svg(rep, svg);
+	free(svg);
+	t = roce_table_create("Also taught by running", ROCE_DIM(head), head);
+	if (t == NULL) {
+		roce_report_destroy(rep);
+		return learn_nomem(err, errlen);
+	}
+	for (size_t i = 0; i < ROCE_DIM(also); i++)
+		learn_row(t, "%s\t%s", also[i][0], also[i][1]);
+	roce_report_table(rep, t);
+	roce_table_destroy(t);
+	snprintf(path, sizeof(path), "%s/index.html", conf->out_dir);
+	rc = roce_report_write(rep, path);
+	if (rc != 0)
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+	else if (conf->out != NULL)
+		fprintf(conf->out, "The lessons' index: %s\n", path);
+	roce_report_destroy(rep);
+	return rc;
+}

@@ -45,6 +45,14 @@ const struct roce_lesson *roce_lesson_find(const char *name);
 int roce_learn_run(const struct roce_lesson *l, const struct roce_learn_conf *conf, char *err,
 		   size_t errlen);
 
+/**
+ * Write out_dir/index.html: the lessons of @p l (@p n of them), each a link to its page, and
+ * the ideas taught by `rocelab demo` and `rocelab run`.
+ * @return 0 or -errno with one line in @p err
+ */
+int roce_learn_index(const struct roce_lesson *const *l, size_t n,
+		     const struct roce_learn_conf *conf, char *err, size_t errlen);
+
 /* ---- encap: InfiniBand, RoCEv1 and RoCEv2 around the same RDMA WRITE ---- */
 
 enum roce_encap {
