@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench_common.h"
 #include "roce_fabric.h"
@@ -71,6 +72,7 @@ static int run_case(const struct bench_case *bc)
 	struct roce_fabric *fab;
 	uint64_t events, hops, bytes = 0;
 	double t0, c0, wall, cpu, sim;
+	struct rusage ru0, ru1;
 
 	if (sc == NULL) {
 		fprintf(stderr, "bench_fabric: %s\n", err);
@@ -82,11 +84,13 @@ static int run_case(const struct bench_case *bc)
 		roce_scenario_destroy(sc);
 		return -1;
 	}
+	getrusage(RUSAGE_SELF, &ru0);
 	t0 = bench_now();
 	c0 = bench_cpu_now();
 	roce_fabric_run(fab, NULL);
 	wall = bench_now() - t0;
 	cpu = bench_cpu_now() - c0;
+	getrusage(RUSAGE_SELF, &ru1);
 	roce_fabric_work(fab, &events, &hops);
 	for (int l = 0; l < sc->nlinks; l++)
 		for (int d = 0; d < 2; d++) {
@@ -99,10 +103,11 @@ static int run_case(const struct bench_case *bc)
 	/* per CPU second too: on a shared machine the wall clock measures the others' load */
 	printf("%-10s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
 	       "%5.2f M events/s  %5.2f M hops/s wall, %5.2f per CPU s  sim/wall %.1e  "
-	       "| memcpy floor %6.2f M hops/s\n",
+	       "| memcpy floor %6.2f M hops/s | %llu hops, %ld page faults\n",
 	       bc->name, sc->nhosts, sc->nswitches, sim * 1e3, wall, cpu,
 	       (double)events / wall / 1e6, (double)hops / wall / 1e6, (double)hops / cpu / 1e6,
-	       sim / wall, memcpy_floor(hops, hops ? bytes / hops : 1024) / 1e6);
+	       sim / wall, memcpy_floor(hops, hops ? bytes / hops : 1024) / 1e6,
+	       (unsigned long long)hops, ru1.ru_minflt - ru0.ru_minflt);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return 0;

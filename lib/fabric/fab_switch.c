@@ -493,7 +493,12 @@ static inline bool eligible(const struct sw_queue *q)
 	return q->len != 0 && !q->paused;
 }
 
-/* DWRR among the non-strict priorities; @return the priority, or -1 */
+/*
+ * DWRR among the non-strict priorities; @return the priority, or -1. A turn passes over the
+ * priorities with nothing to send without touching them, and with one priority alone the
+ * rounds it would go around to earn its head frame are added at once: a 4 KiB frame is three
+ * quanta, and the turn used to go round all eight priorities for each.
+ */
 static int pick_dwrr(struct sw_port *p)
 {
 	const struct roce_switch_conf *c = &p->sw->conf;
@@ -506,17 +511,30 @@ static int pick_dwrr(struct sw_port *p)
 	if (any == 0)
 		return -1;
 	for (;;) {
-		struct sw_queue *q = &p->q[p->rr];
+		unsigned int ahead = any >> p->rr;
+		int next = ahead ? p->rr + __builtin_ctz(ahead) : __builtin_ctz(any);
+		struct sw_queue *q;
+		uint32_t w;
+		int64_t len, wq;
 
-		if (any & (1u << p->rr)) {
-			if (!p->rr_fresh) {
-				uint32_t w = c->prio[p->rr].weight ? c->prio[p->rr].weight : 1;
-
-				q->deficit += (int64_t)w * SW_DWRR_QUANTUM;
-				p->rr_fresh = true;
-			}
-			if (q->deficit >= (int64_t)sw_meta(queue_head(q))->len)
-				return p->rr;
+		if (next != p->rr) {	/* the turn passes on to the next eligible priority */
+			p->rr = (uint8_t)next;
+			p->rr_fresh = false;
+		}
+		q = &p->q[p->rr];
+		w = c->prio[p->rr].weight ? c->prio[p->rr].weight : 1;
+		wq = (int64_t)w * SW_DWRR_QUANTUM;
+		if (!p->rr_fresh) {
+			q->deficit += wq;
+			p->rr_fresh = true;
+		}
+		len = (int64_t)sw_meta(queue_head(q))->len;
+		if (q->deficit >= len)
+			return p->rr;
+		if (any == 1u << p->rr) {
+			/* alone: each round would come back here and add one more quantum */
+			q->deficit += (len - q->deficit + wq - 1) / wq * wq;
+			return p->rr;
 		}
 		p->rr = (uint8_t)((p->rr + 1) % ROCE_NPRIO);
 		p->rr_fresh = false;
