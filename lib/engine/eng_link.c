@@ -28,6 +28,9 @@ struct link_dir {
 	struct roce_link_end src;	/* sender: pulled when the wire is idle */
 	struct roce_link_end dst;	/* receiver: gets arrivals */
 	bool busy;			/* a frame is being serialised (tx_done armed) */
+	uint32_t ser_len;		/* frame length of the last ser_time() (0: none yet) */
+	uint64_t ser_rate;		/* ...at this rate... */
+	roce_time_t ser_ps;		/* ...took this long: most frames repeat it (no division) */
 	struct roce_timer tx_done;	/* end of the current frame's serialisation */
 	struct roce_timer arrive;	/* arrival of flight[head] */
 
@@ -265,7 +268,12 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 			rte_pktmbuf_free(m);
 		}
 		len = rte_pktmbuf_pkt_len(m);
-		ser = ser_time(len, l->conf.rate_bps);
+		if (len != d->ser_len || l->conf.rate_bps != d->ser_rate) {
+			d->ser_len = len;
+			d->ser_rate = l->conf.rate_bps;
+			d->ser_ps = ser_time(len, l->conf.rate_bps);
+		}
+		ser = d->ser_ps;
 		d->st.tx_frames++;
 		d->st.tx_bytes += len;
 		d->st.busy += ser;
