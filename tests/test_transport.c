@@ -486,6 +486,50 @@ START_TEST(test_rc_write)
 }
 END_TEST
 
+/*
+ * AckReq coalescing: a message with another WQE queued behind it does not ask for an ACK. If
+ * the QP then stops starting messages (SQD), the message still completes at once, without a
+ * local ACK timeout, and the WQE behind it waits for RTS.
+ */
+START_TEST(test_rc_ackreq_sqd)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	struct roce_wc wc[2];
+	struct roce_qp_attr a = { .qp_state = ROCE_QPS_SQD };
+	struct roce_sge sge[2];
+	struct roce_send_wr wr[2];
+
+	fx_setup();
+	connect_pair(q, &c);
+	for (int i = 0; i < 2; i++) {
+		sge[i] = (struct roce_sge){ .addr = addr(0, (uint32_t)i * 64), .length = 64,
+					    .lkey = roce_mr_lkey(fx.h[0].mr) };
+		wr[i] = (struct roce_send_wr){ .wr_id = (uint64_t)i + 1, .sg_list = &sge[i],
+					       .num_sge = 1, .opcode = ROCE_WR_RDMA_WRITE,
+					       .send_flags = ROCE_SEND_SIGNALED };
+		wr[i].wr.rdma.remote_addr = addr(1, 65536 + (uint32_t)i * 64);
+		wr[i].wr.rdma.rkey = roce_mr_rkey(fx.h[1].mr);
+	}
+	wr[0].next = &wr[1];
+	fill(0, 0, 128, 9);
+	ck_assert_int_eq(roce_post_send(q[0], wr, NULL), 0);	/* the first leaves at once */
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_STATE), 0);
+	run_until(roce_engine_now(fx.eng) + 100 * ROCE_US);	/* far below the ACK timeout */
+	ck_assert_int_eq(roce_poll_cq(fx.h[0].scq, 2, wc), 1);
+	wc_ok(&wc[0], 1, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[1].buf + 65536, fx.h[0].buf, 64);
+	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+	a.qp_state = ROCE_QPS_RTS;
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_STATE), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+	wc_ok(&wc[0], 2, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[1].buf + 65536 + 64, fx.h[0].buf + 64, 64);
+	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
 START_TEST(test_rc_read)
 {
 	struct conn c = conn_defaults(ROCE_QPT_RC);
@@ -1864,6 +1908,7 @@ static Suite *transport_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rc_send_family);
 	tcase_add_test(tc, test_rc_write);
+	tcase_add_test(tc, test_rc_ackreq_sqd);
 	tcase_add_test(tc, test_rc_read);
 	tcase_add_test(tc, test_rc_atomics);
 	tcase_add_test(tc, test_rc_sizes_sges);
