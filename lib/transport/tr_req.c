@@ -107,8 +107,8 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
  * (the send queue drains, or SQD starts no further message), or when TR_ACK_COALESCE packets
  * or a PMTU of payload went without an ACK request: while the queue stays busy, one ACK then
  * covers several small messages (IBA 9.7.5.1.3: an ACK acknowledges every earlier PSN). A
- * completion is thus held back by at most the wire time of a PMTU of payload plus 16
- * headers, and the queue's last message always asks, so nothing waits for the ACK timeout.
+ * completion is thus held back by at most the wire time of less than two PMTUs of payload and
+ * 16 headers, and the queue's last message always asks, so nothing waits for the ACK timeout.
  */
 static bool ack_wanted(const struct roce_qp *qp, const struct verbs_send_wqe *wqe)
 {
