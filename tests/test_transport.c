@@ -486,6 +486,116 @@ START_TEST(test_rc_write)
 }
 END_TEST
 
+/*
+ * AckReq coalescing: a message with another WQE queued behind it does not ask for an ACK. If
+ * the QP then stops starting messages (SQD), the message still completes at once, without a
+ * local ACK timeout, and the WQE behind it waits for RTS.
+ */
+START_TEST(test_rc_ackreq_sqd)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	struct roce_wc wc[2];
+	struct roce_qp_attr a = { .qp_state = ROCE_QPS_SQD };
+	struct roce_sge sge[2];
+	struct roce_send_wr wr[2];
+
+	fx_setup();
+	connect_pair(q, &c);
+	for (int i = 0; i < 2; i++) {
+		sge[i] = (struct roce_sge){ .addr = addr(0, (uint32_t)i * 64), .length = 64,
+					    .lkey = roce_mr_lkey(fx.h[0].mr) };
+		wr[i] = (struct roce_send_wr){ .wr_id = (uint64_t)i + 1, .sg_list = &sge[i],
+					       .num_sge = 1, .opcode = ROCE_WR_RDMA_WRITE,
+					       .send_flags = ROCE_SEND_SIGNALED };
+		wr[i].wr.rdma.remote_addr = addr(1, 65536 + (uint32_t)i * 64);
+		wr[i].wr.rdma.rkey = roce_mr_rkey(fx.h[1].mr);
+	}
+	wr[0].next = &wr[1];
+	fill(0, 0, 128, 9);
+	ck_assert_int_eq(roce_post_send(q[0], wr, NULL), 0);	/* the first leaves at once */
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_STATE), 0);
+	run_until(roce_engine_now(fx.eng) + 100 * ROCE_US);	/* far below the ACK timeout */
+	ck_assert_int_eq(roce_poll_cq(fx.h[0].scq, 2, wc), 1);
+	wc_ok(&wc[0], 1, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[1].buf + 65536, fx.h[0].buf, 64);
+	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+	a.qp_state = ROCE_QPS_RTS;
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_STATE), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+	wc_ok(&wc[0], 2, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[1].buf + 65536 + 64, fx.h[0].buf + 64, 64);
+	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/* Post @p n signaled WRITEs of @p len bytes as one chain (all queued before any is sent). */
+static void post_write_chain(struct roce_qp *qp, uint32_t n, uint32_t len, uint64_t wr_id)
+{
+	struct roce_sge sge[48];
+	struct roce_send_wr wr[48];
+
+	ck_assert_uint_le(n, 48);
+	for (uint32_t i = 0; i < n; i++) {
+		sge[i] = (struct roce_sge){ .addr = addr(0, i * len), .length = len,
+					    .lkey = roce_mr_lkey(fx.h[0].mr) };
+		wr[i] = (struct roce_send_wr){ .wr_id = wr_id + i, .sg_list = &sge[i], .num_sge = 1,
+					       .opcode = ROCE_WR_RDMA_WRITE,
+					       .send_flags = ROCE_SEND_SIGNALED,
+					       .next = i + 1 < n ? &wr[i + 1] : NULL };
+		wr[i].wr.rdma.remote_addr = addr(1, 65536 + i * len);
+		wr[i].wr.rdma.rkey = roce_mr_rkey(fx.h[1].mr);
+	}
+	ck_assert_int_eq(roce_post_send(qp, wr, NULL), 0);
+}
+
+/*
+ * AckReq (docs/transport.md): a message shorter than the PMTU (1024 here) asks only when the
+ * queue drains, or when 16 packets or a PMTU of payload went without a request; a message of
+ * a PMTU or more always asks. Every message completes, none through the ACK timeout.
+ */
+START_TEST(test_rc_ackreq_coalesce)
+{
+	static const struct {
+		uint32_t n, len, acks;
+	} chain[] = {
+		{ 40, 64, 3 },		/* asks on the 16th, the 32nd (16 packets) and the last */
+		{ 3, 600, 2 },		/* the 2nd (1 200 bytes without a request) and the last */
+		{ 4, 1024, 4 },		/* a PMTU each: every one */
+		{ 2, 3000, 2 },		/* three packets each: each last packet */
+	};
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	struct roce_wc wc[48];
+	uint64_t id = 1;
+
+	fx_setup();
+	connect_pair(q, &c);
+	for (size_t k = 0; k < ROCE_DIM(chain); k++) {
+		uint64_t acks = cnt(1, "ack_sent");
+		int got = 0;
+
+		fill(0, 0, chain[k].n * chain[k].len, (uint32_t)k + 20);
+		post_write_chain(q[0], chain[k].n, chain[k].len, id);
+		while (got < (int)chain[k].n) {
+			int n = wait_wc(fx.h[0].scq, (int)chain[k].n - got, wc + got);
+
+			ck_assert_int_gt(n, 0);
+			got += n;
+		}
+		for (int i = 0; i < got; i++)
+			wc_ok(&wc[i], id + (uint64_t)i, ROCE_WC_RDMA_WRITE);
+		ck_assert_mem_eq(fx.h[1].buf + 65536, fx.h[0].buf, chain[k].n * chain[k].len);
+		ck_assert_uint_eq(cnt(1, "ack_sent") - acks, chain[k].acks);
+		id += chain[k].n;
+	}
+	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+	ck_assert_uint_eq(cnt(0, "retransmits"), 0);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
 START_TEST(test_rc_read)
 {
 	struct conn c = conn_defaults(ROCE_QPT_RC);
@@ -1864,6 +1974,8 @@ static Suite *transport_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rc_send_family);
 	tcase_add_test(tc, test_rc_write);
+	tcase_add_test(tc, test_rc_ackreq_sqd);
+	tcase_add_test(tc, test_rc_ackreq_coalesce);
 	tcase_add_test(tc, test_rc_read);
 	tcase_add_test(tc, test_rc_atomics);
 	tcase_add_test(tc, test_rc_sizes_sges);

@@ -112,7 +112,15 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 		cache = RTE_MEMPOOL_CACHE_MAX_SIZE;
 	snprintf(pool_name, sizeof(pool_name), "%.16s_%u", eng->name,
 		 __atomic_fetch_add(&eng_instances, 1, __ATOMIC_RELAXED));
-	eng->pool = rte_pktmbuf_pool_create(pool_name, nb, cache, 0, data, SOCKET_ID_ANY);
+	/*
+	 * A LIFO pool: a freed frame is the next one handed out, so a run touches only as many
+	 * mbufs as it ever holds at once, in cache, instead of cycling through the whole pool
+	 * (the default ring is FIFO: every mbuf, every page, every cache line, in turn).
+	 */
+	eng->pool = rte_pktmbuf_pool_create_by_ops(pool_name, nb, cache, 0, data, SOCKET_ID_ANY,
+						   "stack");
+	if (eng->pool == NULL)	/* the stack driver is a plugin: it may be missing */
+		eng->pool = rte_pktmbuf_pool_create(pool_name, nb, cache, 0, data, SOCKET_ID_ANY);
 	if (eng->pool == NULL) {
 		ROCE_LOG(ERR, "%s: cannot create a pool of %u mbufs of %u bytes: %s", eng->name,
 			 nb, data, rte_strerror(rte_errno));

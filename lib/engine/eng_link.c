@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "eng_private.h"
 #include "roce_io.h"
@@ -27,6 +28,9 @@ struct link_dir {
 	struct roce_link_end src;	/* sender: pulled when the wire is idle */
 	struct roce_link_end dst;	/* receiver: gets arrivals */
 	bool busy;			/* a frame is being serialised (tx_done armed) */
+	uint32_t ser_len;		/* frame length of the last ser_time() (0: none yet) */
+	uint64_t ser_rate;		/* ...at this rate... */
+	roce_time_t ser_ps;		/* ...took this long: most frames repeat it (no division) */
 	struct roce_timer tx_done;	/* end of the current frame's serialisation */
 	struct roce_timer arrive;	/* arrival of flight[head] */
 
@@ -264,7 +268,12 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 			rte_pktmbuf_free(m);
 		}
 		len = rte_pktmbuf_pkt_len(m);
-		ser = ser_time(len, l->conf.rate_bps);
+		if (len != d->ser_len || l->conf.rate_bps != d->ser_rate) {
+			d->ser_len = len;
+			d->ser_rate = l->conf.rate_bps;
+			d->ser_ps = ser_time(len, l->conf.rate_bps);
+		}
+		ser = d->ser_ps;
 		d->st.tx_frames++;
 		d->st.tx_bytes += len;
 		d->st.busy += ser;
@@ -311,8 +320,17 @@ static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 		d->st.rx_frames++;
 		d->dst.rx(d->dst.owner, e.m);
 	}
-	if (d->fl_len)
+	if (d->fl_len) {
+		struct rte_mbuf *next = FL(d, 0).m;
+
+		/*
+		 * The receiver reads the next frame's mbuf and headers when it arrives; on a big
+		 * fabric they have left the cache while the frame was queued and in flight.
+		 */
+		rte_prefetch0(next);
+		rte_prefetch0(rte_pktmbuf_mtod(next, void *));
 		roce_timer_arm(eng, t, FL(d, 0).when);
+	}
 }
 
 static bool end_ok(const struct roce_link_end *e)

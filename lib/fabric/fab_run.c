@@ -573,6 +573,11 @@ static int build_flow(struct roce_fabric *fab, int i)
 		return -ENOMEM;
 	for (uint64_t b = 0; b < f->size; b++)
 		fl->sbuf[b] = (uint8_t)(b * 7 + (uint64_t)i);
+	/*
+	 * Registering memory pins it on a real host (ibv_reg_mr faults every page in): touch the
+	 * destination now, not one page fault per 4 KiB during the run (10 000 on the leaf-spine).
+	 */
+	memset(fl->dbuf, 0, f->size);
 	fl->smr = roce_reg_mr(src->pd, fl->sbuf, f->size, ROCE_ACCESS_LOCAL_WRITE);
 	fl->dmr = roce_reg_mr(dst->pd, fl->dbuf, f->size, ROCE_ACCESS_LOCAL_WRITE |
 			      ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ);

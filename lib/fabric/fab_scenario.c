@@ -803,7 +803,7 @@ static int read_links(struct reader *r)
 		if (enter(r, names[i]) != 0 || check_keys(r, keys, NULL) != 0)
 			goto err;
 		if (strcmp(r->topo.kind, "custom") == 0) {
-			int a, b;
+			int a = -1, b = -1;	/* set by get_node(); -O3 cannot see it through the error path */
 
 			if (get_node(r, "a", false, &a) || get_node(r, "b", false, &b))
 				goto err;
@@ -1219,7 +1219,7 @@ static int read_patterns(struct reader *r)
 		if (get_hosts(r, "hosts", &hosts, &nh) != 0)
 			goto err;
 		if (strcmp(kind, "incast") == 0) {
-			int dst;
+			int dst = -1;	/* set by get_node(), as above */
 
 			if (get_node(r, "dst", true, &dst) != 0)
 				goto err;

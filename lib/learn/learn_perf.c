@@ -18,7 +18,7 @@
 static int run_one(const struct roce_perf_conf *c, struct roce_perf_result *r, char *err,
 		   size_t errlen)
 {
-	char why[256];
+	char why[192];	/* shorter than the callers' err[256]: the test name fits before it */
 	int rc;
 
 	if (roce_perf_check(c, why, sizeof(why)) != 0) {

@@ -376,21 +376,25 @@ static void perf_cq_notify(struct roce_cq *cq, void *arg)
 }
 
 /*
- * run_bw's wait. The loop posts, polls, then steps one instant; what it posts depends only on
- * the completions it has polled. So after a poll that took some, step one instant (the next
- * iteration posts after it, as ever); after one that took none, the next iterations would
- * change nothing until a completion arrives: with -n, run until host 0's send CQ (or, for
- * send_bw, host 1's receive CQ) gets one (perf_cq_notify), and fire the rest of that instant,
- * leaving the loop in the state step() would have. With -D, one instant at a time: the
- * deadline is checked between instants.
+ * run_bw's wait. The loop posts, polls, then waits; what it posts depends only on the
+ * completions it has polled. After a poll that took some, no time passes: the next iteration
+ * posts at the same instant, as perftest's loop posts right after ibv_poll_cq() (stepping to
+ * the next event first would hold the new WQEs back by however long the wire stays quiet, a
+ * whole round trip when one ACK completes several messages). After a poll that took none,
+ * the next iterations would change nothing until a completion arrives: with -n, run until
+ * host 0's send CQ (or, for send_bw, host 1's receive CQ) gets one (perf_cq_notify), and fire
+ * the rest of that instant, leaving the loop in the state step() would have. With -D, one
+ * instant at a time: the deadline is checked between instants.
  * @return false when nothing is left to happen
  */
 static bool run_to_completion(struct perf_ctx *c, bool polled)
 {
 	roce_time_t now;
 
-	if (polled || c->conf->duration > 0)
-		return step(c) || polled;	/* polled: the loop may post again, even if idle */
+	if (polled)
+		return true;
+	if (c->conf->duration > 0)
+		return step(c);
 	if (roce_engine_next(c->eng) == ROCE_TIME_NEVER)
 		return false;
 	c->waiting = true;

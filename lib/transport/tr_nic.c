@@ -321,6 +321,8 @@ static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old)
 		tr_timers_cancel(qp);
 	} else if (qp->state == ROCE_QPS_RTS) {
 		tr_qp_kick(qp);
+	} else if (qp->state == ROCE_QPS_SQD && old == ROCE_QPS_RTS) {
+		tr_req_drain(qp);
 	}
 }
 

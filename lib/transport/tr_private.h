@@ -8,6 +8,7 @@
 #include "verbs_private.h"
 
 #define TR_MAX_PKT_PER_ACK 64		/* ask for an ACK at least this often (as rxe) */
+#define TR_ACK_COALESCE 16		/* sub-PMTU messages one AckReq may cover at most */
 #define TR_MAX_INFLIGHT_PSN 8192	/* requester window in packets */
 
 #define TR_CNP_QUEUE 64		/* CNPs waiting for the wire (a power of two) */
@@ -103,6 +104,7 @@ uint64_t tr_cc_line_rate(const struct roce_qp *qp);
 /* tr_req.c */
 struct rte_mbuf *tr_req_next(struct roce_qp *qp);
 void tr_req_rewind(struct roce_qp *qp, uint32_t psn);
+void tr_req_drain(struct roce_qp *qp);
 
 /* tr_resp.c */
 void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt);

@@ -101,6 +101,25 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
 	return true;
 }
 
+/*
+ * Does the last packet of @p wqe ask for an ACK? Always, for a message of a PMTU or more, a
+ * READ or an atomic (as rxe). A shorter message asks only when nothing is queued behind it
+ * (the send queue drains, or SQD starts no further message), or when TR_ACK_COALESCE packets
+ * or a PMTU of payload went without an ACK request: while the queue stays busy, one ACK then
+ * covers several small messages (IBA 9.7.5.1.3: an ACK acknowledges every earlier PSN). A
+ * completion is thus held back by at most the wire time of less than two PMTUs of payload and
+ * 16 headers, and the queue's last message always asks, so nothing waits for the ACK timeout.
+ */
+static bool ack_wanted(const struct roce_qp *qp, const struct verbs_send_wqe *wqe)
+{
+	const struct tr_req *req = &qp->req;
+
+	return wqe->length >= qp->mtu || wqe_is_rd_atomic(wqe) ||
+	       req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->mtu ||
+	       req->wqe + 1 == qp->sq_tail ||
+	       (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new);
+}
+
 /* The next request packet of @p qp, or NULL if it has none to send now. */
 struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 {
@@ -112,7 +131,10 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	uint32_t idx, len, n;
 	uint8_t opcode;
 
-	if (qp->state != ROCE_QPS_RTS || qp->comp.rnr_wait || req->wqe == qp->sq_tail)
+	/* SQD (IBA 10.3.1): messages already started are finished, retries included; no new one */
+	if ((qp->state != ROCE_QPS_RTS &&
+	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
+	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
 		return NULL;
 	if (qp->type == ROCE_QPT_RC &&
 	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
@@ -167,10 +189,14 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (tr_last(idx, wqe->npsn) && (wqe->wr.send_flags & ROCE_SEND_SOLICITED))
 		pkt.se = true;
 	if (qp->type == ROCE_QPT_RC) {
+		bool last = tr_last(idx + n - 1, wqe->npsn);
+
 		req->noack_pkts++;
-		if (tr_last(idx + n - 1, wqe->npsn) || req->noack_pkts >= TR_MAX_PKT_PER_ACK) {
+		req->noack_bytes += len;
+		if (req->noack_pkts >= TR_MAX_PKT_PER_ACK || (last && ack_wanted(qp, wqe))) {
 			pkt.ackreq = true;
 			req->noack_pkts = 0;
+			req->noack_bytes = 0;
 		}
 	}
 	if (wqe->wr.send_flags & ROCE_SEND_INLINE) {
@@ -227,7 +253,22 @@ void tr_req_rewind(struct roce_qp *qp, uint32_t psn)
 			if (verbs_sq_wqe(qp, j)->state == WQE_PENDING)
 				verbs_sq_wqe(qp, j)->state = WQE_POSTED;
 		req->noack_pkts = 0;
+		req->noack_bytes = 0;
 		tr_qp_kick(qp);
 		return;
 	}
+}
+
+/*
+ * The QP stops starting messages (SQD): if the last one sent did not ask for an ACK because
+ * another WQE was queued behind it, send its last packet again, asking, rather than leave its
+ * completion to the local ACK timeout.
+ */
+void tr_req_drain(struct roce_qp *qp)
+{
+	struct tr_req *req = &qp->req;
+
+	if (qp->type == ROCE_QPT_RC && req->noack_pkts != 0 && req->psn == req->psn_hw &&
+	    req->wqe == req->next_new && qp->sq_head != req->next_new)
+		tr_req_rewind(qp, (req->psn - 1) & ROCE_PSN_MASK);
 }

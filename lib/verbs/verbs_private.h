@@ -193,6 +193,7 @@ struct tr_req {
 	uint32_t psn;			/* next PSN */
 	uint32_t offset;		/* bytes of that WQE already sent */
 	uint32_t noack_pkts;		/* packets since one asked for an ACK */
+	uint32_t noack_bytes;		/* payload bytes since one asked for an ACK */
 	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
 	uint32_t next_new;		/* first WQE never started (PSNs not yet assigned) */
 	uint32_t psn_hw;		/* first PSN never sent: below it, a send is a retransmit */
