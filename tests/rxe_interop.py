@@ -72,8 +72,20 @@ KNOWN = {}
 PP_BYTES = re.compile(r"^(\d+) bytes in ([\d.]+) seconds = ([\d.]+) Mbit/sec$", re.M)
 PP_ITERS = re.compile(r"^(\d+) iters in ([\d.]+) seconds = ([\d.]+) usec/iter$", re.M)
 
-BW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
-LAT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)" + r"\s+([\d.]+)" * 7 + r"\s*$")
+# A figure: perftest prints inf or -nan where it divides by a zero clock (CLOCK_FAILED below)
+NUM = r"([\d.]+|-?inf|-?nan)"
+BW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+" + NUM + r"\s+" + NUM + r"\s+" + NUM + r"\s*$")
+LAT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)" + (r"\s+" + NUM) * 7 + r"\s*$")
+# perftest times with the TSC and converts with get_cpu_mhz() (src/get_clock.c), called when it
+# prints its report: a linear regression of TSC cycles against gettimeofday() over 200 short
+# busy waits. It returns 0 when r^2 < 0.9, which it reports on stderr with this line; with -F
+# perftest then goes on and every figure of its row is 0 (bandwidth, message rate) or inf/nan
+# (latency). Under TCG the guest's TSC and its clock drift apart whenever qemu is busy
+# (emulating rxe's own work on the frames just received, e.g. right after a UD send_bw), so
+# this happens at random, most often to the client side. Such a row still tells the size, the
+# iterations and the exit status; its rates say nothing, so they are not checked. rocelab's
+# own figures come from the host's clock and are always checked.
+CLOCK_FAILED = re.compile(r"Correlation coefficient r\^2: \S+ < 0\.9")
 
 # Per-run names, so that a manual rxe-vm run (namespace rxens) or another test run can coexist.
 NS = "rlx%d" % os.getpid()
@@ -335,9 +347,18 @@ def check_side(test, side, rc, out, size, failures):
 		failures.append("%s: #iterations %s, expected %d" % (what, r.group(2), want_iters))
 	# lat: t_max; bw: the message rate (atomic_bw's 8 B make 0.00 MB/s under TCG)
 	col, label = (4, "t_max") if base_test(test).endswith("_lat") else (5, "MsgRate")
-	if not float(r.group(col)) > 0:
+	row = " ".join(r.group(0).split())
+	if side.startswith("rxe-") and CLOCK_FAILED.search(out):
+		# perftest could not calibrate its clock (CLOCK_FAILED): its rates are 0 by
+		# construction; size, iterations and exit status were checked above
+		return row + "  (perftest's clock calibration failed: rates not checked)"
+	try:
+		ok = float(r.group(col)) > 0 and float(r.group(col)) != float("inf")
+	except ValueError:
+		ok = False
+	if not ok:
 		failures.append("%s: %s is not positive" % (what, label))
-	return " ".join(r.group(0).split())
+	return row
 
 
 def section(text, start, end):
