@@ -1483,8 +1483,10 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	c->res = res;
 	c->err = err;
 	c->errlen = errlen;
-	/* a bandwidth or read_lat server waits in a read for the whole of the client's test */
-	if (c->server && c->conf.test != ROCE_PERF_WRITE_LAT && c->conf.test != ROCE_PERF_SEND_LAT)
+	/* a bandwidth or read_lat server waits in a read for the whole of the client's test
+	 * (-b: both sides run theirs, and a read waits for the peer's end as long as a test) */
+	if (c->server && c->conf.test != ROCE_PERF_WRITE_LAT && c->conf.test != ROCE_PERF_SEND_LAT &&
+	    !c->live.duplex)
 		c->oob.timeout = 0;
 	if (!roce_perf_is_lat(c->conf.test))
 		return run_bw(c);
