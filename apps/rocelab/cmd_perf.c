@@ -197,8 +197,8 @@ static bool parse_rate(const char *s, uint64_t *bps)
 	return true;
 }
 
-void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *device,
-		       const char *link)
+void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
+		       const char *device, const char *link)
 {
 	static const char *const title[] = {
 		[ROCE_PERF_WRITE_BW] = "RDMA_Write BW Test", [ROCE_PERF_READ_BW] = "RDMA_Read BW Test",
@@ -210,7 +210,12 @@ void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *d
 	const char *conn = c->qp_type == ROCE_QPT_RC ? "RC" : c->qp_type == ROCE_QPT_UC ? "UC" : "UD";
 
 	printf(RESULT_LINE);
-	printf("                    %s\n", title[c->test]);
+	/* perftest -b: "RDMA_Write Bidirectional BW Test" */
+	if (duplex)
+		printf("                    %.*s Bidirectional%s\n", (int)(strlen(title[c->test]) - 8),
+		       title[c->test], title[c->test] + strlen(title[c->test]) - 8);
+	else
+		printf("                    %s\n", title[c->test]);
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", device);
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", c->nqp);
 	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", conn);
@@ -613,7 +618,7 @@ static int run(int argc, char **argv)
 		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,
 		 (double)conf.delay / ROCE_NS);
-	perf_print_header(&conf, gbits, "rocelab0 (emulated, virtual time)", link);
+	perf_print_header(&conf, gbits, false, "rocelab0 (emulated, virtual time)", link);
 	for (uint32_t size = all ? 2 : conf.size; ; size *= 2) {
 		int rc;
 

@@ -78,7 +78,7 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	} else {
 		printf(" local address: %s\n", info.local);
 		printf(" remote address: %s\n", info.remote);
-		perf_print_header(&shown, gbits, device, link);
+		perf_print_header(&shown, gbits, live->duplex, device, link);
 	}
 	fflush(stdout);
 
