@@ -235,9 +235,10 @@ static int host_create(struct roce_perf_live_ctx *c)
 	if (c->pd == NULL || c->scq == NULL || c->rcq == NULL)
 		return -ENOMEM;
 	pat_fill(c->buf, c->buf_len, my_salt(c));
-	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet */
+	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet
+	 * (-a: at any size's last byte) */
 	if (conf->test == ROCE_PERF_WRITE_LAT)
-		c->buf[slot_off(c, 0, 0) + conf->size - 1] = 0;
+		memset(c->buf + slot_off(c, 0, 0), 0, c->slot);
 	c->mr = roce_reg_mr(c->pd, c->buf, c->buf_len, ROCE_ACCESS_LOCAL_WRITE |
 			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
 			    ROCE_ACCESS_REMOTE_ATOMIC);
@@ -505,9 +506,14 @@ int roce_perf_live_check(const struct roce_perf_conf *conf, const struct roce_pe
 
 	if (!live->all && !live->duplex)
 		return 0;
-	if (live->xchg != ROCE_PERF_XCHG_PERFTEST || roce_perf_is_lat(conf->test)) {
-		snprintf(err, errlen, "%s in real time is for the bandwidth tests (write_bw, read_bw, "
-			 "send_bw%s)", live->all ? "-a" : "-b", live->all ? "" : ", atomic_bw");
+	if (live->xchg != ROCE_PERF_XCHG_PERFTEST) {
+		snprintf(err, errlen, "%s: not with the ibv_*_pingpong exchange",
+			 live->all ? "-a" : "-b");
+		return -EINVAL;
+	}
+	if (live->duplex && roce_perf_is_lat(conf->test)) {
+		snprintf(err, errlen, "-b is for the bandwidth tests (write_bw, read_bw, send_bw, "
+			 "atomic_bw)");
 		return -EINVAL;
 	}
 	if (live->all && conf->test == ROCE_PERF_ATOMIC_BW) {
@@ -1077,6 +1083,8 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 	/* let the last WRITE complete (its ACK) before the QP goes */
 	for (int n = 0; n < 1000000 && roce_poll_cq(c->scq, 1, &wc) == 0; n++)
 		live_step(c);
+	/* -a: the next, larger size carries this stamp's byte as data again */
+	src[conf->size - 1] = pat_byte(my_salt(c), slot_off(c, 0, 1) + conf->size - 1);
 	return 0;
 }
 
@@ -1295,12 +1303,16 @@ static uint32_t first_size(const struct roce_perf_live_ctx *c)
 static void start_size(struct roce_perf_live_ctx *c, uint32_t size)
 {
 	c->conf.size = size;
+	c->nlat = 0;
+	c->sends_done = 0;
 	c->received = 0;
 	c->recv_first = c->recv_last = 0;
 	memset(c->recv_seq, 0, sizeof(c->recv_seq));
 	c->res->size = size;
 	c->res->iters = 0;
 	c->res->bw_peak_gbps = c->res->bw_avg_gbps = c->res->msg_rate_mpps = 0;
+	c->res->lat_min = c->res->lat_max = c->res->lat_typical = c->res->lat_avg = 0;
+	c->res->lat_stdev = c->res->lat_p99 = c->res->lat_p999 = 0;
 }
 
 /* Every row of -a but the last goes to the caller now; the last is what run returns. */
@@ -1472,10 +1484,58 @@ static int run_bw(struct roce_perf_live_ctx *c)
 	return oob_check(c, perf_oob_finish(&c->oob, c->me));
 }
 
+/* One size's latency row, from its samples. */
+static void lat_row(struct roce_perf_live_ctx *c)
+{
+	struct roce_perf_result *res = c->res;
+	uint64_t want;
+
+	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
+	perf_lat_stats(c->lat, c->nlat, res);
+	/* write_lat's client times the round trips between its writes, one fewer than it made */
+	want = (c->conf.test == ROCE_PERF_WRITE_LAT && !c->server) ||
+	       (c->conf.test == ROCE_PERF_SEND_LAT && c->server) ? c->conf.iters - 1 : c->conf.iters;
+	if (c->conf.verify && (!c->server || c->conf.test != ROCE_PERF_READ_LAT) &&
+	    c->nlat != want && res->errors == 0)
+		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
+}
+
+/*
+ * The latency tests, every size of -a in turn (write_lat.c, read_lat.c, send_lat.c): write_lat
+ * runs the sizes back to back (the stamps restart at 1 in each, at its last byte), read_lat's
+ * client alone runs them, send_lat syncs before each size (the first sync is the connection's
+ * last step).
+ */
+static int run_lat_sizes(struct roce_perf_live_ctx *c)
+{
+	int rc = 0;
+
+	if (c->server && c->conf.test == ROCE_PERF_READ_LAT)
+		return 0;	/* it serves the READs while it waits for the client's close */
+	for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
+		start_size(c, size);
+		if (size != first_size(c) && c->conf.test == ROCE_PERF_SEND_LAT &&
+		    (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		if (c->conf.test == ROCE_PERF_WRITE_LAT)
+			rc = run_write_lat(c);
+		else if (c->conf.test == ROCE_PERF_SEND_LAT)
+			rc = run_send_lat(c);
+		else
+			rc = run_read_lat(c);
+		lat_row(c);
+		if (rc != 0)
+			return rc;
+		size_done(c, size);
+		if (c->res->errors != 0)
+			break;
+	}
+	return 0;
+}
+
 int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
 		       char *err, size_t errlen)
 {
-	uint64_t want;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -1494,29 +1554,14 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	if (c->lat == NULL)
 		LIVE_ERR(c, -ENOMEM, "out of memory for %llu latency samples",
 			 (unsigned long long)c->conf.iters);
-	if (c->conf.test == ROCE_PERF_WRITE_LAT) {
-		rc = run_write_lat(c);
+	rc = run_lat_sizes(c);
+	if (c->conf.test == ROCE_PERF_WRITE_LAT)
 		perf_oob_close(&c->oob);	/* ib_write_lat has no closing exchange */
-	} else if (c->conf.test == ROCE_PERF_SEND_LAT) {
-		rc = run_send_lat(c);
-		/* ib_send_lat closes as the bandwidth tests; the pingpong closed after its exchange */
-		if (rc == 0 && c->live.xchg == ROCE_PERF_XCHG_PERFTEST)
-			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
-	} else if (c->server) {
-		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));	/* serves READs meanwhile */
-	} else {
-		rc = run_read_lat(c);
-		if (rc == 0)
-			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
-	}
-	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
-	perf_lat_stats(c->lat, c->nlat, res);
-	/* write_lat's client times the round trips between its writes, one fewer than it made */
-	want = (c->conf.test == ROCE_PERF_WRITE_LAT && !c->server) ||
-	       (c->conf.test == ROCE_PERF_SEND_LAT && c->server) ? c->conf.iters - 1 : c->conf.iters;
-	if (c->conf.verify && (!c->server || c->conf.test != ROCE_PERF_READ_LAT) &&
-	    c->nlat != want && res->errors == 0)
-		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
+	else if (c->live.xchg == ROCE_PERF_XCHG_PERFTEST && (rc == 0 || (c->server &&
+		 c->conf.test == ROCE_PERF_READ_LAT)))
+		/* ib_send_lat and ib_read_lat close as the bandwidth tests (the read_lat server
+		 * serves the READs meanwhile); the pingpong closed after its exchange */
+		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
 	return rc;
 }
 
