@@ -5,7 +5,7 @@ client that names it. Checks both exit 0, print one result row in perftest's col
 asked size and iteration count (and a non-zero rate), and report every byte checked. The
 ibv_*_pingpong cases check the pingpong's two result lines instead. The -b cases (both sides
 send) check one row on each side; the -a cases one row per size, in order (write/read's server:
-the client's last). Then bad input: a client that runs another test than the server, a server
+the client's last; read_lat's server: none), latency tests included. Then bad input: a client that runs another test than the server, a server
 nobody connects to, an unreachable peer; each side must exit non-zero with one 'rocelab perf:'
 line, within its timeout; options a live run refuses must exit 2 with one line.
 

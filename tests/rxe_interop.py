@@ -74,6 +74,13 @@ TESTS = {
 			 "pt": ["-a"]},
 	"send_bw_ud_all": {"size": 2, "rl": RATE, "base": "send_bw", "conn": "UD", "all": True,
 			   "pt": ["-a"]},
+	# latency -a: UD send_lat in its per-size lock-step both ways; read_lat with rocelab as
+	# the client only (--all-max; perftest's server just serves the READs and prints no row):
+	# perftest's own client would read up to 8 MiB
+	"send_lat_ud_all": {"size": 2, "rl": RATE, "base": "send_lat", "conn": "UD", "all": True,
+			    "pt": ["-a"]},
+	"read_lat_all": {"size": 2, "rl": RATE, "base": "read_lat", "all": True, "pt": ["-a"],
+			 "dirs": ["rl-cli"]},
 	# -b: the guest both sends and receives, so rocelab sends at a quarter of RATE, and
 	# 4 KiB messages (4 packets) keep rxe's go-back-N resends short. With 64 KiB at 200M (and
 	# at 50M) the busy guest handled our ACKs late and its requester resent whole windows
@@ -268,7 +275,7 @@ def rocelab_cmd(rocelab, test, size, server):
 	args += TESTS[test]["rl"]
 	if not TESTS[test].get("all"):
 		args += ["-s", str(size)]
-	elif base_test(test) == "write_bw" and not server:
+	elif base_test(test) in ("write_bw", "read_lat") and not server:
 		args += ["-a", "--all-max", str(ALL_MAX_RL)]
 	else:
 		args += ["-a"]
@@ -297,9 +304,11 @@ def all_sizes(test, side):
 	if not TESTS[test].get("all"):
 		return None
 	t = base_test(test)
+	if t == "read_lat" and side.endswith("server"):
+		return []	# it only serves the READs, as perftest against itself
 	if TESTS[test].get("conn") == "UD":
 		top = UD_MTU
-	elif t == "write_bw" and side.startswith("rxe-"):
+	elif t in ("write_bw", "read_lat") and side.startswith("rxe-"):
 		top = ALL_MAX if side == "rxe-client" else ALL_MAX_RL
 	else:
 		top = ALL_MAX if side == "rocelab-server" else ALL_MAX_RL
@@ -317,10 +326,10 @@ def expected_rows(test, side):
 	if t == "read_lat" and side.endswith("server"):
 		return 0, None
 	if t == "write_lat" and side == "rocelab-client":
-		return 1, ITERS - 1
+		return 1, iters_of(test) - 1
 	if t == "send_lat" and side == "rocelab-server":
-		return 1, ITERS - 1	# it times its answers to the next message
-	return 1, ITERS
+		return 1, iters_of(test) - 1	# it times its answers to the next message
+	return 1, iters_of(test)
 
 
 def check_pingpong(test, side, rc, out, size, failures):
@@ -422,7 +431,9 @@ def check_side(test, side, rc, out, size, failures):
 def check_all(test, side, out, sizes, failures):
 	"""-a: one row per size, in order, each with all its iterations."""
 	what = "%s %s" % (test, side)
-	found = rows(out, False)
+	lat = base_test(test).endswith("_lat")
+	found = rows(out, lat)
+	want_iters = expected_rows(test, side)[1] or iters_of(test)
 	got = [int(r.group(1)) for r in found]
 	if got != sizes:
 		failures.append("%s: row sizes %s, expected %s" % (what, got, sizes))
@@ -432,9 +443,9 @@ def check_all(test, side, out, sizes, failures):
 	clock_failed = len(CLOCK_FAILED.findall(out)) if side.startswith("rxe-") else 0
 	zero = []
 	for r in found:
-		if int(r.group(2)) != iters_of(test):
+		if int(r.group(2)) != want_iters:
 			failures.append("%s: size %s: #iterations %s, expected %d" %
-					(what, r.group(1), r.group(2), iters_of(test)))
+					(what, r.group(1), r.group(2), want_iters))
 		# 2 B rows round their MB/s to 0.00 under TCG, 8 MiB rows their Mpps to 0.000000:
 		# one of the two must be positive
 		if not any(v[0].isdigit() and float(v) > 0 for v in (r.group(4), r.group(5))):
@@ -442,7 +453,9 @@ def check_all(test, side, out, sizes, failures):
 	if len(zero) > clock_failed:
 		failures.append("%s: sizes %s: neither BW average nor MsgRate is positive (%d clock "
 				"calibration failure(s) reported)" % (what, zero, clock_failed))
-	return "%d row(s), %s..%s B x %d%s" % (len(found), sizes[0], sizes[-1], iters_of(test),
+	if not sizes:
+		return "(no result row, as perftest's)"
+	return "%d row(s), %s..%s B x %d%s" % (len(found), sizes[0], sizes[-1], want_iters,
 					     ", %d row(s) zeroed by perftest's clock calibration"
 					     % len(zero) if zero else "")
 
@@ -531,7 +544,7 @@ def parse_cases(argv):
 	names = [a for a in argv if a != "--known"]
 	cases = []
 	for t in TESTS:
-		for dr in DIRS:
+		for dr in TESTS[t].get("dirs", DIRS):
 			if names and t not in names and "%s:%s" % (t, dr) not in names:
 				continue
 			cases.append((t, dr))
