@@ -3,9 +3,11 @@
 each end) run perftest's tests in real time with --verify, as perftest is used: a server and a
 client that names it. Checks both exit 0, print one result row in perftest's columns with the
 asked size and iteration count (and a non-zero rate), and report every byte checked. The
-ibv_*_pingpong cases check the pingpong's two result lines instead. Then bad input: a client
-that runs another test than the server, a server nobody connects to, an unreachable peer; each
-side must exit non-zero with one 'rocelab perf:' line, within its timeout.
+ibv_*_pingpong cases check the pingpong's two result lines instead. The -b cases (both sides
+send) check one row on each side; the -a cases one row per size, in order (write/read's server:
+the client's last; read_lat's server: none), latency tests included. Then bad input: a client that runs another test than the server, a server
+nobody connects to, an unreachable peer; each side must exit non-zero with one 'rocelab perf:'
+line, within its timeout; options a live run refuses must exit 2 with one line.
 
 Usage: live_perf.py ROCELAB [CASE ...]; exit 77 (skip) when not root or when namespaces or veth
 pairs cannot be made. The namespaces (unique names) are deleted on every exit path.
@@ -30,6 +32,8 @@ UNREACHABLE_IP = "10.77.0.9"	# on the subnet, nobody answers ARP or TCP there
 SERVER_IP6, CLIENT_IP6 = "2001:db8:77::1", "2001:db8:77::2"
 SERVER_EMU6, CLIENT_EMU6 = "2001:db8:77::11", "2001:db8:77::12"
 BAD_TIMEOUT = 3	# --timeout of the bad-input cases
+ALL_MAX = 65536	# --all-max of the -a cases
+ALL_ITERS = 50	# -n of the -a cases (per size)
 
 # case -> (rocelab test, extra options, size); a _uc/_ud suffix runs the test over UC/UD
 CASES = {
@@ -55,6 +59,27 @@ CASES = {
     "send_lat_ud_v6": ("send_lat", ["-c", "UD"], 1024),
     "read_bw_v6nd": ("read_bw", [], SIZE),
     "rc_pingpong_v6nd": ("rc_pingpong", [], 4096),
+    # -b: both sides send at once; each prints one row (its own size and iterations, both
+    # sides' rates summed) and --verify checks what the peer wrote, sent or let us read
+    "write_bw_bidir": ("write_bw", ["-b"], SIZE),
+    "read_bw_bidir": ("read_bw", ["-b"], SIZE),
+    "send_bw_bidir": ("send_bw", ["-b"], SIZE),
+    "atomic_bw_bidir": ("atomic_bw", ["-b"], 8),
+    "send_bw_ud_bidir": ("send_bw", ["-b", "-c", "UD"], 1024),
+    # -a: one row per size from 2 to the size given here (--all-max; UD: to the path MTU);
+    # write_bw/read_bw's server prints the client's last row only, send_bw's server all its own
+    "write_bw_all": ("write_bw", ["-a"], ALL_MAX),
+    "read_bw_all": ("read_bw", ["-a"], ALL_MAX),
+    "send_bw_all": ("send_bw", ["-a"], ALL_MAX),
+    "send_bw_ud_all": ("send_bw", ["-a", "-c", "UD"], 1024),
+    "write_bw_all_bidir": ("write_bw", ["-a", "-b"], ALL_MAX),
+    "send_bw_all_bidir": ("send_bw", ["-a", "-b"], ALL_MAX),
+    # latency -a: write_lat's sizes back to back (stamps restart in each), read_lat's client
+    # alone (its server prints no row), send_lat with a sync before each size
+    "write_lat_all": ("write_lat", ["-a"], ALL_MAX),
+    "read_lat_all": ("read_lat", ["-a"], ALL_MAX),
+    "send_lat_all": ("send_lat", ["-a"], ALL_MAX),
+    "send_lat_ud_all": ("send_lat", ["-a", "-c", "UD"], 1024),
 }
 
 
@@ -65,7 +90,7 @@ def addresses(name):
     if name.endswith("_v6nd"):
         return SERVER_EMU6, CLIENT_EMU6, SERVER_IP6
     return SERVER_IP, CLIENT_IP, SERVER_IP
-BAD = ["host", "bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable"]
+BAD = ["host", "bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable", "bad-options"]
 
 ns_made = []
 
@@ -161,6 +186,34 @@ def check_output(name, test, side, out, iters, size, failures):
     print("%-16s %-6s %s" % (name, side, " ".join(r.group(0).split())))
 
 
+def check_all(name, test, side, out, iters, sizes, failures):
+    """-a: one row per expected size, in order, each with all its iterations."""
+    what = "%s %s" % (name, side)
+    lat = test.endswith("_lat")
+    rows = [m for m in ((LAT_ROW if lat else BW_ROW).match(l) for l in out.splitlines()) if m]
+    if (test == "write_lat" and side == "client") or (test == "send_lat" and side == "server"):
+        iters -= 1	# as without -a: one round trip fewer timed
+    if test == "read_lat" and side == "server":
+        sizes = []	# it only serves the READs
+    got = [int(r.group(1)) for r in rows]
+    if VERIFY_OK not in out:
+        failures.append("%s: no verify OK line" % what)
+    if got != sizes:
+        failures.append("%s: row sizes %s, expected %s" % (what, got, sizes))
+        return
+    for r in rows:
+        # small sizes round MB/s to 0.00, large ones Mpps to 0.000000: one must be positive
+        # (latency: t_max)
+        if int(r.group(2)) != iters or not (float(r.group(4)) > 0 or float(r.group(5)) > 0):
+            failures.append("%s: size %s: %s iterations (expected %d), %s MB/s, %s Mpps" %
+                            (what, r.group(1), r.group(2), iters, r.group(4), r.group(5)))
+    if not sizes:
+        print("%-16s %-6s no row (it serves the READs), verified" % (name, side))
+        return
+    print("%-16s %-6s %d row(s), %d..%d B x %d, verified" % (name, side, len(rows), sizes[0],
+                                                           sizes[-1], iters))
+
+
 def side_cmd(rocelab, ns, args, dev, ip, peer=None):
     cmd = ["ip", "netns", "exec", ns, rocelab] + args + ["--dev", DEVARGS.format(dev), "--ip", ip]
     return cmd + ([peer] if peer else [])
@@ -168,8 +221,10 @@ def side_cmd(rocelab, ns, args, dev, ip, peer=None):
 
 def run_pair(rocelab, a, b, name, failures):
     test, extra, size = CASES[name]
-    common = ["perf", test, "-s", str(size), "-n", str(ITERS), "--verify", "--timeout", "20"]
-    common += extra
+    all_ = "-a" in extra
+    iters = ALL_ITERS if all_ else ITERS
+    common = ["perf", test, "-n", str(iters), "--verify", "--timeout", "20"] + extra
+    common += ["--all-max", str(size)] if all_ else ["-s", str(size)]
     sip, cip, peer = addresses(name)
     srv = subprocess.Popen(side_cmd(rocelab, a, common, "va", sip),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -187,7 +242,13 @@ def run_pair(rocelab, a, b, name, failures):
         if rc != 0:
             failures.append("%s %s: exit %d\n%s" % (name, side, rc, out))
             continue
-        check_output(name, test, side, out, ITERS, size, failures)
+        if all_:
+            sizes = [1 << i for i in range(1, 24) if (1 << i) <= size]
+            if side == "server" and test in ("write_bw", "read_bw") and "-b" not in extra:
+                sizes = sizes[-1:]	# the client's report: its last size
+            check_all(name, test, side, out, iters, sizes, failures)
+        else:
+            check_output(name, test, side, out, iters, size, failures)
         if ":" in sip and "GID " + (sip if side == "server" else cip) not in out:
             failures.append("%s %s: its local address line does not carry the GID %s" %
                             (name, side, sip if side == "server" else cip))
@@ -278,6 +339,38 @@ def run_host(rocelab, a, b, failures):
            want if want in out else "?"))
 
 
+# Options a live run refuses before it opens anything: exit 2 with one line naming the value.
+BAD_OPTIONS = [
+    (["rc_pingpong", "-a"], "unknown option '-a'"),
+    (["send_lat", "-b"], "-b is for the bandwidth tests"),
+    (["atomic_bw", "-a"], "-a: atomic_bw has one size"),
+    (["write_bw", "-a", "--all-max", "3000"], "--all-max '3000': expected a power of two"),
+    (["write_bw", "-a", "--all-max", "16777216"], "--all-max"),
+    (["write_bw", "--all-max", "4096"], "--all-max goes with -a"),
+    (["write_bw", "-a", "-D", "2"], "-a runs -n iterations per size: not with -D"),
+    (["rc_pingpong", "-b"], "unknown option '-b'"),
+]
+
+
+def run_bad_options(rocelab, a, failures):
+    for args, want in BAD_OPTIONS:
+        p = subprocess.run(side_cmd(rocelab, a, ["perf"] + args, "va", SERVER_IP),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=30)
+        lines = [l for l in p.stdout.splitlines() if l.strip()]
+        if p.returncode != 2 or len(lines) != 1 or want not in lines[0]:
+            failures.append("bad options %s: exit %d, expected 2 and one line with '%s'\n%s" %
+                            (" ".join(args), p.returncode, want, p.stdout))
+    # -b without a port: virtual time has no bidirectional run
+    p = subprocess.run([rocelab, "perf", "write_bw", "-b"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=30)
+    if p.returncode != 2 or "-b runs in real time only" not in p.stdout:
+        failures.append("bad options write_bw -b (no --dev): exit %d\n%s" % (p.returncode,
+                                                                           p.stdout))
+    print("%-24s %d refused with exit 2 and one line each" % ("bad options",
+                                                              len(BAD_OPTIONS) + 1))
+
+
 def run_bad(rocelab, a, b, name, failures):
     opts = ["--timeout", str(BAD_TIMEOUT)]
     t0 = time.monotonic()
@@ -307,6 +400,8 @@ def run_bad(rocelab, a, b, name, failures):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=60)
         check_bad("no client: server", p.returncode, p.stdout, time.monotonic() - t0, failures)
+    elif name == "bad-options":
+        run_bad_options(rocelab, a, failures)
     else:
         p = subprocess.run(side_cmd(rocelab, b, ["perf", "rc_pingpong"] + opts, "vb", CLIENT_IP,
                                     UNREACHABLE_IP), stdout=subprocess.PIPE,

@@ -38,6 +38,7 @@ BUILD_TIMEOUT = 1200	# `rxe-vm build`: apt packages and a 70 MB kernel .deb on a
 # af_packet's nominal 10 Gb/s rocelab's requester fills the TX ring, frames are dropped and
 # perftest's retry_cnt 7 runs out (docs/live.md). UD messages fit rxe's path MTU, 1024.
 RATE = ["--rate", "200M"]
+BIDIR_RATE = ["--rate", "50M", "-b"]
 TESTS = {
 	"write_bw": {"size": 65536, "rl": RATE},
 	"read_bw": {"size": 65536, "rl": RATE},
@@ -64,7 +65,36 @@ TESTS = {
 	"rc_pingpong_v6": {"size": 4096, "rl": RATE, "base": "rc_pingpong", "ipv6": True},
 	"bad_rkey": {"size": 65536, "rl": RATE + ["--bad-rkey"], "base": "write_bw", "fault": True,
 		     "devargs": ",qdisc_bypass=0"},
+	# -a (every size from 2 up, perftest's lock-step over its TCP exchange) and -b (both
+	# sides send; each prints its own size and iterations with the sum of both rates).
+	# "all": the sizes; perftest's -a always ends at 8 MiB (too much data for TCG at RC, so
+	# fewer iterations), UD's at the path MTU; write_bw's server only waits and prints the
+	# client's last row, so a rocelab client may stop earlier (--all-max).
+	"write_bw_all": {"size": 2, "rl": RATE, "base": "write_bw", "all": True, "iters": 5,
+			 "pt": ["-a"]},
+	"send_bw_ud_all": {"size": 2, "rl": RATE, "base": "send_bw", "conn": "UD", "all": True,
+			   "pt": ["-a"]},
+	# latency -a: UD send_lat in its per-size lock-step both ways; read_lat with rocelab as
+	# the client only (--all-max; perftest's server just serves the READs and prints no row):
+	# perftest's own client would read up to 8 MiB
+	"send_lat_ud_all": {"size": 2, "rl": RATE, "base": "send_lat", "conn": "UD", "all": True,
+			    "pt": ["-a"]},
+	"read_lat_all": {"size": 2, "rl": RATE, "base": "read_lat", "all": True, "pt": ["-a"],
+			 "dirs": ["rl-cli"]},
+	# -b: the guest both sends and receives, so rocelab sends at a quarter of RATE, and
+	# 4 KiB messages (4 packets) keep rxe's go-back-N resends short. With 64 KiB at 200M (and
+	# at 50M) the busy guest handled our ACKs late and its requester resent whole windows
+	# spuriously: tens of thousands of frames for 3200, rocelab's TX ring overflowed, and
+	# either side ran out of retries. Once rxe 6.1 also re-segmented a resent SEND one packet
+	# off (a SEND Only where a First had been, then a First where rocelab's responder was
+	# mid-message), which rocelab answered with NAK invalid request (IBA 9.7.5.1.4).
+	"write_bw_bidir": {"size": 4096, "rl": BIDIR_RATE, "base": "write_bw", "pt": ["-b"]},
+	"send_bw_bidir": {"size": 4096, "rl": BIDIR_RATE, "base": "send_bw", "pt": ["-b"]},
+	"read_bw_bidir": {"size": 4096, "rl": BIDIR_RATE, "base": "read_bw", "pt": ["-b"]},
 }
+ALL_MAX_RL = 65536	# --all-max of a rocelab write_bw client (-a) facing a perftest server
+ALL_MAX = 1 << 23	# perftest's -a
+UD_MTU = 1024		# rxe's path MTU on the guest's 1500-byte eth0
 DIRS = ["rl-srv", "rl-cli"]	# rocelab is the server (rxe the client); rocelab is the client
 
 # Cases that do not work yet: run only with --known, never silently dropped from the report.
@@ -228,6 +258,11 @@ def perftest_cmd(test, size, server):
 		# boot); rxe cannot resolve the peer from it before: its RTR fails
 		pre = ("i=0; while /usr/sbin/ip -6 addr show dev eth0 | grep -q tentative && "
 		       "[ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; ")
+	if "pt" in TESTS[test]:
+		cmd += " " + " ".join(TESTS[test]["pt"])
+		if TESTS[test].get("all"):
+			cmd = cmd.replace(" -s %d" % size, "")
+		cmd = cmd.replace(" -n %d" % ITERS, " -n %d" % iters_of(test))
 	if server:
 		return pre + "timeout %d %s" % (PEER_TIMEOUT, cmd)
 	# the rocelab server listens before the guest boots
@@ -236,8 +271,14 @@ def perftest_cmd(test, size, server):
 
 def rocelab_cmd(rocelab, test, size, server):
 	"""The host command (bash, inside the namespace); prints its exit status for us."""
-	args = [rocelab, "perf", base_test(test), "-s", str(size), "-n", str(ITERS), "--timeout", "40"]
+	args = [rocelab, "perf", base_test(test), "-n", str(iters_of(test)), "--timeout", "40"]
 	args += TESTS[test]["rl"]
+	if not TESTS[test].get("all"):
+		args += ["-s", str(size)]
+	elif base_test(test) in ("write_bw", "read_lat") and not server:
+		args += ["-a", "--all-max", str(ALL_MAX_RL)]
+	else:
+		args += ["-a"]
 	if "conn" in TESTS[test]:
 		args += ["-c", TESTS[test]["conn"]]
 	args += ["--dev", "net_af_packet0,iface=$RXE_VM_TAP" + TESTS[test].get("devargs", ""),
@@ -254,6 +295,29 @@ def rows(out, lat):
 	return [m for m in ((LAT_ROW if lat else BW_ROW).match(l) for l in out.splitlines()) if m]
 
 
+def iters_of(test):
+	return TESTS[test].get("iters", ITERS)
+
+
+def all_sizes(test, side):
+	"""-a: the sizes of the rows a side prints (None: not an -a case)."""
+	if not TESTS[test].get("all"):
+		return None
+	t = base_test(test)
+	if t == "read_lat" and side.endswith("server"):
+		return []	# it only serves the READs, as perftest against itself
+	if TESTS[test].get("conn") == "UD":
+		top = UD_MTU
+	elif t in ("write_bw", "read_lat") and side.startswith("rxe-"):
+		top = ALL_MAX if side == "rxe-client" else ALL_MAX_RL
+	else:
+		top = ALL_MAX if side == "rocelab-server" else ALL_MAX_RL
+	sizes = [1 << i for i in range(1, 24) if (1 << i) <= top]
+	if t in ("write_bw", "read_bw") and side.endswith("server"):
+		return sizes[-1:]	# the server prints the client's report: its last size
+	return sizes
+
+
 def expected_rows(test, side):
 	"""How many result rows a side prints and with how many iterations: perftest's read_lat
 	server prints none (it only serves the READs); rocelab's write_lat client, which waits for
@@ -262,10 +326,10 @@ def expected_rows(test, side):
 	if t == "read_lat" and side.endswith("server"):
 		return 0, None
 	if t == "write_lat" and side == "rocelab-client":
-		return 1, ITERS - 1
+		return 1, iters_of(test) - 1
 	if t == "send_lat" and side == "rocelab-server":
-		return 1, ITERS - 1	# it times its answers to the next message
-	return 1, ITERS
+		return 1, iters_of(test) - 1	# it times its answers to the next message
+	return 1, iters_of(test)
 
 
 def check_pingpong(test, side, rc, out, size, failures):
@@ -333,6 +397,9 @@ def check_side(test, side, rc, out, size, failures):
 	what = "%s %s" % (test, side)
 	if rc != 0:
 		failures.append("%s: exit %s" % (what, rc))
+	sizes = all_sizes(test, side)
+	if sizes is not None:
+		return check_all(test, side, out, sizes, failures)
 	want_rows, want_iters = expected_rows(test, side)
 	found = rows(out, base_test(test).endswith("_lat"))
 	if len(found) != want_rows:
@@ -359,6 +426,38 @@ def check_side(test, side, rc, out, size, failures):
 	if not ok:
 		failures.append("%s: %s is not positive" % (what, label))
 	return row
+
+
+def check_all(test, side, out, sizes, failures):
+	"""-a: one row per size, in order, each with all its iterations."""
+	what = "%s %s" % (test, side)
+	lat = base_test(test).endswith("_lat")
+	found = rows(out, lat)
+	want_iters = expected_rows(test, side)[1] or iters_of(test)
+	got = [int(r.group(1)) for r in found]
+	if got != sizes:
+		failures.append("%s: row sizes %s, expected %s" % (what, got, sizes))
+		return None
+	# perftest calibrates its clock for every row it prints: each failure (CLOCK_FAILED)
+	# zeroes one row's rates
+	clock_failed = len(CLOCK_FAILED.findall(out)) if side.startswith("rxe-") else 0
+	zero = []
+	for r in found:
+		if int(r.group(2)) != want_iters:
+			failures.append("%s: size %s: #iterations %s, expected %d" %
+					(what, r.group(1), r.group(2), want_iters))
+		# 2 B rows round their MB/s to 0.00 under TCG, 8 MiB rows their Mpps to 0.000000:
+		# one of the two must be positive
+		if not any(v[0].isdigit() and float(v) > 0 for v in (r.group(4), r.group(5))):
+			zero.append(r.group(1))
+	if len(zero) > clock_failed:
+		failures.append("%s: sizes %s: neither BW average nor MsgRate is positive (%d clock "
+				"calibration failure(s) reported)" % (what, zero, clock_failed))
+	if not sizes:
+		return "(no result row, as perftest's)"
+	return "%d row(s), %s..%s B x %d%s" % (len(found), sizes[0], sizes[-1], want_iters,
+					     ", %d row(s) zeroed by perftest's clock calibration"
+					     % len(zero) if zero else "")
 
 
 def section(text, start, end):
@@ -445,7 +544,7 @@ def parse_cases(argv):
 	names = [a for a in argv if a != "--known"]
 	cases = []
 	for t in TESTS:
-		for dr in DIRS:
+		for dr in TESTS[t].get("dirs", DIRS):
 			if names and t not in names and "%s:%s" % (t, dr) not in names:
 				continue
 			cases.append((t, dr))

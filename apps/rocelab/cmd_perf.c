@@ -25,6 +25,9 @@ static const char usage[] =
 	"time; the figures are emulated ones. perftest's options:\n"
 	"  -s, --size N          message size (default 65536 for bw, 2 for lat)\n"
 	"  -a, --all             every size from 2 to 2^23 (atomics: 8)\n"
+	"  -b, --bidirectional   both sides send (real time, bandwidth tests); each side\n"
+	"                        reports its own size and iterations with both sides' rates\n"
+	"                        summed, as perftest -b\n"
 	"  -n, --iters N         iterations per QP (default 5000 bw, 1000 lat)\n"
 	"  -D, --duration S      run S seconds of virtual time instead of -n\n"
 	"  -q, --qp N            QPs (default 1)\n"
@@ -69,6 +72,10 @@ static const char usage[] =
 	"  -d DEV, -i 1, -x IDX, -F  perftest's; accepted and change nothing (one port, one GID)\n"
 	"  --serve-forever       host mode (server): serve clients one after another until\n"
 	"                        SIGINT or SIGTERM; a failed client does not end it\n"
+	"  --all-max N           -a's largest size, a power of two from 2 to 8388608 (default);\n"
+	"                        for rocelab peers, or a perftest write_bw/read_bw/read_lat\n"
+	"                        server, which follows the client's sizes (perftest's own -a\n"
+	"                        always ends at 8388608; UD ends at the path MTU)\n"
 	"  --bad-rkey            fault injection: advertise a wrong rkey and use a wrong one in\n"
 	"                        RDMA requests; a responder answers NAK remote access error\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
@@ -82,7 +89,7 @@ static const char usage[] =
 enum {
 	OPT_LOSS = 256, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
-	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE,
+	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
 };
 
 #define MAX_CC_PARAMS 32
@@ -90,6 +97,8 @@ enum {
 static const struct option long_opts[] = {
 	{ "size", required_argument, NULL, 's' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "bidirectional", no_argument, NULL, 'b' },
+	{ "all-max", required_argument, NULL, OPT_ALL_MAX },
 	{ "iters", required_argument, NULL, 'n' },
 	{ "duration", required_argument, NULL, 'D' },
 	{ "qp", required_argument, NULL, 'q' },
@@ -189,8 +198,8 @@ static bool parse_rate(const char *s, uint64_t *bps)
 	return true;
 }
 
-void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *device,
-		       const char *link)
+void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
+		       const char *device, const char *link)
 {
 	static const char *const title[] = {
 		[ROCE_PERF_WRITE_BW] = "RDMA_Write BW Test", [ROCE_PERF_READ_BW] = "RDMA_Read BW Test",
@@ -202,7 +211,12 @@ void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *d
 	const char *conn = c->qp_type == ROCE_QPT_RC ? "RC" : c->qp_type == ROCE_QPT_UC ? "UC" : "UD";
 
 	printf(RESULT_LINE);
-	printf("                    %s\n", title[c->test]);
+	/* perftest -b: "RDMA_Write Bidirectional BW Test" */
+	if (duplex)
+		printf("                    %.*s Bidirectional%s\n", (int)(strlen(title[c->test]) - 8),
+		       title[c->test], title[c->test] + strlen(title[c->test]) - 8);
+	else
+		printf("                    %s\n", title[c->test]);
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", device);
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", c->nqp);
 	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", conn);
@@ -282,9 +296,9 @@ static void pingpong_defaults(struct roce_perf_conf *conf, struct roce_perf_live
 /* Options of perftest that ibv_*_pingpong does not have (or has with another meaning). */
 static bool perftest_only(int opt)
 {
-	return (opt > 0 && opt < 256 && strchr("aDqctuIAQoR", opt) != NULL) || opt == OPT_PSN ||
+	return (opt > 0 && opt < 256 && strchr("abDqctuIAQoR", opt) != NULL) || opt == OPT_PSN ||
 	       opt == OPT_CC || opt == OPT_CC_PARAM || opt == OPT_ECN || opt == OPT_LOSS ||
-	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY;
+	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY || opt == OPT_ALL_MAX;
 }
 
 static int run(int argc, char **argv)
@@ -321,7 +335,7 @@ static int run(int argc, char **argv)
 	optind = 2;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:ot" :
-				  ":s:an:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:F", long_opts, NULL)) != -1) {
+				  ":s:abn:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:F", long_opts, NULL)) != -1) {
 		if (pp && (opt == 'o' || opt == 't' || opt == OPT_ODP || opt == OPT_TS))
 			return rocelab_usage_error("perf", "'%s' (%s) is not emulated",
 						   argv[optind - 1], opt == 't' || opt == OPT_TS ?
@@ -341,6 +355,17 @@ static int run(int argc, char **argv)
 			break;
 		case 'a':
 			all = true;
+			break;
+		case 'b':
+			live.duplex = true;
+			break;
+		case OPT_ALL_MAX:
+			if (!parse_u64("--all-max", optarg, 2, ROCE_PERF_ALL_MAX, &v))
+				return EXIT_USAGE;
+			if ((v & (v - 1)) != 0)
+				return rocelab_usage_error("perf", "--all-max '%s': expected a power of "
+							   "two from 2 to %u", optarg, ROCE_PERF_ALL_MAX);
+			live.all_max = (uint32_t)v;
 			break;
 		case 'n':
 			if (!parse_u64("-n", optarg, 1, 1000000000, &conf.iters))
@@ -557,8 +582,20 @@ static int run(int argc, char **argv)
 	if ((live.dev != NULL) != (live.ip_ver != 0))
 		return rocelab_usage_error("perf", "--dev and --ip go together: the port and the "
 					   "emulated host's address on it");
-	if (live.dev != NULL && all)
-		return rocelab_usage_error("perf", "-a is not supported with --dev yet");
+	if (live.all_max != 0 && !all)
+		return rocelab_usage_error("perf", "--all-max goes with -a");
+	if (live.duplex && live.dev == NULL)
+		return rocelab_usage_error("perf", "-b runs in real time only: give --dev and --ip "
+					   "(docs/live.md)");
+	live.all = live.dev != NULL && all;
+	if (live.dev != NULL && (all || live.duplex)) {
+		char err[160];
+
+		if (roce_perf_live_check(&conf, &live, err, sizeof(err)) != 0)
+			return rocelab_usage_error("perf", "%s", err);
+	}
+	if (all && !size_set)	/* -a starts at 2 bytes (UD: the default 64 KiB exceeds the MTU) */
+		conf.size = conf.test == ROCE_PERF_ATOMIC_BW ? 8 : 2;
 	if (conf.test == ROCE_PERF_ATOMIC_BW && size_set && conf.size != 8)
 		return rocelab_usage_error("perf", "-s %u: atomics are 8 bytes", conf.size);
 
@@ -582,7 +619,7 @@ static int run(int argc, char **argv)
 		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,
 		 (double)conf.delay / ROCE_NS);
-	perf_print_header(&conf, gbits, "rocelab0 (emulated, virtual time)", link);
+	perf_print_header(&conf, gbits, false, "rocelab0 (emulated, virtual time)", link);
 	for (uint32_t size = all ? 2 : conf.size; ; size *= 2) {
 		int rc;
 

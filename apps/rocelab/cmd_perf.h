@@ -6,9 +6,12 @@
 
 #include "roce_perf.h"
 
-/** perftest's banner and column titles; @p device and @p link fill their lines. */
-void perf_print_header(const struct roce_perf_conf *c, bool gbits, const char *device,
-		       const char *link);
+/**
+ * perftest's banner and column titles; @p device and @p link fill their lines, @p duplex (-b)
+ * names the test bidirectional as perftest does.
+ */
+void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
+		       const char *device, const char *link);
 
 /** One result row, in perftest's columns. */
 void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,

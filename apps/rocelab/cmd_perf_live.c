@@ -11,6 +11,20 @@
 
 #define RESULT_LINE "---------------------------------------------------------------------------------------\n"
 
+/* What -a's rows before the last are printed with. */
+struct row_print {
+	const struct roce_perf_conf *shown;	/* the header's configuration */
+	bool gbits;				/* --report_gbits */
+};
+
+static void print_row(void *arg, const struct roce_perf_result *res)
+{
+	const struct row_print *rp = arg;
+
+	perf_print_result(rp->shown, res, rp->gbits);
+	fflush(stdout);
+}
+
 /*
  * One run. @p client is set once a peer connected (whatever happened next), so that host
  * mode can tell a failed client from a port it cannot open.
@@ -23,6 +37,8 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	struct roce_perf_live_ctx *ctx;
 	struct roce_perf_result res;
 	struct roce_perf_conf shown = *conf;
+	struct row_print rp = { .shown = &shown, .gbits = gbits };
+	struct roce_perf_live lv = *live;
 	char err[256], device[160], link[160];
 	int rc, status = EXIT_SUCCESS;
 	bool pp = live->xchg == ROCE_PERF_XCHG_PINGPONG;
@@ -33,7 +49,9 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 		       "************************************\n");
 		fflush(stdout);
 	}
-	ctx = roce_perf_live_open(conf, live, err, sizeof(err));
+	lv.row = print_row;
+	lv.row_arg = &rp;
+	ctx = roce_perf_live_open(conf, &lv, err, sizeof(err));
 	if (ctx == NULL) {
 		int e = errno;
 
@@ -60,7 +78,7 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	} else {
 		printf(" local address: %s\n", info.local);
 		printf(" remote address: %s\n", info.remote);
-		perf_print_header(&shown, gbits, device, link);
+		perf_print_header(&shown, gbits, live->duplex, device, link);
 	}
 	fflush(stdout);
 

@@ -214,6 +214,8 @@ int perf_oob_xchg(struct perf_oob *o, const void *mine, void *theirs, size_t len
 
 	if (o->server) {
 		rc = oob_read(o, theirs, len);
+		if (rc == 0 && o->before_reply != NULL)
+			o->before_reply(o->idle_arg);
 		return rc != 0 ? rc : oob_write(o, mine, len);
 	}
 	rc = oob_write(o, mine, len);

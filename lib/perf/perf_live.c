@@ -48,9 +48,12 @@ struct roce_perf_live_ctx {
 	struct roce_ah *ah;		/* UD: to the peer */
 	uint32_t rbuf_off;		/* where a received message starts in its slot (UD: after
 					 * the 40-byte GRH) */
-	uint8_t *buf;			/* nqp * nslots * slot bytes, then LIVE_TAIL_PAD */
+	uint8_t *buf;			/* nqp * nslots * slot bytes (-b: twice), then LIVE_TAIL_PAD */
 	size_t buf_len;			/* mapped */
 	uint32_t nslots, slot;		/* buffer slots per QP, bytes per slot */
+	uint32_t max_size;		/* the largest message: -s, or -a's largest */
+	uint64_t rx_base;		/* offset of the slots the peer targets (-b: past ours, so
+					 * what we send is not what the peer writes; else 0) */
 	uint8_t mac[6];			/* ours: the port's */
 	uint8_t peer_mac[6];		/* resolved by ARP */
 	struct roce_ip_addr peer_ip;	/* from the peer's GID */
@@ -100,12 +103,15 @@ static void pat_fill(uint8_t *p, size_t len, uint64_t salt)
 	}
 }
 
-/* Offset of the first byte of [off, off + len) of @p p that differs from the pattern, or -1. */
-static int64_t pat_check(const uint8_t *p, uint64_t off, uint64_t len, uint64_t salt)
+/*
+ * Index of the first byte of [off, off + len) of @p p that differs from the pattern the peer
+ * (or we) had at [src, src + len), or -1.
+ */
+static int64_t pat_check(const uint8_t *p, uint64_t off, uint64_t len, uint64_t salt, uint64_t src)
 {
 	for (uint64_t i = 0; i < len; i++)
-		if (p[off + i] != pat_byte(salt, off + i))
-			return (int64_t)(off + i);
+		if (p[off + i] != pat_byte(salt, src + i))
+			return (int64_t)i;
 	return -1;
 }
 
@@ -219,7 +225,7 @@ static int host_create(struct roce_perf_live_ctx *c)
 	c->pd = roce_alloc_pd(c->dev);
 	c->scq = roce_create_cq(c->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
 	c->rcq = roce_create_cq(c->dev, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
-	len = (size_t)conf->nqp * c->nslots * c->slot + LIVE_TAIL_PAD;
+	len = (size_t)conf->nqp * c->nslots * c->slot * (c->live.duplex ? 2 : 1) + LIVE_TAIL_PAD;
 	c->buf_len = (len + 4095) & ~(size_t)4095;
 	c->buf = mmap(NULL, c->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c->buf == MAP_FAILED) {
@@ -229,9 +235,10 @@ static int host_create(struct roce_perf_live_ctx *c)
 	if (c->pd == NULL || c->scq == NULL || c->rcq == NULL)
 		return -ENOMEM;
 	pat_fill(c->buf, c->buf_len, my_salt(c));
-	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet */
+	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet
+	 * (-a: at any size's last byte) */
 	if (conf->test == ROCE_PERF_WRITE_LAT)
-		c->buf[slot_off(c, 0, 0) + conf->size - 1] = 0;
+		memset(c->buf + slot_off(c, 0, 0), 0, c->slot);
 	c->mr = roce_reg_mr(c->pd, c->buf, c->buf_len, ROCE_ACCESS_LOCAL_WRITE |
 			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
 			    ROCE_ACCESS_REMOTE_ATOMIC);
@@ -275,7 +282,7 @@ static void make_keys(struct roce_perf_live_ctx *c)
 		k->psn = c->conf.first_psn ? c->conf.first_psn :
 			 (uint32_t)pat_word(seed, q) & 0xffffff;
 		k->rkey = roce_mr_rkey(c->mr) ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
-		k->vaddr = (uintptr_t)c->buf + slot_off(c, q, 0);
+		k->vaddr = (uintptr_t)c->buf + c->rx_base + slot_off(c, q, 0);
 		if (c->live.ip_ver == 6) {
 			memcpy(k->gid, c->live.ip.b, 16);	/* RoCEv2: the GID is the address */
 		} else {
@@ -491,6 +498,44 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 	return 0;
 }
 
+/* -a and -b: which tests and exchanges take them (perftest's own limits, and ours). */
+int roce_perf_live_check(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+			 char *err, size_t errlen)
+{
+	uint32_t max = live->all_max ? live->all_max : ROCE_PERF_ALL_MAX;
+
+	if (!live->all && !live->duplex)
+		return 0;
+	if (live->xchg != ROCE_PERF_XCHG_PERFTEST) {
+		snprintf(err, errlen, "%s: not with the ibv_*_pingpong exchange",
+			 live->all ? "-a" : "-b");
+		return -EINVAL;
+	}
+	if (live->duplex && roce_perf_is_lat(conf->test)) {
+		snprintf(err, errlen, "-b is for the bandwidth tests (write_bw, read_bw, send_bw, "
+			 "atomic_bw)");
+		return -EINVAL;
+	}
+	if (live->all && conf->test == ROCE_PERF_ATOMIC_BW) {
+		snprintf(err, errlen, "-a: atomic_bw has one size (8 bytes)");
+		return -EINVAL;
+	}
+	if (live->all && conf->duration > 0) {
+		snprintf(err, errlen, "-a runs -n iterations per size: not with -D");
+		return -EINVAL;
+	}
+	if (live->all && (max < 2 || max > ROCE_PERF_ALL_MAX || (max & (max - 1)) != 0)) {
+		snprintf(err, errlen, "--all-max %u: expected a power of two from 2 to %u", max,
+			 ROCE_PERF_ALL_MAX);
+		return -EINVAL;
+	}
+	if (live->duplex && live->bad_rkey) {
+		snprintf(err, errlen, "--bad-rkey: not with -b");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Keep the kernel from answering our peer's RoCE frames with ICMP port unreachable. */
 static int udp_sink(const struct roce_ip_addr *ip, uint8_t ip_ver)
 {
@@ -547,6 +592,10 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		errno = EINVAL;
 		return NULL;
 	}
+	if (roce_perf_live_check(conf, live, err, errlen) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -561,12 +610,16 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	c->err = err;
 	c->errlen = errlen;
 	c->rbuf_off = conf->qp_type == ROCE_QPT_UD ? ROCE_GRH_LEN : 0;
-	c->slot = (ROCE_MAX(conf->size, 8u) + c->rbuf_off + LIVE_SLOT_ALIGN - 1) &
+	c->max_size = live->all ? (live->all_max ? live->all_max : ROCE_PERF_ALL_MAX) : conf->size;
+	if (live->all && conf->qp_type == ROCE_QPT_UD)	/* its sizes end at the path MTU */
+		c->max_size = ROCE_MIN(c->max_size, roce_mtu_bytes(ROCE_MTU_4096));
+	c->slot = (ROCE_MAX(c->max_size, 8u) + c->rbuf_off + LIVE_SLOT_ALIGN - 1) &
 		  ~(LIVE_SLOT_ALIGN - 1u);
 	/* as in virtual time: one buffer per QP, a slot per outstanding send under --verify */
 	c->nslots = roce_perf_is_lat(conf->test) ? 2 : !conf->verify ? 1 :
 		    ROCE_MAX(1u, ROCE_MIN(ROCE_MAX(conf->tx_depth, conf->rx_depth),
 					  (uint32_t)((64u << 20) / c->slot)));
+	c->rx_base = live->duplex ? (uint64_t)conf->nqp * c->nslots * c->slot : 0;
 
 	c->eng = roce_engine_create(&ec);
 	if (c->eng == NULL) {
@@ -691,7 +744,7 @@ static uint32_t qp_index(const struct roce_perf_live_ctx *c, uint32_t qpn)
 static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
 {
 	struct roce_sge sge = {
-		.addr = (uintptr_t)c->buf + slot_off(c, q, s),
+		.addr = (uintptr_t)c->buf + c->rx_base + slot_off(c, q, s),
 		.length = c->slot,
 		.lkey = roce_mr_lkey(c->mr),
 	};
@@ -774,16 +827,17 @@ static void verify_op(struct roce_perf_live_ctx *c, uint32_t q, uint64_t wr_id)
 
 	if (c->conf.test != ROCE_PERF_READ_BW)
 		return;	/* WRITE and SEND data is checked where it lands, by the server */
-	bad = pat_check(c->buf, off, c->conf.size, peer_salt(c));
+	/* what the peer holds where it told us to read: its own pattern there */
+	bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), c->rx_base + off);
 	if (bad >= 0)
-		verify_fail(c, "READ %llu: byte %llu differs from the server's", wr_id,
-			    (unsigned long long)(bad - (int64_t)off));
+		verify_fail(c, "READ %llu: byte %llu differs from the peer's", wr_id,
+			    (unsigned long long)bad);
 }
 
-static void bw_figures(struct roce_perf_live_ctx *c, uint64_t total, roce_time_t t0)
+static void bw_figures(struct roce_perf_live_ctx *c, uint64_t total, roce_time_t t0, roce_time_t t1)
 {
 	struct roce_perf_result *r = c->res;
-	double elapsed = (double)(roce_engine_now(c->eng) - t0) / ROCE_SEC;
+	double elapsed = (double)(t1 - t0) / ROCE_SEC;
 
 	r->iters = total / c->conf.nqp;
 	r->wall_sec = elapsed;
@@ -806,6 +860,8 @@ static void bw_figures(struct roce_perf_live_ctx *c, uint64_t total, roce_time_t
 	}
 }
 
+static void recv_poll(struct roce_perf_live_ctx *c);
+
 static int client_bw(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
@@ -813,10 +869,13 @@ static int client_bw(struct roce_perf_live_ctx *c)
 	uint64_t total = 0, want = conf->iters * conf->nqp, all_posted = 0, last_total = 0;
 	roce_time_t t0 = roce_engine_now(c->eng), last_progress = t0;
 	roce_time_t deadline = conf->duration > 0 ? t0 + (roce_time_t)(conf->duration * ROCE_SEC) :
-			       ROCE_TIME_NEVER;
+			       ROCE_TIME_NEVER, t_end = 0;
+	/* -b send_bw: the peer sends as much to us meanwhile (perftest's run_iter_bi) */
+	bool bi_recv = c->live.duplex && conf->test == ROCE_PERF_SEND_BW;
 	struct roce_wc wc[LIVE_CQ_BATCH];
 	uint32_t spins = 0;
 
+	c->win_len = 0;
 	record_window(c, 0);
 	for (;;) {
 		bool stop = deadline != ROCE_TIME_NEVER && roce_engine_now(c->eng) >= deadline;
@@ -848,7 +907,12 @@ static int client_bw(struct roce_perf_live_ctx *c)
 			}
 			record_window(c, total);
 		}
-		if (c->res->errors != 0 || (conf->duration == 0 && total >= want))
+		if (bi_recv)
+			recv_poll(c);
+		if (t_end == 0 && conf->duration == 0 && total >= want)
+			t_end = roce_engine_now(c->eng);	/* our figures: our sends */
+		if (c->res->errors != 0 ||
+		    (conf->duration == 0 && total >= want && (!bi_recv || c->received >= want)))
 			break;
 		if (stop && total == all_posted)
 			break;
@@ -856,8 +920,8 @@ static int client_bw(struct roce_perf_live_ctx *c)
 		if (++spins % LIVE_STALL_CHECK == 0) {
 			roce_time_t now = roce_engine_now(c->eng);
 
-			if (total != last_total) {
-				last_total = total;
+			if (total + c->received != last_total) {
+				last_total = total + c->received;
 				last_progress = now;
 			} else if (c->live.timeout > 0 &&
 				   now - last_progress > (roce_time_t)(c->live.timeout * ROCE_SEC)) {
@@ -867,20 +931,18 @@ static int client_bw(struct roce_perf_live_ctx *c)
 			}
 		}
 	}
-	bw_figures(c, total, t0);
+	bw_figures(c, total, t0, t_end != 0 ? t_end : roce_engine_now(c->eng));
 	if (conf->verify && total != all_posted && c->res->errors == 0)
 		verify_fail(c, "%llu of %llu operations completed", total, all_posted);
 	return 0;
 }
 
-/* The server of a send_bw test, while it waits for the client's closing message: receive. */
-static void server_recv_idle(void *arg)
+/* A send_bw receiver: count (and check) the receives completed so far, and post them again. */
+static void recv_poll(struct roce_perf_live_ctx *c)
 {
-	struct roce_perf_live_ctx *c = arg;
 	struct roce_wc wc[LIVE_CQ_BATCH];
 	int n;
 
-	live_step(c);
 	while ((n = roce_poll_cq(c->rcq, LIVE_CQ_BATCH, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
@@ -892,9 +954,9 @@ static void server_recv_idle(void *arg)
 				c->recv_first = roce_engine_now(c->eng);
 			c->recv_last = roce_engine_now(c->eng);
 			if (c->conf.verify) {
-				/* the k-th message of QP q came from the client's slot k % nslots */
+				/* the k-th message of QP q came from the peer's slot k % nslots */
 				uint64_t src = slot_off(c, q, (uint32_t)(k % c->nslots));
-				uint64_t dst = slot_off(c, q, s) + c->rbuf_off;
+				uint64_t dst = c->rx_base + slot_off(c, q, s) + c->rbuf_off;
 				int64_t bad = -1;
 
 				/* UD: the GRH's 40 bytes count, as in verbs */
@@ -902,19 +964,28 @@ static void server_recv_idle(void *arg)
 					verify_fail(c, "receive of %llu bytes, expected %llu",
 						    wc[i].byte_len, c->conf.size + c->rbuf_off);
 				for (uint32_t b = 0; b < c->conf.size && bad < 0; b++)
-					if (c->buf[dst + b] != pat_byte(LIVE_SALT_CLIENT, src + b))
+					if (c->buf[dst + b] != pat_byte(peer_salt(c), src + b))
 						bad = b;
 				if (bad >= 0)
 					verify_fail(c, "message %llu: byte %llu differs from the "
-						    "client's", k, (unsigned long long)bad);
+						    "peer's", k, (unsigned long long)bad);
 			}
 			post_recv(c, q, s);
 		}
 	}
 }
 
-/* After a WRITE test the server's slots must hold the client's bytes. */
-static void server_verify_writes(struct roce_perf_live_ctx *c)
+/* The server of a send_bw test, while it waits for the client's next message: receive. */
+static void server_recv_idle(void *arg)
+{
+	struct roce_perf_live_ctx *c = arg;
+
+	live_step(c);
+	recv_poll(c);
+}
+
+/* After a WRITE test the slots the peer targets must hold the bytes of its own slots. */
+static void verify_writes(struct roce_perf_live_ctx *c)
 {
 	uint64_t used = ROCE_MIN((uint64_t)c->nslots, c->conf.duration > 0 ? c->nslots :
 				 c->conf.iters);
@@ -922,11 +993,12 @@ static void server_verify_writes(struct roce_perf_live_ctx *c)
 	for (uint32_t q = 0; q < c->conf.nqp; q++) {
 		for (uint32_t s = 0; s < used; s++) {
 			uint64_t off = slot_off(c, q, s);
-			int64_t bad = pat_check(c->buf, off, c->conf.size, LIVE_SALT_CLIENT);
+			int64_t bad = pat_check(c->buf, c->rx_base + off, c->conf.size,
+						peer_salt(c), off);
 
 			if (bad >= 0) {
-				verify_fail(c, "WRITE slot %llu: byte %llu differs from the client's",
-					    s, (unsigned long long)(bad - (int64_t)off));
+				verify_fail(c, "WRITE slot %llu: byte %llu differs from the peer's",
+					    s, (unsigned long long)bad);
 				return;
 			}
 		}
@@ -1012,6 +1084,8 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 	/* let the last WRITE complete (its ACK) before the QP goes */
 	for (int n = 0; n < 1000000 && roce_poll_cq(c->scq, 1, &wc) == 0; n++)
 		live_step(c);
+	/* -a: the next, larger size carries this stamp's byte as data again */
+	src[conf->size - 1] = pat_byte(my_salt(c), slot_off(c, 0, 1) + conf->size - 1);
 	return 0;
 }
 
@@ -1031,7 +1105,8 @@ static int run_read_lat(struct roce_perf_live_ctx *c)
 			break;
 		c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US;
 		if (c->conf.verify) {
-			int64_t bad = pat_check(c->buf, slot_off(c, 0, 0), c->conf.size, peer_salt(c));
+			uint64_t off = slot_off(c, 0, 0);
+			int64_t bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), off);
 
 			if (bad >= 0)
 				verify_fail(c, "READ %llu: byte %llu differs", i, (unsigned long long)bad);
@@ -1175,12 +1250,189 @@ static void fill_from_report(struct roce_perf_live_ctx *c, const struct perf_rep
 	c->res->msg_rate_mpps = r->msg_rate;
 }
 
+/* send_bw's receiver: its row, from the receives of this size, over its own time. */
+static void recv_row(struct roce_perf_live_ctx *c)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+
+	c->res->iters = c->received / conf->nqp;
+	c->res->size = conf->size;
+	c->res->bw_avg_gbps = c->res->bw_peak_gbps = c->res->msg_rate_mpps = 0;
+	if (c->recv_last > c->recv_first) {
+		double sec = (double)(c->recv_last - c->recv_first) / ROCE_SEC;
+
+		c->res->bw_avg_gbps = (double)(c->received - 1) * conf->size * 8 / sec / 1e9;
+		c->res->bw_peak_gbps = c->res->bw_avg_gbps;
+		c->res->msg_rate_mpps = (double)(c->received - 1) / sec / 1e6;
+	}
+	if (conf->verify && conf->duration == 0 && c->received != conf->iters * conf->nqp)
+		verify_fail(c, "%llu of %llu messages received", c->received,
+			    conf->iters * conf->nqp);
+}
+
+/* Our row in perftest's report units. */
+static void to_report(const struct roce_perf_live_ctx *c, struct perf_report *r)
+{
+	const double mb = 1e9 / 8 / 1048576.0;
+
+	memset(r, 0, sizeof(*r));
+	r->size = c->conf.size;
+	r->iters = c->res->iters;
+	r->bw_peak = c->res->bw_peak_gbps * mb;
+	r->bw_avg = c->res->bw_avg_gbps * mb;
+	r->msg_rate = c->res->msg_rate_mpps;
+}
+
+/* The next message size: -a doubles it up to its largest; 0 once done. */
+static uint32_t next_size(const struct roce_perf_live_ctx *c, uint32_t size)
+{
+	uint32_t last = c->max_size;
+
+	if (!c->live.all)
+		return 0;
+	if (c->conf.qp_type == ROCE_QPT_UD)	/* perftest: UD's sizes end at the path MTU */
+		last = ROCE_MIN(last, roce_mtu_bytes(c->conf.mtu));
+	return size < last ? size * 2 : 0;
+}
+
+static uint32_t first_size(const struct roce_perf_live_ctx *c)
+{
+	return c->live.all ? 2 : c->conf.size;
+}
+
+/* A new size: its own figures and counters; errors and verify failures add up. */
+static void start_size(struct roce_perf_live_ctx *c, uint32_t size)
+{
+	c->conf.size = size;
+	c->nlat = 0;
+	c->sends_done = 0;
+	c->received = 0;
+	c->recv_first = c->recv_last = 0;
+	memset(c->recv_seq, 0, sizeof(c->recv_seq));
+	c->res->size = size;
+	c->res->iters = 0;
+	c->res->bw_peak_gbps = c->res->bw_avg_gbps = c->res->msg_rate_mpps = 0;
+	c->res->lat_min = c->res->lat_max = c->res->lat_typical = c->res->lat_avg = 0;
+	c->res->lat_stdev = c->res->lat_p99 = c->res->lat_p999 = 0;
+}
+
+/* Every row of -a but the last goes to the caller now; the last is what run returns. */
+static void size_done(struct roce_perf_live_ctx *c, uint32_t size)
+{
+	if (next_size(c, size) != 0 && c->live.row != NULL)
+		c->live.row(c->live.row_arg, c->res);
+}
+
+/* send_bw's receiver before it answers the client's end-of-size step: the last receives. */
+static void recv_drain(void *arg)
+{
+	struct roce_perf_live_ctx *c = arg;
+
+	settle(c, server_recv_idle);
+	recv_poll(c);
+}
+
+/*
+ * -b: both sides run the test toward each other, then exchange reports; each prints its own
+ * size and iterations with the sum of both sides' figures (perftest's print_full_bw_report).
+ * write/read/atomic (write_bw.c): sync, run, [-a: sync], reports. send (send_bw.c, receives
+ * posted before): sync, run both ways, reports, [-a: sync].
+ */
+static int run_bw_duplex(struct roce_perf_live_ctx *c)
+{
+	const double mb = 1048576.0 * 8 / 1e9;	/* perftest's MB/s (2^20) in Gb/s */
+	bool send = c->conf.test == ROCE_PERF_SEND_BW;
+	struct perf_report mine, theirs;
+	int rc;
+
+	if (send)
+		for (uint32_t q = 0; q < c->conf.nqp; q++)
+			for (uint32_t s = 0; s < c->conf.rx_depth; s++)
+				if (post_recv(c, q, s) != 0)
+					LIVE_ERR(c, -ENOMEM, "cannot post receives");
+	for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
+		start_size(c, size);
+		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		if ((rc = client_bw(c)) != 0)
+			return rc;
+		if (!send && c->live.all && (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		to_report(c, &mine);
+		/* the peer's requests were all answered once it reports (its test is over) */
+		if ((rc = perf_oob_report(&c->oob, &mine, &theirs)) != 0)
+			return oob_check(c, rc);
+		settle(c, send ? server_recv_idle : live_idle);
+		if (send)
+			recv_poll(c);
+		if (c->conf.verify && c->conf.test == ROCE_PERF_WRITE_BW)
+			verify_writes(c);
+		if (c->conf.verify && send && c->conf.duration == 0 &&
+		    c->received != c->conf.iters * c->conf.nqp)
+			verify_fail(c, "%llu of %llu messages received", c->received,
+				    c->conf.iters * c->conf.nqp);
+		c->res->bw_peak_gbps += theirs.bw_peak * mb;
+		c->res->bw_avg_gbps += theirs.bw_avg * mb;
+		c->res->msg_rate_mpps += theirs.msg_rate;
+		size_done(c, size);
+		if (send && c->live.all && (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		if (c->res->errors != 0)
+			break;
+	}
+	return oob_check(c, perf_oob_finish(&c->oob, c->me));
+}
+
+/*
+ * send_bw -a (send_bw.c's RUN_ALL): for each size, a sync after the receives are posted, the
+ * client's sends, each side's own row, and a sync that ends the size. The server counts what
+ * arrives until the client's end-of-size step, and the last ones before it answers.
+ */
+static int run_send_all(struct roce_perf_live_ctx *c)
+{
+	int rc = 0;
+
+	if (c->server)
+		for (uint32_t q = 0; q < c->conf.nqp; q++)
+			for (uint32_t s = 0; s < c->conf.rx_depth; s++)
+				if (post_recv(c, q, s) != 0)
+					LIVE_ERR(c, -ENOMEM, "cannot post receives");
+	for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
+		start_size(c, size);
+		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		if (c->server) {
+			c->oob.idle = server_recv_idle;
+			c->oob.before_reply = recv_drain;
+			rc = perf_oob_keys(&c->oob, c->me, NULL, 1);
+			c->oob.idle = live_idle;
+			c->oob.before_reply = NULL;
+			if (rc != 0)
+				return oob_check(c, rc);
+			recv_row(c);
+		} else {
+			if ((rc = client_bw(c)) != 0)
+				return rc;
+			if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+				return oob_check(c, rc);
+		}
+		size_done(c, size);
+		if (c->res->errors != 0)
+			break;
+	}
+	return oob_check(c, perf_oob_finish(&c->oob, c->me));
+}
+
 static int run_bw(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	struct perf_report mine = { 0 }, theirs = { 0 };
 	int rc;
 
+	if (c->live.duplex)
+		return run_bw_duplex(c);
+	if (conf->test == ROCE_PERF_SEND_BW && c->live.all)
+		return run_send_all(c);
 	if (conf->test == ROCE_PERF_SEND_BW) {
 		if (c->server)
 			for (uint32_t q = 0; q < conf->nqp; q++)
@@ -1195,19 +1447,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 			rc = perf_oob_finish(&c->oob, c->me);
 			c->oob.idle = live_idle;
 			settle(c, server_recv_idle);
-			c->res->iters = c->received / conf->nqp;
-			c->res->size = conf->size;
-			if (c->recv_last > c->recv_first) {
-				/* perftest's send_bw server reports what it received, over its own time */
-				double sec = (double)(c->recv_last - c->recv_first) / ROCE_SEC;
-
-				c->res->bw_avg_gbps = (double)(c->received - 1) * conf->size * 8 / sec / 1e9;
-				c->res->bw_peak_gbps = c->res->bw_avg_gbps;
-				c->res->msg_rate_mpps = (double)(c->received - 1) / sec / 1e6;
-			}
-			if (conf->verify && conf->duration == 0 && c->received != conf->iters * conf->nqp)
-				verify_fail(c, "%llu of %llu messages received", c->received,
-					    conf->iters * conf->nqp);
+			recv_row(c);
 			return oob_check(c, rc);
 		}
 		rc = client_bw(c);
@@ -1215,66 +1455,42 @@ static int run_bw(struct roce_perf_live_ctx *c)
 			return rc;
 		return oob_check(c, perf_oob_finish(&c->oob, c->me));
 	}
-	if (!c->server && (rc = client_bw(c)) != 0)
-		return rc;
+	/* -a (write_bw.c, read_bw.c): the client runs every size; the server only waits */
+	if (!c->server) {
+		for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
+			start_size(c, size);
+			if ((rc = client_bw(c)) != 0)
+				return rc;
+			size_done(c, size);
+			if (c->res->errors != 0)
+				break;
+		}
+	}
 	/* end of test: the server has been serving the client's traffic while it waited here */
 	if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
 		return oob_check(c, rc);
-	if (!c->server) {
-		const double mb = 1e9 / 8 / 1048576.0;
-
-		mine.size = conf->size;
-		mine.iters = c->res->iters;
-		mine.bw_peak = c->res->bw_peak_gbps * mb;
-		mine.bw_avg = c->res->bw_avg_gbps * mb;
-		mine.msg_rate = c->res->msg_rate_mpps;
-	}
+	if (!c->server)
+		to_report(c, &mine);
 	if ((rc = perf_oob_report(&c->oob, &mine, &theirs)) != 0)
 		return oob_check(c, rc);
 	if (c->server) {
 		fill_from_report(c, &theirs);
 		settle(c, live_idle);
+		/* -a: the client's last (largest) size is the one its report names */
+		if (theirs.size >= 1 && theirs.size <= c->max_size)
+			c->conf.size = (uint32_t)theirs.size;
 		if (conf->verify && conf->test == ROCE_PERF_WRITE_BW)
-			server_verify_writes(c);
+			verify_writes(c);
 	}
 	return oob_check(c, perf_oob_finish(&c->oob, c->me));
 }
 
-int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
-		       char *err, size_t errlen)
+/* One size's latency row, from its samples. */
+static void lat_row(struct roce_perf_live_ctx *c)
 {
+	struct roce_perf_result *res = c->res;
 	uint64_t want;
-	int rc;
 
-	memset(res, 0, sizeof(*res));
-	res->size = c->conf.size;
-	c->res = res;
-	c->err = err;
-	c->errlen = errlen;
-	/* a bandwidth or read_lat server waits in a read for the whole of the client's test */
-	if (c->server && c->conf.test != ROCE_PERF_WRITE_LAT && c->conf.test != ROCE_PERF_SEND_LAT)
-		c->oob.timeout = 0;
-	if (!roce_perf_is_lat(c->conf.test))
-		return run_bw(c);
-	c->lat = calloc(c->conf.iters, sizeof(*c->lat));
-	if (c->lat == NULL)
-		LIVE_ERR(c, -ENOMEM, "out of memory for %llu latency samples",
-			 (unsigned long long)c->conf.iters);
-	if (c->conf.test == ROCE_PERF_WRITE_LAT) {
-		rc = run_write_lat(c);
-		perf_oob_close(&c->oob);	/* ib_write_lat has no closing exchange */
-	} else if (c->conf.test == ROCE_PERF_SEND_LAT) {
-		rc = run_send_lat(c);
-		/* ib_send_lat closes as the bandwidth tests; the pingpong closed after its exchange */
-		if (rc == 0 && c->live.xchg == ROCE_PERF_XCHG_PERFTEST)
-			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
-	} else if (c->server) {
-		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));	/* serves READs meanwhile */
-	} else {
-		rc = run_read_lat(c);
-		if (rc == 0)
-			rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
-	}
 	res->iters = c->server && c->conf.test == ROCE_PERF_READ_LAT ? 0 : c->nlat;
 	perf_lat_stats(c->lat, c->nlat, res);
 	/* write_lat's client times the round trips between its writes, one fewer than it made */
@@ -1283,6 +1499,70 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	if (c->conf.verify && (!c->server || c->conf.test != ROCE_PERF_READ_LAT) &&
 	    c->nlat != want && res->errors == 0)
 		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
+}
+
+/*
+ * The latency tests, every size of -a in turn (write_lat.c, read_lat.c, send_lat.c): write_lat
+ * runs the sizes back to back (the stamps restart at 1 in each, at its last byte), read_lat's
+ * client alone runs them, send_lat syncs before each size (the first sync is the connection's
+ * last step).
+ */
+static int run_lat_sizes(struct roce_perf_live_ctx *c)
+{
+	int rc = 0;
+
+	if (c->server && c->conf.test == ROCE_PERF_READ_LAT)
+		return 0;	/* it serves the READs while it waits for the client's close */
+	for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
+		start_size(c, size);
+		if (size != first_size(c) && c->conf.test == ROCE_PERF_SEND_LAT &&
+		    (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
+			return oob_check(c, rc);
+		if (c->conf.test == ROCE_PERF_WRITE_LAT)
+			rc = run_write_lat(c);
+		else if (c->conf.test == ROCE_PERF_SEND_LAT)
+			rc = run_send_lat(c);
+		else
+			rc = run_read_lat(c);
+		lat_row(c);
+		if (rc != 0)
+			return rc;
+		size_done(c, size);
+		if (c->res->errors != 0)
+			break;
+	}
+	return 0;
+}
+
+int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
+		       char *err, size_t errlen)
+{
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->size = c->conf.size;
+	c->res = res;
+	c->err = err;
+	c->errlen = errlen;
+	/* a bandwidth or read_lat server waits in a read for the whole of the client's test
+	 * (-b: both sides run theirs, and a read waits for the peer's end as long as a test) */
+	if (c->server && c->conf.test != ROCE_PERF_WRITE_LAT && c->conf.test != ROCE_PERF_SEND_LAT &&
+	    !c->live.duplex)
+		c->oob.timeout = 0;
+	if (!roce_perf_is_lat(c->conf.test))
+		return run_bw(c);
+	c->lat = calloc(c->conf.iters, sizeof(*c->lat));
+	if (c->lat == NULL)
+		LIVE_ERR(c, -ENOMEM, "out of memory for %llu latency samples",
+			 (unsigned long long)c->conf.iters);
+	rc = run_lat_sizes(c);
+	if (c->conf.test == ROCE_PERF_WRITE_LAT)
+		perf_oob_close(&c->oob);	/* ib_write_lat has no closing exchange */
+	else if (c->live.xchg == ROCE_PERF_XCHG_PERFTEST && (rc == 0 || (c->server &&
+		 c->conf.test == ROCE_PERF_READ_LAT)))
+		/* ib_send_lat and ib_read_lat close as the bandwidth tests (the read_lat server
+		 * serves the READs meanwhile); the pingpong closed after its exchange */
+		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
 	return rc;
 }
 

@@ -115,6 +115,11 @@ enum roce_perf_xchg {
 					 * way, then "done"; runs conf->test ROCE_PERF_SEND_LAT */
 };
 
+#define ROCE_PERF_ALL_MAX (1u << 23)	/* -a: perftest's largest size */
+
+/* A result row of a live run that is not its last (-a: every size but the largest). */
+typedef void (*roce_perf_row_fn)(void *arg, const struct roce_perf_result *res);
+
 /* Where a live run's emulated host sits and whom it talks to. */
 struct roce_perf_live {
 	enum roce_perf_xchg xchg;	/* which peer program's exchange */
@@ -135,6 +140,14 @@ struct roce_perf_live {
 	bool bad_rkey;			/* fault injection: the rkey we advertise and the rkey our
 					 * RDMA requests carry are both wrong, so a responder (the
 					 * peer's or ours) answers NAK remote access error */
+	bool all;			/* -a: every size from 2 to @all_max (UD: to the path MTU),
+					 * bandwidth tests but atomic_bw, in perftest's lock-step */
+	uint32_t all_max;		/* -a's largest size, a power of two; 0: ROCE_PERF_ALL_MAX */
+	bool duplex;			/* -b: both sides send, each reports the sum of both
+					 * (bandwidth tests) */
+	roce_perf_row_fn row;		/* -a: called with each size's row but the last, which
+					 * roce_perf_live_run() returns; may be NULL */
+	void *row_arg;			/* passed to @row */
 };
 
 /* What a live run found out, for its report. */
@@ -165,6 +178,14 @@ struct roce_perf_live_stats {
 struct roce_perf_live_ctx;
 
 /**
+ * Check the options only a live run has against the test (-a, -b, --all-max).
+ * @param err  receives one line naming the bad combination
+ * @return 0 or -EINVAL
+ */
+int roce_perf_live_check(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+			 char *err, size_t errlen);
+
+/**
  * Open the port, create the emulated host (MAC = the port's), connect to the peer through
  * perftest's exchange (or ibv_*_pingpong's, live->xchg) and bring the QPs to RTS. Needs
  * roce_eal_init().
@@ -183,7 +204,9 @@ void roce_perf_live_info(const struct roce_perf_live_ctx *ctx, struct roce_perf_
 
 /**
  * Run the test in real time. The client measures; the server of a bandwidth test reports the
- * client's figures, which it receives at the end, as perftest does. --verify checks data with
+ * client's figures, which it receives at the end, as perftest does (send_bw's server: its
+ * own; -b: each side its own figures plus the peer's). With live->all each size but the last
+ * goes to live->row, and @p res holds the last; errors and verify failures add up over sizes. --verify checks data with
  * a pattern both rocelab sides know (so it needs rocelab on both ends) and every completion.
  * @return 0 (see res->errors and res->verify_failures); -errno with @p err filled when the
  *         peer or the exchange failed
