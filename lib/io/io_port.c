@@ -78,6 +78,7 @@ struct roce_port {
 	unsigned int naddr6;		/* entries in @addr6 */
 	struct nd_entry nd[PORT_ND_CACHE]; /* IPv6 neighbour cache */
 
+	bool bridge;			/* conf.bridge: everything to the link */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
 };
@@ -535,6 +536,10 @@ static void classify(struct roce_port *p, struct rte_mbuf *m)
 	uint32_t off;
 	uint16_t type;
 
+	if (p->bridge) {
+		to_link(p, m);
+		return;
+	}
 	if (m->data_len < sizeof(*eth) || (type = frame_type(m, &off)) == 0) {
 		p->st.rx_other++;
 		rte_pktmbuf_free(m);
@@ -637,6 +642,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		return NULL;
 	}
 	p->eng = eng;
+	p->bridge = conf->bridge;
 
 	rc = rte_dev_probe(conf->devargs);
 	if (rc == 0)

@@ -231,6 +231,8 @@ struct roce_port_conf {
 	uint16_t nb_rxd;	/* RX descriptors; 0: 1024 */
 	uint16_t nb_txd;	/* TX descriptors; 0: 1024 */
 	bool no_promisc;	/* leave promiscuous mode off (default on: the port's MAC may be a borrowed one) */
+	bool bridge;		/* a switch port: every received frame goes to the link whole, and
+				 * no ARP or ND is answered */
 };
 
 /* Counters of a port: the ethdev's own, then the port's decisions. */
