@@ -88,6 +88,9 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
 	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
 	       (unsigned long long)st.rx_dropped, (unsigned long long)st.icrc_errors);
+	if (st.retransmits != 0 || st.out_of_sequence != 0)
+		printf(" transport: %llu retransmitted, %llu received out of sequence\n",
+		       (unsigned long long)st.retransmits, (unsigned long long)st.out_of_sequence);
 	if (st.access_naks_sent != 0 || st.naks_rcvd != 0)
 		printf(" NIC: %llu NAK(s) remote access error sent, %llu error NAK(s) received\n",
 		       (unsigned long long)st.access_naks_sent, (unsigned long long)st.naks_rcvd);

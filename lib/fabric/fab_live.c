@@ -89,8 +89,9 @@ int roce_live_set(struct roce_switch_conf *conf, const char *const *set, int nse
 		  size_t errlen)
 {
 	static const char base[] = "[scenario]\nname = rocelab switch\n[topology]\nkind = star\n"
-				    "hosts = 2\n[switch]\nbuffer = %lu\nheadroom = %lu\n";
-	char text[256], (*sets)[160] = NULL;
+				    "hosts = 2\n[flow.unused]\nsrc = h0\ndst = h1\n"
+				    "[switch]\nbuffer = %lu\nheadroom = %lu\n";
+	char text[320], (*sets)[160] = NULL;
 	const char **argv = NULL;
 	struct roce_scenario *sc;
 	int i, rc = -EINVAL;
