@@ -1,5 +1,6 @@
 /* rocelab switch: the fabric switch between DPDK ports in real time, with a learning bridge around it. */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@
 #define LIVE_IP_TABLE 256		/* learned source addresses */
 #define LIVE_IN_RATE 1000000000000ull	/* port -> switch: 1 Tb/s, i.e. not a bottleneck */
 #define LIVE_DEF_SPEED 10000000000ull	/* a port that reports no speed: 10 Gb/s */
-#define LIVE_SLICE (1 * ROCE_MS)	/* engine run between two looks at the stop flag */
+#define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
 #define LIVE_MBUFS 16384		/* frames in flight, held in the buffer or in rings */
 #define ETH_MAC_CTRL 0x8808		/* IEEE 802.3 MAC control: PAUSE and PFC */
 #define ROCEV2_PORT 4791
@@ -74,6 +75,7 @@ struct roce_live_switch {
 	bool dropped[ROCE_LIVE_MAX_DROP_PSN]; /* that PSN has been dropped once */
 	int ndrop_psn;			/* entries in @drop_psn */
 	roce_time_t started;		/* engine time at the first roce_live_run() */
+	uint64_t rx_total;		/* frames received on every port, to tell idle loops */
 };
 
 /* ---- configuration ---- */
@@ -413,6 +415,7 @@ static void live_rx(void *owner, struct rte_mbuf *m)
 	int dport;
 
 	lp->st.rx_frames++;
+	ls->rx_total++;
 	if (m->data_len < RTE_ETHER_HDR_LEN) {
 		rte_pktmbuf_free(m);
 		return;
@@ -604,19 +607,30 @@ int roce_live_add_route(struct roce_live_switch *ls, uint8_t ip_ver,
 	return 0;
 }
 
+/*
+ * One engine iteration at a time (due timers, every port's poller). After LIVE_YIELD_AFTER
+ * iterations with no timer fired and no frame received, give the CPU away once: on a machine
+ * whose cores the endpoints share, a switch spinning through its time slice holds the very
+ * frames it waits for in the endpoints' queues (perf_live.c does the same).
+ */
 int roce_live_run(struct roce_live_switch *ls, roce_time_t duration,
 		  const volatile sig_atomic_t *stop)
 {
 	roce_time_t now = roce_engine_now(ls->eng), end;
+	uint64_t seen = ls->rx_total;
+	unsigned int quiet = 0;
 
 	if (ls->started == 0)
 		ls->started = now ? now : 1;
 	end = duration == ROCE_TIME_NEVER ? ROCE_TIME_NEVER : now + duration;
-	while (stop == NULL || !*stop) {
-		now = roce_engine_now(ls->eng);
-		if (now >= end)
-			break;
-		roce_engine_run(ls->eng, ROCE_MIN(end, now + LIVE_SLICE));
+	while ((stop == NULL || !*stop) && roce_engine_now(ls->eng) < end) {
+		if (roce_engine_run(ls->eng, 0) != 0 || ls->rx_total != seen) {
+			seen = ls->rx_total;
+			quiet = 0;
+		} else if (++quiet >= LIVE_YIELD_AFTER) {
+			quiet = 0;
+			sched_yield();
+		}
 	}
 	for (int i = 0; i < ls->nports; i++)
 		roce_port_flush(ls->port[i].port);
