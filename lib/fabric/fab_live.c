@@ -682,7 +682,7 @@ static void print_prio(FILE *out, int prio, const struct roce_switch_qstats *q)
 
 int roce_live_print(struct roce_live_switch *ls, FILE *out)
 {
-	uint64_t max_used;
+	uint64_t used, max_used;
 
 	for (int i = 0; i < ls->nports; i++) {
 		struct live_port *lp = &ls->port[i];
@@ -727,8 +727,9 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 				print_prio(out, prio, &q);
 		}
 	}
-	fprintf(out, "buffer: %lu B in use, %lu B at most\n",
-		(unsigned long)roce_switch_buffer_used(ls->sw, &max_used), (unsigned long)max_used);
+	used = roce_switch_buffer_used(ls->sw, &max_used);	/* before max_used is read */
+	fprintf(out, "buffer: %lu B in use, %lu B at most\n", (unsigned long)used,
+		(unsigned long)max_used);
 	return ferror(out) ? -EIO : 0;
 }
 
