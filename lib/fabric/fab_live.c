@@ -427,6 +427,15 @@ static void live_rx(void *owner, struct rte_mbuf *m)
 		return;
 	}
 	mac_learn(ls, b + 6, lp->id);
+	/* RFC 826: an ARP packet's sender address is as good a source as an IP header's, and
+	 * comes before the first IP frame (memif endpoints exchange their keys over loopback) */
+	if (h.type == RTE_ETHER_TYPE_ARP && h.l3 + 28 <= m->data_len && b[h.l3 + 4] == 6 &&
+	    b[h.l3 + 5] == 4) {
+		struct roce_ip_addr sip = { { 0 } };
+
+		memcpy(sip.b, b + h.l3 + 14, 4);
+		ip_learn(ls, lp, 4, &sip);
+	}
 	if (h.ip_ver != 0) {
 		ip_learn(ls, lp, h.ip_ver, &h.src);
 		complete_csum(lp, m, &h);

@@ -29,6 +29,7 @@
 #define PORT_ARP_CACHE 32		/* resolved peers */
 #define PORT_ARP_RETRY (100 * ROCE_MS)	/* between two requests for one address */
 #define PORT_DEF_DESC 1024		/* descriptors per queue by default */
+#define PORT_NO_MTU 9000		/* L3 MTU of a driver without one (memif): a jumbo frame */
 #define PORT_ETHER_MAC_CONTROL 0x8808	/* IEEE 802.3 MAC control: PAUSE and PFC */
 #define PORT_ND_CACHE 32		/* resolved IPv6 neighbours */
 #define ND_SOLICIT 135			/* ICMPv6 neighbour solicitation (RFC 4861 4.3) */
@@ -79,6 +80,7 @@ struct roce_port {
 	struct nd_entry nd[PORT_ND_CACHE]; /* IPv6 neighbour cache */
 
 	bool bridge;			/* conf.bridge: everything to the link */
+	bool no_wire_mtu;		/* the driver has no wire MTU of its own (memif) */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
 };
@@ -665,6 +667,9 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	}
 	p->rdev = info.device;
 	p->if_index = info.if_index;
+	/* memif's ethdev MTU is DPDK's default 1500, but its frames are bounded only by its
+	 * (chainable) buffers: treat it as a jumbo link */
+	p->no_wire_mtu = info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	rc = rte_eth_dev_configure(p->port_id, 1, 1, &ec);
@@ -775,6 +780,8 @@ uint32_t roce_port_mtu(const struct roce_port *p)
 
 	if (mtu != 0)
 		return mtu;
+	if (p->no_wire_mtu)
+		return PORT_NO_MTU;
 	return rte_eth_dev_get_mtu(p->port_id, &m) == 0 ? m : RTE_ETHER_MTU;
 }
 

@@ -285,7 +285,9 @@ int roce_port_link(const struct roce_port *port, bool *up, uint64_t *speed_bps);
 
 /**
  * The port's L3 MTU: the kernel interface's MTU for ethdevs backed by one (af_packet, tap),
- * whose ethdev MTU is a fixed 1500 whatever the interface allows; else the ethdev's MTU.
+ * whose ethdev MTU is a fixed 1500 whatever the interface allows; 9000 for memif, whose
+ * frames are bounded only by its chainable buffers (give it bsize=8192 for 4 KiB frames in
+ * one buffer); else the ethdev's MTU.
  */
 uint32_t roce_port_mtu(const struct roce_port *port);
 
