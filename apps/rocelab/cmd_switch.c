@@ -67,11 +67,11 @@ static const struct option long_opts[] = {
 
 /* A --route, parsed. */
 struct route_arg {
-	uint8_t ip_ver;
-	uint8_t plen;
-	struct roce_ip_addr dst;
-	uint16_t port;
-	const char *text;
+	uint8_t ip_ver;			/* 4 or 6 */
+	uint8_t plen;			/* prefix length (an address alone: 32 or 128) */
+	struct roce_ip_addr dst;	/* the prefix */
+	uint16_t port;			/* egress port index */
+	const char *text;		/* as given, for messages */
 };
 
 static volatile sig_atomic_t stop_flag;
