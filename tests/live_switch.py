@@ -10,6 +10,9 @@ flooded, the TCP exchange's checksums completed) with nothing dropped. Then faul
             switch counts both drops, the client counts retransmits, the server frames out of
             sequence;
   randloss  --loss 0.003 on send_bw: completes, drops and retransmits counted on both sides;
+  pfc_rx    three PFC frames sent into the switch during write_bw: counted, the egress paused
+            for 3 x 65535 quanta at the port's 10 Gb/s (not at a shaped rate), its queue
+            building meanwhile (priority 0 is lossy here: tail drops allowed, recovered);
   pfc       egress at 300 Mb/s, priority 0 lossless with a 128 KiB XOFF: the switch pauses the
             sender (pause frames counted, and found in its --capture by tshark's MAC control
             dissector, as many as it counts), and drops nothing in the lossless class;
@@ -32,8 +35,10 @@ SIZE = 65536
 ITERS = 200
 SERVER_IP, CLIENT_IP = "10.78.0.1", "10.78.0.2"
 DEV = "net_af_packet0,iface={},framecnt=4096"
-SW_PORTS = ["net_af_packet0,iface=rlswsa,framecnt=4096",
-            "net_af_packet1,iface=rlswsb,framecnt=4096"]
+# the switch's rings hold 16384 frames: it shares two cores with both hosts, and while it is off
+# its core a sender at af_packet's nominal 10 Gb/s overflows 4096 (rx_ring_lost counts them)
+SW_PORTS = ["net_af_packet0,iface=rlswsa,framecnt=16384",
+            "net_af_packet1,iface=rlswsb,framecnt=16384"]
 MTU_PAYLOAD = 1024		# IB MTU on a 1500-byte veth
 
 # case -> (test, size, iterations, switch options, perf options)
@@ -55,7 +60,12 @@ CASES = {
     "pfc": ("write_bw", SIZE, 300, ["--rate", "300M", "--set", "priority.0.lossless=yes",
                                     "--set", "pfc=static", "--set", "xoff=128K"],
             ["--rate", "1G"]),
+    # honouring: while write_bw runs, three PFC frames (priority 0, 0xffff quanta) are sent
+    # into the switch's port 0 from the server's namespace, 5 ms apart; the switch must
+    # count them and pause that egress 3 x 65535 x 512 bit times at the port's 10 Gb/s
+    "pfc_rx": ("write_bw", SIZE, 2000, [], []),
 }
+PFC_QUANTA_US = 0xffff * 512 / 10e3	# 3355 us at 10 Gb/s
 BAD = {
     "bad-port": (["--port", "net_nosuchdriver0", "--port", "net_nosuchdriver1"],
                  "net_nosuchdriver0"),
@@ -105,6 +115,20 @@ def setup():
     return a, b, s
 
 
+PFC_SENDER = r"""
+import socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+# IEEE 802.1Qbb: MAC control 0x8808, opcode 0x0101, class-enable vector, 8 quanta
+f = bytes.fromhex("0180c2000001" "020000000099") + struct.pack("!HHH8H", 0x8808, 0x0101, 1,
+                                                               0xffff, 0, 0, 0, 0, 0, 0, 0)
+f += bytes(60 - len(f))
+for i in range(3):
+    s.send(f)
+    time.sleep(0.02)
+"""
+
+
 def parse_counters(out):
     """{port index: {counter: value}} from the switch's ethtool -S style report."""
     ports, cur = {}, None
@@ -149,9 +173,17 @@ def run_case(rocelab, nss, name, failures, tmp):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(0.5)
     t0 = time.time()
-    cli = subprocess.run(["ip", "netns", "exec", b, "timeout", "60", rocelab, "perf"] + common +
-                         ["--dev", DEV.format("rlswb0"), "--ip", CLIENT_IP, SERVER_IP],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cli_p = subprocess.Popen(["ip", "netns", "exec", b, "timeout", "60", rocelab, "perf"] +
+                             common + ["--dev", DEV.format("rlswb0"), "--ip", CLIENT_IP,
+                                       SERVER_IP],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if name == "pfc_rx":
+        time.sleep(0.5)		# the exchange is over, the transfer under way
+        subprocess.run(["ip", "netns", "exec", a, sys.executable, "-c", PFC_SENDER, "rlswa0"],
+                       check=True)
+    cli = subprocess.CompletedProcess(cli_p.args, 0)
+    cli.stdout = cli_p.communicate(timeout=70)[0]
+    cli.returncode = cli_p.returncode
     srv_out = srv.communicate(timeout=70)[0]
     elapsed = time.time() - t0
     sw.send_signal(signal.SIGTERM)
@@ -197,9 +229,12 @@ def run_case(rocelab, nss, name, failures, tmp):
     if total(ports, "csum_completed") < 1:
         failures.append("%s: no TCP checksum completed (the veth leaves them to offload)" % name)
     drops = {k: total(ports, k) for k in ("drop_no_route", "drop_malformed", "drop_ttl",
-                                          "tx_dropped", "rx_queue_full", "drop_nombuf")}
+                                          "tx_dropped", "rx_queue_full", "drop_nombuf",
+                                          "rx_ring_lost", "rx_missed")}
     for k in ("drop_tail", "drop_headroom", "drop_watchdog"):
         drops[k] = sum(v for p in ports.values() for c, v in p.items() if c.endswith("_" + k))
+    if name == "pfc_rx":
+        drops["drop_tail"] = 0	# priority 0 is lossy: a paused queue may overflow
     if any(drops.values()):
         failures.append("%s: the switch dropped frames: %s" % (name, drops))
     retrans = [RETRANS.findall(out) for out in (cli.stdout, srv_out)]
@@ -220,6 +255,19 @@ def run_case(rocelab, nss, name, failures, tmp):
         if not any(retrans):
             failures.append("randloss: no side counts a retransmit or a gap")
         note = "switch drop_loss %d, client %s, server %s" % (lost, retrans[0], retrans[1])
+    elif name == "pfc_rx":
+        got, paused = ports[0].get("prio0_pause_rx", 0), ports[0].get("prio0_paused_us", 0)
+        if got != 3 or ports[0].get("pfc_rx", 0) != 3:
+            failures.append("pfc_rx: the switch counts %d PFC frames (prio0_pause_rx %d), "
+                            "3 were sent" % (ports[0].get("pfc_rx", 0), got))
+        if not 2.9 * PFC_QUANTA_US <= paused <= 3.1 * PFC_QUANTA_US:
+            failures.append("pfc_rx: port 0 paused %d us, expected 3 x %.0f (quanta at the "
+                            "port's 10 Gb/s)" % (paused, PFC_QUANTA_US))
+        if ports[0].get("prio0_max_qbytes", 0) < 128 * 1024:
+            failures.append("pfc_rx: the paused queue never held 128 KiB (max %d B): the "
+                            "pause was not honoured" % ports[0].get("prio0_max_qbytes", 0))
+        note = "3 PFC frames in: paused %d us, max queue %d B, client %s, server %s" % (
+            paused, ports[0].get("prio0_max_qbytes", 0), retrans[0], retrans[1])
     elif name == "pfc":
         pause = ports[1].get("prio0_pause_tx", 0)
         pfc_tx = total(ports, "pfc_tx")

@@ -708,6 +708,9 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		PUT("rx_bytes", es.ibytes);
 		PUT("tx_bytes", es.obytes);
 		PUT("rx_missed", es.imissed);
+		if (es.os_rx_packets != 0)	/* af_packet: what its ring lost, it does not say */
+			PUT("rx_ring_lost", es.os_rx_packets > es.ipackets ?
+					    es.os_rx_packets - es.ipackets : 0);
 		PUT("rx_errors", es.ierrors);
 		PUT("tx_errors", es.oerrors);
 		PUT("tx_dropped", es.tx_dropped);

@@ -1,6 +1,7 @@
 /* DPDK ports: an ethdev as the far end of a model link, with ARP and IPv6 ND answered and resolved. */
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -81,9 +82,12 @@ struct roce_port {
 
 	bool bridge;			/* conf.bridge: everything to the link */
 	bool no_wire_mtu;		/* the driver has no wire MTU of its own (memif) */
+	uint64_t os_rx_base;		/* the kernel interface's rx_packets when the port started */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
 };
+
+static uint64_t kernel_rx_packets(uint32_t if_index);
 
 /* ---- transmit ---- */
 
@@ -686,6 +690,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		     rte_strerror(-rc));
 		goto err_close;
 	}
+	p->os_rx_base = kernel_rx_packets(p->if_index);
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc != 0) {
 		FAIL(EIO, "%s: cannot start: %s", p->name, rte_strerror(-rc));
@@ -792,12 +797,32 @@ int roce_port_set_mtu(struct roce_port *p, uint32_t mtu)
 	return rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu);
 }
 
+/* rx_packets of kernel interface @p if_index (sysfs), or 0. */
+static uint64_t kernel_rx_packets(uint32_t if_index)
+{
+	char name[IF_NAMESIZE], path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (if_index == 0 || if_indextoname(if_index, name) == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 int roce_port_stats(const struct roce_port *p, struct roce_port_stats *st)
 {
 	struct rte_eth_stats es;
 	int rc = rte_eth_stats_get(p->port_id, &es);
 
 	*st = p->st;
+	st->os_rx_packets = p->if_index ? kernel_rx_packets(p->if_index) - p->os_rx_base : 0;
 	if (rc != 0)
 		return rc;
 	st->ipackets = es.ipackets;

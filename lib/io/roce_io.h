@@ -255,6 +255,10 @@ struct roce_port_stats {
 	uint64_t rx_nd;		/* IPv6 neighbour solicitations and advertisements received */
 	uint64_t nd_replies;	/* neighbour advertisements sent for our addresses */
 	uint64_t nd_requests;	/* neighbour solicitations sent to resolve peers */
+	uint64_t os_rx_packets;	/* frames the kernel interface behind the port received since the
+				 * port started (af_packet, tap), 0 without one: above ipackets,
+				 * the rest were lost in the socket's ring (af_packet reports no
+				 * imissed) or are still in it */
 };
 
 /**
