@@ -11,8 +11,8 @@ flooded, the TCP exchange's checksums completed) with nothing dropped. Then faul
             sequence;
   randloss  --loss 0.003 on send_bw: completes, drops and retransmits counted on both sides;
   pfc_rx    three PFC frames sent into the switch during write_bw: counted, the egress paused
-            for 3 x 65535 quanta at the port's 10 Gb/s (not at a shaped rate), its queue
-            building meanwhile (priority 0 is lossy here: tail drops allowed, recovered);
+            for 3 x 65535 quanta at the port's 10 Gb/s (not at a shaped rate); the queue's
+            depth is reported (priority 0 is lossy here: tail drops allowed, recovered);
   pfc       egress at 300 Mb/s, priority 0 lossless with a 128 KiB XOFF: the switch pauses the
             sender (pause frames counted, and found in its --capture by tshark's MAC control
             dissector, as many as it counts), and drops nothing in the lossless class;
@@ -263,9 +263,9 @@ def run_case(rocelab, nss, name, failures, tmp):
         if not 2.9 * PFC_QUANTA_US <= paused <= 3.1 * PFC_QUANTA_US:
             failures.append("pfc_rx: port 0 paused %d us, expected 3 x %.0f (quanta at the "
                             "port's 10 Gb/s)" % (paused, PFC_QUANTA_US))
-        if ports[0].get("prio0_max_qbytes", 0) < 128 * 1024:
-            failures.append("pfc_rx: the paused queue never held 128 KiB (max %d B): the "
-                            "pause was not honoured" % ports[0].get("prio0_max_qbytes", 0))
+        # that a paused queue holds its frames for exactly the pause is test_switch's
+        # test_pause_timing; here the queue's depth is only reported: whether frames arrive
+        # during the 10 ms depends on the client having its core then
         note = "3 PFC frames in: paused %d us, max queue %d B, client %s, server %s" % (
             paused, ports[0].get("prio0_max_qbytes", 0), retrans[0], retrans[1])
     elif name == "pfc":
