@@ -742,6 +742,16 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 	used = roce_switch_buffer_used(ls->sw, &max_used);	/* before max_used is read */
 	fprintf(out, "buffer: %lu B in use, %lu B at most\n", (unsigned long)used,
 		(unsigned long)max_used);
+	for (int i = 0; i < ls->nports; i++) {
+		struct roce_port_stats es;
+
+		roce_port_stats(ls->port[i].port, &es);
+		if (es.os_rx_packets > es.ipackets)
+			fprintf(out, "note: port %d lost %lu frames in its socket's ring before the "
+				"switch saw them: give it a deeper ring (af_packet: framecnt=16384) "
+				"or pace the senders\n", i,
+				(unsigned long)(es.os_rx_packets - es.ipackets));
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
