@@ -14,6 +14,7 @@
 
 #include "roce_engine.h"
 #include "roce_io.h"
+#include "roce_live.h"
 #include "roce_switch.h"
 #include "roce_wire.h"
 
@@ -849,6 +850,67 @@ START_TEST(test_pause_timing)
 }
 END_TEST
 
+/*
+ * rocelab switch shapes a 10G port's egress with a slower link: pause quanta must still be
+ * timed at the wire's rate (pfc_rate_bps), or a peer's 1000 quanta would stop the queue 10x
+ * longer than the peer meant.
+ */
+START_TEST(test_pause_rate)
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch_conf c;
+	struct roce_switch *sw;
+	struct roce_switch_qstats qs;
+	const uint16_t q = 1000;
+
+	roce_switch_defaults(&c);
+	c.pfc_rate_bps = 10 * GBPS;
+	sw = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw);
+	host_init(&H[0], eng, ip4(10, 0, 0, 1));
+	host_init(&H[1], eng, ip4(10, 0, 0, 2));
+	connect_host(eng, sw, 0, &H[0], GBPS, ROCE_US);
+	connect_host(eng, sw, 1, &H[1], GBPS, ROCE_US);
+	route32(sw, H[1].addr, 1);
+	host_pfc_at(&H[1], 20 * ROCE_US, 3, q, 0, 0);
+	host_start(&H[0], H[1].addr, 200);
+	roce_engine_run(eng, 500 * ROCE_US);
+	roce_switch_qstats(sw, 1, 3, &qs);
+	ck_assert_uint_eq(qs.pause_rx, 1);
+	/* 1000 x 512 bit times at 10 Gb/s: 51.2 us (at the link's 1 Gb/s it would be 512 us) */
+	ck_assert_uint_eq(qs.paused_time, (roce_time_t)q * 512 * 100);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[1].rx, 200);
+	teardown(eng, &sw, 1);
+}
+END_TEST
+
+/* rocelab switch --set: a scenario's [switch] and [priority.N] keys, and one line for a bad one. */
+START_TEST(test_live_set)
+{
+	const char *good[] = { "priority.0.lossless=yes", "pfc=static", "xoff=128K",
+			       "switch.buffer=24M", "priority.3.kmin=100K" };
+	const char *bad_key[] = { "bogus=1" }, *bad_val[] = { "headroom=lots" };
+	struct roce_switch_conf c;
+	char err[256];
+
+	roce_live_defaults(&c);
+	ck_assert_uint_eq(c.buffer, 12u << 20);
+	ck_assert_uint_eq(c.headroom, 2u << 20);
+	ck_assert_int_eq(roce_live_set(&c, good, 5, err, sizeof(err)), 0);
+	ck_assert(c.prio[0].lossless && c.prio[3].lossless);
+	ck_assert_int_eq(c.pfc_mode, ROCE_PFC_STATIC);
+	ck_assert_uint_eq(c.xoff, 128 * 1024);
+	ck_assert_uint_eq(c.buffer, 24u << 20);
+	ck_assert_uint_eq(c.headroom, 2u << 20);	/* the live default survives other settings */
+	ck_assert_uint_eq(c.prio[3].kmin, 100 * 1024);
+	ck_assert_int_eq(roce_live_set(&c, bad_key, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "bogus"));
+	ck_assert_int_eq(roce_live_set(&c, bad_val, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "lots"));
+}
+END_TEST
+
 /* ---- ECN: RED at a held queue depth ---- */
 
 /*
@@ -1087,6 +1149,8 @@ static Suite *switch_suite(void)
 	tcase_add_test(tc, test_incast_headroom_small);
 	tcase_add_test(tc, test_pfc_frames);
 	tcase_add_test(tc, test_pause_timing);
+	tcase_add_test(tc, test_pause_rate);
+	tcase_add_test(tc, test_live_set);
 	tcase_add_test(tc, test_ecn_red);
 	tcase_add_test(tc, test_conservation);
 	tcase_add_test(tc, test_deadlock);

@@ -591,6 +591,24 @@ START_TEST(test_rc_ackreq_coalesce)
 		id += chain[k].n;
 	}
 	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+ * A start PSN in the upper half of the 24-bit space (as a random sq_psn often is): moving to
+ * RTS must set the requester's highest-sent PSN too, or every first transmission compares
+ * below it and counts as a retransmit.
+ */
+START_TEST(test_rc_start_psn_not_retransmit)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	struct roce_wc wc[1];
+
+	c.psn = 0xabcdef;
+	fx_setup();
+	connect_pair(q, &c);
+	fill(0, 0, 20000, 5);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 1, 0, 20000, 65536, ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+	wc_ok(&wc[0], 1, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[1].buf + 65536, fx.h[0].buf, 20000);
 	ck_assert_uint_eq(cnt(0, "retransmits"), 0);
 	fx_teardown_qps(q, 2);
 }
@@ -1976,6 +1994,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_write);
 	tcase_add_test(tc, test_rc_ackreq_sqd);
 	tcase_add_test(tc, test_rc_ackreq_coalesce);
+	tcase_add_test(tc, test_rc_start_psn_not_retransmit);
 	tcase_add_test(tc, test_rc_read);
 	tcase_add_test(tc, test_rc_atomics);
 	tcase_add_test(tc, test_rc_sizes_sges);

@@ -106,6 +106,9 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
 	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
 	       (unsigned long long)st.rx_dropped, (unsigned long long)st.icrc_errors);
+	if (st.retransmits != 0 || st.out_of_sequence != 0)
+		printf(" transport: %llu retransmitted, %llu received out of sequence\n",
+		       (unsigned long long)st.retransmits, (unsigned long long)st.out_of_sequence);
 	if (st.tx_held != 0)
 		printf(" port: the NIC waited %llu time(s) for room in the TX queue\n",
 		       (unsigned long long)st.tx_held);

@@ -19,6 +19,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_perf,
 	&cmd_run,
 	&cmd_replay,
+	&cmd_switch,
 };
 
 static const char global_usage[] =

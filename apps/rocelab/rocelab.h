@@ -24,6 +24,7 @@ extern const struct rocelab_cmd cmd_learn;
 extern const struct rocelab_cmd cmd_perf;
 extern const struct rocelab_cmd cmd_run;
 extern const struct rocelab_cmd cmd_replay;
+extern const struct rocelab_cmd cmd_switch;
 
 /** A whole number (decimal, 0x hex or 0 octal) no larger than @p max. @return 0 or -EINVAL */
 int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out);

@@ -66,6 +66,12 @@ uint64_t fab_threshold(const struct roce_switch *sw)
 	return (uint64_t)(sw->conf.alpha * (double)(sw->shared_size - sw->shared_used));
 }
 
+/* The rate pause quanta of port @p p are timed at: the wire's, which a shaping link may hide. */
+static uint64_t pause_rate(const struct sw_port *p)
+{
+	return p->sw->conf.pfc_rate_bps ? p->sw->conf.pfc_rate_bps : roce_link_rate(p->link);
+}
+
 /* ---- sending PFC ---- */
 
 static void arm_refresh(struct sw_port *p)
@@ -76,7 +82,7 @@ static void arm_refresh(struct sw_port *p)
 	if (roce_timer_armed(&p->pfc_refresh) || p->link == NULL)
 		return;
 	/* half the pause we ask for: a refresh delayed behind a max frame still arrives in time */
-	t = quanta_time(sw->conf.pfc_quanta, roce_link_rate(p->link)) / 2;
+	t = quanta_time(sw->conf.pfc_quanta, pause_rate(p)) / 2;
 	roce_timer_arm(sw->eng, &p->pfc_refresh, roce_engine_now(sw->eng) + (t ? t : 1));
 }
 
@@ -222,7 +228,7 @@ static void on_pause_end(struct roce_engine *eng, struct roce_timer *t, void *ar
 	fab_kick(p);
 }
 
-/* IEEE 802.1Qbb 36.1.3: quanta x 512 bit times at the link's current rate; 0 resumes at once. */
+/* IEEE 802.1Qbb 36.1.3: quanta x 512 bit times at the port's rate; 0 resumes at once. */
 static void pause_apply(struct sw_port *p, int prio, uint16_t quanta, roce_time_t now)
 {
 	struct sw_queue *q = &p->q[prio];
@@ -242,7 +248,7 @@ static void pause_apply(struct sw_port *p, int prio, uint16_t quanta, roce_time_
 		q->pause_start = now;
 		fab_trace(p->sw, p->id, prio, "paused by peer (%u quanta)", quanta);
 	}
-	q->paused_until = now + quanta_time(quanta, roce_link_rate(p->link));
+	q->paused_until = now + quanta_time(quanta, pause_rate(p));
 	fab_wd_update(q);
 }
 

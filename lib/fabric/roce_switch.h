@@ -40,6 +40,9 @@ struct roce_switch_conf {
 	uint64_t xon_delta;		/* XON once the bytes fall this far below the XOFF point */
 	uint64_t headroom;		/* per ingress (port, lossless priority); 0: sized from the port's link */
 	uint16_t pfc_quanta;		/* quanta in XOFF frames (x 512 bit times); 0: 0xffff */
+	uint64_t pfc_rate_bps;		/* rate pause quanta are timed at, sent and received: the
+					 * port's physical speed when the link is a shaper slower
+					 * than the wire (rocelab switch); 0: the link's rate */
 	roce_time_t watchdog;		/* PFC watchdog: an egress queue paused by its peer while
 					 * holding frames this long has them all dropped
 					 * (drop_watchdog), freeing the upstream; 0: off */

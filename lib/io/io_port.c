@@ -1,6 +1,7 @@
 /* DPDK ports: an ethdev as the far end of a model link, with ARP and IPv6 ND answered and resolved. */
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -31,6 +32,7 @@
 #define PORT_ARP_CACHE 32		/* resolved peers */
 #define PORT_ARP_RETRY (100 * ROCE_MS)	/* between two requests for one address */
 #define PORT_DEF_DESC 1024		/* descriptors per queue by default */
+#define PORT_NO_MTU 9000		/* L3 MTU of a driver without one (memif): a jumbo frame */
 #define PORT_ETHER_MAC_CONTROL 0x8808	/* IEEE 802.3 MAC control: PAUSE and PFC */
 #define PORT_ND_CACHE 32		/* resolved IPv6 neighbours */
 #define ND_SOLICIT 135			/* ICMPv6 neighbour solicitation (RFC 4861 4.3) */
@@ -82,9 +84,14 @@ struct roce_port {
 	unsigned int naddr6;		/* entries in @addr6 */
 	struct nd_entry nd[PORT_ND_CACHE]; /* IPv6 neighbour cache */
 
+	bool bridge;			/* conf.bridge: everything to the link */
+	bool no_wire_mtu;		/* the driver has no wire MTU of its own (memif) */
+	uint64_t os_rx_base;		/* the kernel interface's rx_packets when the port started */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
 };
+
+static uint64_t kernel_rx_packets(uint32_t if_index);
 
 /* ---- transmit ---- */
 
@@ -577,6 +584,10 @@ static void classify(struct roce_port *p, struct rte_mbuf *m)
 	uint32_t off;
 	uint16_t type;
 
+	if (p->bridge) {
+		to_link(p, m);
+		return;
+	}
 	if (m->data_len < sizeof(*eth) || (type = frame_type(m, &off)) == 0) {
 		p->st.rx_other++;
 		rte_pktmbuf_free(m);
@@ -681,6 +692,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		return NULL;
 	}
 	p->eng = eng;
+	p->bridge = conf->bridge;
 
 	rc = rte_dev_probe(conf->devargs);
 	if (rc == 0)
@@ -703,6 +715,9 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	}
 	p->rdev = info.device;
 	p->if_index = info.if_index;
+	/* memif's ethdev MTU is DPDK's default 1500, but its frames are bounded only by its
+	 * (chainable) buffers: treat it as a jumbo link */
+	p->no_wire_mtu = info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0;
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	rc = rte_eth_dev_configure(p->port_id, 1, 1, &ec);
@@ -719,6 +734,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		     rte_strerror(-rc));
 		goto err_close;
 	}
+	p->os_rx_base = kernel_rx_packets(p->if_index);
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc != 0) {
 		FAIL(EIO, "%s: cannot start: %s", p->name, rte_strerror(-rc));
@@ -813,6 +829,8 @@ uint32_t roce_port_mtu(const struct roce_port *p)
 
 	if (mtu != 0)
 		return mtu;
+	if (p->no_wire_mtu)
+		return PORT_NO_MTU;
 	return rte_eth_dev_get_mtu(p->port_id, &m) == 0 ? m : RTE_ETHER_MTU;
 }
 
@@ -823,12 +841,32 @@ int roce_port_set_mtu(struct roce_port *p, uint32_t mtu)
 	return rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu);
 }
 
+/* rx_packets of kernel interface @p if_index (sysfs), or 0. */
+static uint64_t kernel_rx_packets(uint32_t if_index)
+{
+	char name[IF_NAMESIZE], path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (if_index == 0 || if_indextoname(if_index, name) == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_packets", name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 int roce_port_stats(const struct roce_port *p, struct roce_port_stats *st)
 {
 	struct rte_eth_stats es;
 	int rc = rte_eth_stats_get(p->port_id, &es);
 
 	*st = p->st;
+	st->os_rx_packets = p->if_index ? kernel_rx_packets(p->if_index) - p->os_rx_base : 0;
 	if (rc != 0)
 		return rc;
 	st->ipackets = es.ipackets;

@@ -231,6 +231,8 @@ struct roce_port_conf {
 	uint16_t nb_rxd;	/* RX descriptors; 0: 1024 */
 	uint16_t nb_txd;	/* TX descriptors; 0: 1024 */
 	bool no_promisc;	/* leave promiscuous mode off (default on: the port's MAC may be a borrowed one) */
+	bool bridge;		/* a switch port: every received frame goes to the link whole, and
+				 * no ARP or ND is answered */
 };
 
 /* Counters of a port: the ethdev's own, then the port's decisions. */
@@ -254,6 +256,10 @@ struct roce_port_stats {
 	uint64_t rx_nd;		/* IPv6 neighbour solicitations and advertisements received */
 	uint64_t nd_replies;	/* neighbour advertisements sent for our addresses */
 	uint64_t nd_requests;	/* neighbour solicitations sent to resolve peers */
+	uint64_t os_rx_packets;	/* frames the kernel interface behind the port received since the
+				 * port started (af_packet, tap), 0 without one: above ipackets,
+				 * the rest were lost in the socket's ring (af_packet reports no
+				 * imissed) or are still in it */
 };
 
 /**
@@ -284,7 +290,9 @@ int roce_port_link(const struct roce_port *port, bool *up, uint64_t *speed_bps);
 
 /**
  * The port's L3 MTU: the kernel interface's MTU for ethdevs backed by one (af_packet, tap),
- * whose ethdev MTU is a fixed 1500 whatever the interface allows; else the ethdev's MTU.
+ * whose ethdev MTU is a fixed 1500 whatever the interface allows; 9000 for memif, whose
+ * frames are bounded only by its chainable buffers (give it bsize=8192 for 4 KiB frames in
+ * one buffer); else the ethdev's MTU.
  */
 uint32_t roce_port_mtu(const struct roce_port *port);
 

@@ -1584,6 +1584,8 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_l
 	st->icrc_errors = roce_device_counter_by_name(c->dev, "rx_icrc_errors");
 	st->access_naks_sent = roce_device_counter_by_name(c->dev, "remote_access_nak_sent");
 	st->naks_rcvd = roce_device_counter_by_name(c->dev, "fatal_nak_rcvd");
+	st->retransmits = roce_device_counter_by_name(c->dev, "retransmits");
+	st->out_of_sequence = roce_device_counter_by_name(c->dev, "out_of_sequence");
 }
 
 void roce_perf_live_close(struct roce_perf_live_ctx *c)

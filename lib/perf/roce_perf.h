@@ -173,6 +173,8 @@ struct roce_perf_live_stats {
 	uint64_t icrc_errors;		/* frames the NIC dropped for a bad ICRC (truncated by a port) */
 	uint64_t access_naks_sent;	/* NAK remote access error sent by our responder */
 	uint64_t naks_rcvd;		/* NAKs (access, invalid request, operational) received */
+	uint64_t retransmits;		/* requests (or READ responses) sent again */
+	uint64_t out_of_sequence;	/* requests received past a gap (a frame lost on the way) */
 };
 
 struct roce_perf_live_ctx;

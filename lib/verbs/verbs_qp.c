@@ -287,6 +287,7 @@ static int apply_attrs(struct roce_qp *qp, const struct roce_qp_attr *attr, unsi
 	if (mask & ROCE_QP_SQ_PSN) {
 		qp->attr.sq_psn = attr->sq_psn;
 		qp->req.psn = attr->sq_psn;
+		qp->req.psn_hw = attr->sq_psn;	/* nothing sent yet: no PSN below it is a retransmit */
 		qp->comp.psn = attr->sq_psn;
 	}
 	if (mask & ROCE_QP_DEST_QPN)
