@@ -591,6 +591,12 @@ START_TEST(test_rc_ackreq_coalesce)
 		id += chain[k].n;
 	}
 	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 0);
+	ck_assert_uint_eq(cnt(0, "retransmits"), 0);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/*
  * A start PSN in the upper half of the 24-bit space (as a random sq_psn often is): moving to
  * RTS must set the requester's highest-sent PSN too, or every first transmission compares
  * below it and counts as a retransmit.
