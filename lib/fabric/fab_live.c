@@ -502,7 +502,9 @@ static int open_port(struct roce_live_switch *ls, const struct roce_live_conf *c
 	port_in = (struct roce_link_end){ lp->port, lp->port_end.pull, rx_discard };
 	sw_in = (struct roce_link_end){ lp, pull_nothing, live_rx };
 	lp->in = roce_link_create(ls->eng, &in_conf, &port_in, &sw_in);
-	sw_out = lp->sw_end;
+	/* the switch's egress waits while the device's TX queue is full, so frames stay in
+	 * the switch's queues (where PFC sees them) instead of being dropped at the port */
+	sw_out = roce_port_gate(lp->port, &lp->sw_end);
 	port_out = (struct roce_link_end){ lp->port, pull_nothing, lp->port_end.rx };
 	out_conf.rate_bps = lp->rate_bps;
 	lp->out = roce_link_create(ls->eng, &out_conf, &sw_out, &port_out);
@@ -511,6 +513,7 @@ static int open_port(struct roce_live_switch *ls, const struct roce_live_conf *c
 		return -ENOMEM;
 	}
 	roce_port_attach(lp->port, lp->in, 0);
+	roce_port_gate_link(lp->port, lp->out, 0);
 	if (roce_switch_attach(ls->sw, lp->id, lp->out, 0, NULL, 0) != 0) {
 		FAIL(EINVAL, "%s: the switch's buffer (%lu B) cannot hold the reserved space and the "
 		     "headroom of %d ports (--set buffer=... or headroom=...)", conf->devargs[i],
@@ -714,6 +717,7 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		PUT("rx_errors", es.ierrors);
 		PUT("tx_errors", es.oerrors);
 		PUT("tx_dropped", es.tx_dropped);
+		PUT("tx_held", es.tx_held);	/* egress waited for the device */
 		PUT("rx_queue_full", es.rx_queue_full);
 		PUT("to_switch", lp->st.to_switch);
 		PUT("flooded", lp->st.flooded);

@@ -75,6 +75,8 @@ struct roce_port {
 	struct rte_mbuf *txbuf[PORT_TXBUF]; /* frames to send */
 	uint16_t ntx;			/* entries in @txbuf */
 	struct roce_link_end sender;	/* the gated sender (roce_port_gate), or owner NULL */
+	struct roce_link *gate_link;	/* its link, if not @link (roce_port_gate_link) */
+	int gate_dir;			/* its direction on @gate_link */
 	bool held;			/* it was refused a frame: kick the link when there is room */
 
 	uint32_t addr[PORT_MAX_ADDR];	/* our IPv4 addresses, network order */
@@ -186,10 +188,21 @@ struct roce_link_end roce_port_gate(struct roce_port *p, const struct roce_link_
 	return (struct roce_link_end){ .owner = p, .pull = gate_pull, .rx = gate_rx };
 }
 
+void roce_port_gate_link(struct roce_port *p, struct roce_link *link, int dir)
+{
+	p->gate_link = link;
+	p->gate_dir = dir;
+}
+
 /* Room again after a hold: the gated sender's direction pulls. */
 static void gate_resume(struct roce_port *p)
 {
-	if (p->held && p->ntx < PORT_TX_RESUME && p->link != NULL) {
+	if (!p->held || p->ntx >= PORT_TX_RESUME)
+		return;
+	if (p->gate_link != NULL) {
+		p->held = false;
+		roce_link_kick(p->gate_link, p->gate_dir);
+	} else if (p->link != NULL) {
 		p->held = false;
 		roce_link_kick(p->link, 1 - p->dir);
 	}

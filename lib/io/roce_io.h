@@ -333,6 +333,13 @@ struct roce_link_end roce_port_link_end(struct roce_port *port);
  */
 struct roce_link_end roce_port_gate(struct roce_port *port, const struct roce_link_end *sender);
 
+/**
+ * The link and direction the gated sender sends on, when it is not the port's own link (a
+ * switch feeds the port through a link of its own; roce_port_attach() names the other one).
+ * Default: the port's link, in the direction opposite to the port's.
+ */
+void roce_port_gate_link(struct roce_port *port, struct roce_link *link, int dir);
+
 /** Send received RoCE frames through direction @p dir of @p link (the port's sending direction). */
 void roce_port_attach(struct roce_port *port, struct roce_link *link, int dir);
 
