@@ -894,6 +894,43 @@ START_TEST(test_uc)
 }
 END_TEST
 
+/* UD messages are bounded by the port's active MTU (4096 here), not RC's 1024 default. */
+START_TEST(test_ud_port_mtu)
+{
+	struct conn c = conn_defaults(ROCE_QPT_UD);
+	struct roce_qp *q[2];
+	struct roce_wc wc;
+	struct roce_ah_attr aa = { .ip_ver = 4 };
+	struct roce_ah *ah;
+	struct roce_sge sge = { .length = 3000 };
+	struct roce_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				   .opcode = ROCE_WR_SEND, .send_flags = ROCE_SEND_SIGNALED };
+
+	fx_setup();
+	connect_pair(q, &c);
+	aa.dip = fx.h[1].ip;
+	memcpy(aa.dmac, fx.h[1].mac, 6);
+	ah = roce_create_ah(fx.h[0].pd, &aa);
+	ck_assert_ptr_nonnull(ah);
+	sge.addr = addr(0, 0);
+	sge.lkey = roce_mr_lkey(fx.h[0].mr);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = roce_qp_num(q[1]);
+	wr.wr.ud.remote_qkey = QKEY;
+	fill(0, 0, 3000, 17);
+	ck_assert_int_eq(post_recv(q[1], 1, 8, 0, 3040), 0);
+	ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, &wc), 1);
+	wc_ok(&wc, 1, ROCE_WC_SEND);
+	ck_assert_int_eq(wait_wc(fx.h[1].rcq, 1, &wc), 1);
+	wc_ok(&wc, 8, ROCE_WC_RECV);
+	ck_assert_uint_eq(wc.byte_len, 3040);
+	ck_assert_mem_eq(fx.h[1].buf + 40, fx.h[0].buf, 3000);
+	roce_destroy_ah(ah);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
 /* UD: the 40-byte GRH area (IPv4 header in its last 20 bytes), src_qp, Q_Key check. */
 START_TEST(test_ud)
 {
@@ -948,8 +985,8 @@ START_TEST(test_ud)
 	drain();
 	ck_assert_uint_eq(cnt(1, "rx_qkey_violations"), 1);
 	ck_assert_int_eq(roce_poll_cq(fx.h[1].rcq, 1, &wc), 0);
-	/* bigger than the MTU: refused locally */
-	sge.length = 1025;
+	/* bigger than the port's active MTU (4096; UD has no path MTU of its own): refused locally */
+	sge.length = 4097;
 	wr.wr_id = 3;
 	wr.wr.ud.remote_qkey = QKEY;
 	ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
@@ -2009,6 +2046,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_fence);
 	tcase_add_test(tc, test_uc);
 	tcase_add_test(tc, test_ud);
+	tcase_add_test(tc, test_ud_port_mtu);
 	tcase_add_test(tc, test_srq);
 	suite_add_tcase(s, tc);
 

@@ -156,6 +156,7 @@ static int host_init(struct perf_ctx *c, int h)
 	dc.ip_ver[0] = 4;
 	dc.name = name;
 	dc.speed_bps = conf->rate_bps;
+	dc.max_mtu = conf->mtu;	/* the port's MTU is -m's, as perf --dev has it: a UD message's limit */
 	p->dev = roce_device_create(c->eng, &dc);
 	if (p->dev == NULL)
 		return -ENOMEM;

@@ -174,8 +174,9 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	qp->srq = init->srq;
 	qp->sq_sig_all = init->sq_sig_all;
 	qp->attr.cap = *cap;
-	qp->attr.path_mtu = ROCE_MTU_1024;
-	qp->mtu = 1024;
+	/* UD has no path MTU attribute: its messages are bounded by the port's active MTU */
+	qp->attr.path_mtu = qp->type == ROCE_QPT_UD ? pd->dev->port.active_mtu : ROCE_MTU_1024;
+	qp->mtu = roce_mtu_bytes(qp->attr.path_mtu);
 	/* a per-QP entropy port in the dynamic range, as rxe and ConnectX derive one */
 	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e3779b1u) >> 18));
 	pd->refs++;
