@@ -28,6 +28,8 @@
 #define PORT_TX_TRIES 4			/* bursts tried on a full TX queue before dropping */
 #define PORT_TX_HOLD (PORT_TXBUF - 2 * PORT_BURST) /* a gated sender waits above this */
 #define PORT_TX_RESUME (PORT_TXBUF / 2)	/* ... and is kicked again below this */
+#define PORT_HOLD_DOWN (10 * ROCE_MS)	/* held this long with the link down: drop */
+#define PORT_HOLD_MAX ROCE_SEC		/* held this long at all: the device is gone, drop */
 #define PORT_MAX_ADDR 4			/* addresses answered by ARP */
 #define PORT_ARP_CACHE 32		/* resolved peers */
 #define PORT_ARP_RETRY (100 * ROCE_MS)	/* between two requests for one address */
@@ -78,6 +80,7 @@ struct roce_port {
 	struct roce_link *gate_link;	/* its link, if not @link (roce_port_gate_link) */
 	int gate_dir;			/* its direction on @gate_link */
 	bool held;			/* it was refused a frame: kick the link when there is room */
+	roce_time_t held_since;		/* when that began */
 
 	uint32_t addr[PORT_MAX_ADDR];	/* our IPv4 addresses, network order */
 	unsigned int naddr;		/* entries in @addr */
@@ -159,6 +162,13 @@ struct roce_link_end roce_port_link_end(struct roce_port *p)
 	return (struct roce_link_end){ .owner = p, .pull = end_pull, .rx = end_rx };
 }
 
+static bool port_link_up(const struct roce_port *p)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(p->port_id, &link) != 0 || link.link_status;
+}
+
 /* The gated sender's pull: nothing while the transmit buffer is nearly full. */
 static struct rte_mbuf *gate_pull(void *owner)
 {
@@ -167,10 +177,25 @@ static struct rte_mbuf *gate_pull(void *owner)
 	if (p->ntx > PORT_TX_HOLD)
 		roce_port_flush(p);
 	if (roce_unlikely(p->ntx > PORT_TX_HOLD)) {
-		if (!p->held)
+		roce_time_t now = roce_engine_now(p->eng);
+
+		if (!p->held) {
 			p->st.tx_held++;
-		p->held = true;
-		return NULL;
+			p->held = true;
+			p->held_since = now;
+		}
+		/*
+		 * A device whose link is down (memif refuses every frame while its peer is gone),
+		 * or that has taken nothing for a second: its frames are dropped and counted, as a
+		 * NIC's queue does on a dead link, rather than stalling the sender for ever (and,
+		 * behind rocelab switch, PFC across the fabric). A peer that is only slow, or off
+		 * its core for a few milliseconds, is waited for.
+		 */
+		if (now - p->held_since < PORT_HOLD_DOWN ||
+		    (now - p->held_since < PORT_HOLD_MAX && port_link_up(p)))
+			return NULL;
+	} else {
+		p->held = false;	/* running again (a flush above made room) */
 	}
 	return p->sender.pull(p->sender.owner);
 }

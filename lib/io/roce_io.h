@@ -328,7 +328,9 @@ struct roce_link_end roce_port_link_end(struct roce_port *port);
  * (an emulated NIC, a switch port): the returned endpoint stands for @p sender and offers its
  * frames to the link only while the port's transmit buffer has room, as a NIC's DMA stops when
  * its send ring is full. Without it, a device slower than the speed it reports (memif,
- * af_packet) drops what it cannot take. The port kicks the link when room comes back.
+ * af_packet) drops what it cannot take. The port kicks the link when room comes back. A device
+ * whose link is down for 10 ms of holding, or that takes nothing for a second, is treated as
+ * gone: the sender runs again and the port drops (tx_dropped) what does not fit.
  * Give the result to roce_link_create() in place of @p sender (copied; one sender per port).
  */
 struct roce_link_end roce_port_gate(struct roce_port *port, const struct roce_link_end *sender);
