@@ -102,8 +102,9 @@ def run_case(rocelab, tmp, name, failures):
             per_msg = max(1, -(-size // IB_MTU))
             data_port = 1 if test == "read_bw" else 0
             need = ITERS * (per_msg if test.endswith("_bw") else 1)
-            # through the queues, or flooded before the destination was learned
-            fwd = ports[data_port].get("prio0_tx_frames", 0) + ports[data_port].get("tx_flood", 0)
+            # through the queues, or flooded before the destination was learned, or bridged
+            fwd = sum(ports[data_port].get(k, 0)
+                      for k in ("prio0_tx_frames", "tx_flood", "tx_bridged"))
             if fwd < need:
                 failures.append("%s: the switch forwarded %d frames, the test needs %d" %
                                 (name, fwd, need))

@@ -456,6 +456,13 @@ static void live_rx(void *owner, struct rte_mbuf *m)
 		lp->sw_end.rx(lp->sw_end.owner, m);
 		return;
 	}
+	if (dport >= 0) {			/* a learned MAC: only its port, as a bridge does */
+		struct live_port *o = &ls->port[dport];
+
+		o->st.tx_bridged++;
+		o->port_end.rx(o->port_end.owner, m);
+		return;
+	}
 	flood(ls, lp, m);
 }
 
@@ -722,6 +729,7 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		PUT("to_switch", lp->st.to_switch);
 		PUT("flooded", lp->st.flooded);
 		PUT("tx_flood", lp->st.tx_flood);
+		PUT("tx_bridged", lp->st.tx_bridged);
 		PUT("filtered", lp->st.filtered);
 		PUT("learned_ips", lp->st.learned_ips);
 		PUT("csum_completed", lp->st.csum_completed);

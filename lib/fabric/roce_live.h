@@ -45,6 +45,7 @@ struct roce_live_pstats {
 	uint64_t flooded;		/* of those, copied to every other port */
 	uint64_t filtered;		/* of those, for a MAC learned on this same port: dropped */
 	uint64_t tx_flood;		/* flooded frames sent out of this port */
+	uint64_t tx_bridged;		/* frames to a learned MAC behind this port, not routed */
 	uint64_t learned_ips;		/* source addresses learned on this port (routes added) */
 	uint64_t csum_completed;	/* TCP/UDP checksums completed (offloaded by the sender) */
 	uint64_t drop_psn;		/* RoCE requests dropped by --drop-psn */
