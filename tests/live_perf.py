@@ -349,6 +349,8 @@ BAD_OPTIONS = [
     (["write_bw", "--all-max", "4096"], "--all-max goes with -a"),
     (["write_bw", "-a", "-D", "2"], "-a runs -n iterations per size: not with -D"),
     (["rc_pingpong", "-b"], "unknown option '-b'"),
+    (["write_bw", "-R"], "-R/--rdma_cm (connecting through rdma_cm) is not supported yet"),
+    (["write_bw", "--rdma_cm"], "--report_gbits"),
 ]
 
 

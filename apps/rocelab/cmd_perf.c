@@ -40,7 +40,8 @@ static const char usage[] =
 	"  -A, --atomic_type T   CMP_AND_SWAP or FETCH_AND_ADD (default)\n"
 	"  -Q, --cq-mod N        one signaled completion every N sends (default 1)\n"
 	"  -o, --outs N          outstanding READs/atomics (default 16)\n"
-	"  -R, --report_gbits    report Gb/s instead of MB/s\n"
+	"  --report_gbits        report Gb/s instead of MB/s\n"
+	"  (-R, --rdma_cm: perftest's rdma_cm connection set-up, not supported yet)\n"
 	"rocelab's own:\n"
 	"  --loss P              drop each frame with probability P (both directions)\n"
 	"  --drop-psn N          drop the first request carrying PSN N, once\n"
@@ -87,7 +88,7 @@ static const char usage[] =
 	"  and change nothing (the emulated host has one port and one GID, --ip's, and polls).\n";
 
 enum {
-	OPT_LOSS = 256, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
+	OPT_LOSS = 256, OPT_GBITS, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
 };
@@ -111,7 +112,8 @@ static const struct option long_opts[] = {
 	{ "atomic_type", required_argument, NULL, 'A' },
 	{ "cq-mod", required_argument, NULL, 'Q' },
 	{ "outs", required_argument, NULL, 'o' },
-	{ "report_gbits", no_argument, NULL, 'R' },
+	{ "report_gbits", no_argument, NULL, OPT_GBITS },
+	{ "rdma_cm", no_argument, NULL, 'R' },
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "drop-psn", required_argument, NULL, OPT_DROP_PSN },
 	{ "drop-nth", required_argument, NULL, OPT_DROP_NTH },
@@ -438,9 +440,14 @@ static int run(int argc, char **argv)
 				return EXIT_USAGE;
 			conf.max_rd_atomic = (uint32_t)v;
 			break;
-		case 'R':
+		case OPT_GBITS:
 			gbits = true;
 			break;
+		case 'R':	/* perftest's -R; rocelab's -R meant --report_gbits until 3 Dec 2026 */
+			return rocelab_usage_error("perf", "-R/--rdma_cm (connecting through rdma_cm) "
+						   "is not supported yet: rocelab connects through "
+						   "perftest's TCP exchange (docs/live.md); for Gb/s, "
+						   "--report_gbits");
 		case OPT_LOSS:
 			if (!parse_double("--loss", optarg, 0, 1, &d))
 				return EXIT_USAGE;
