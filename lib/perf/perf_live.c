@@ -46,6 +46,7 @@ struct roce_perf_live_ctx {
 	struct roce_qp *qp[LIVE_MAX_QP];
 	struct roce_mr *mr;
 	struct roce_ah *ah;		/* UD: to the peer */
+	uint64_t lat_writes_done;	/* write_lat: completions of our WRITEs, this size */
 	uint32_t rbuf_off;		/* where a received message starts in its slot (UD: after
 					 * the 40-byte GRH) */
 	uint8_t *buf;			/* nqp * nslots * slot bytes (-b: twice), then LIVE_TAIL_PAD */
@@ -1017,8 +1018,12 @@ static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
 
 	while (*last != stamp) {
 		live_step(c);
-		if (roce_poll_cq(c->scq, 1, &wc) > 0 && !wc_ok(c, &wc))
-			LIVE_ERR(c, -EIO, "a WRITE failed: %s", roce_wc_status_str(wc.status));
+		if (roce_poll_cq(c->scq, 1, &wc) > 0) {
+			c->lat_writes_done++;
+			if (!wc_ok(c, &wc))
+				LIVE_ERR(c, -EIO, "a WRITE failed: %s",
+					 roce_wc_status_str(wc.status));
+		}
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
 		    roce_engine_now(c->eng) - start > limit)
 			LIVE_ERR(c, -ETIMEDOUT, "no WRITE from the peer for %.0f s", c->live.timeout);
@@ -1050,10 +1055,12 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	uint8_t *src = c->buf + slot_off(c, 0, 1), *dst = c->buf + slot_off(c, 0, 0);
-	roce_time_t t0 = 0;
+	roce_time_t t0 = 0, limit, start;
 	struct roce_wc wc;
+	uint32_t spins = 0;
 	int rc;
 
+	c->lat_writes_done = 0;
 	for (uint64_t i = 0; i < conf->iters; i++) {
 		uint8_t stamp = (uint8_t)(i + 1);
 
@@ -1076,14 +1083,30 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 			c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
 			verify_lat(c, i, dst);
 		}
-		while (roce_poll_cq(c->scq, 1, &wc) > 0)
+		while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+			c->lat_writes_done++;
 			wc_ok(c, &wc);
+		}
 		if (c->res->errors)
 			break;
 	}
-	/* let the last WRITE complete (its ACK) before the QP goes */
-	for (int n = 0; n < 1000000 && roce_poll_cq(c->scq, 1, &wc) == 0; n++)
+	/*
+	 * Every WRITE of this size completes (the last one's ACK, or its retransmission) before
+	 * the QP goes or the stamp byte becomes data again for the next size.
+	 */
+	limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) : ROCE_TIME_NEVER;
+	start = roce_engine_now(c->eng);
+	while (c->lat_writes_done < conf->iters && !c->res->errors) {
 		live_step(c);
+		while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+			c->lat_writes_done++;
+			wc_ok(c, &wc);
+		}
+		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
+		    roce_engine_now(c->eng) - start > limit)
+			LIVE_ERR(c, -ETIMEDOUT, "our last WRITE was not acknowledged in %.0f s",
+				 c->live.timeout);
+	}
 	/* -a: the next, larger size carries this stamp's byte as data again */
 	src[conf->size - 1] = pat_byte(my_salt(c), slot_off(c, 0, 1) + conf->size - 1);
 	return 0;
