@@ -224,16 +224,6 @@ static void ip_learn(struct roce_live_switch *ls, struct live_port *lp, uint8_t 
 	}
 }
 
-static bool prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *prefix,
-			 uint8_t plen)
-{
-	uint8_t full = plen / 8, rest = plen % 8;
-
-	if (memcmp(a->b, prefix->b, full) != 0)
-		return false;
-	return rest == 0 || ((a->b[full] ^ prefix->b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
-}
-
 /* Has the switch a route for @p dst (learned or static)? */
 static bool routable(const struct roce_live_switch *ls, uint8_t ip_ver,
 		     const struct roce_ip_addr *dst)
@@ -250,7 +240,7 @@ static bool routable(const struct roce_live_switch *ls, uint8_t ip_ver,
 	}
 	for (int i = 0; i < ls->nroutes; i++)
 		if (ls->route[i].ip_ver == ip_ver &&
-		    prefix_match(dst, &ls->route[i].dst, ls->route[i].plen))
+		    fab_prefix_match(dst, &ls->route[i].dst, ls->route[i].plen))
 			return true;
 	return false;
 }

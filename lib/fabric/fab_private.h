@@ -144,6 +144,10 @@ void fab_pause_settle(struct sw_port *p, roce_time_t now);
 void fab_wd_update(struct sw_queue *q);
 uint64_t fab_headroom_size(const struct roce_link *link);
 
+/** Do the first @p plen bits of @p a match @p prefix? (the switch's routes, rocelab switch's) */
+bool fab_prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *prefix,
+		      uint8_t plen);
+
 /* fab_ecn.c */
 void fab_ecn_mark(struct roce_switch *sw, struct rte_mbuf *m, const struct roce_prio_conf *pc,
 		  uint64_t qbytes, struct roce_switch_qstats *st);

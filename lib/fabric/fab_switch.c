@@ -262,8 +262,8 @@ static int read_hdr(const struct rte_mbuf *m, struct sw_hdr *h, struct roce_pkt 
 	return 1;
 }
 
-static bool prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *prefix,
-			 uint8_t plen)
+bool fab_prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *prefix,
+		      uint8_t plen)
 {
 	uint8_t full = plen / 8, rest = plen % 8;
 
@@ -290,7 +290,7 @@ static int32_t route_find(const struct roce_switch *sw, const struct sw_hdr *h)
 	for (uint32_t i = 0; i < sw->nroutes; i++) {
 		const struct sw_route *r = &sw->routes[i];
 
-		if (r->ip_ver == h->ip_ver && prefix_match(&h->dst, &r->dst, r->plen))
+		if (r->ip_ver == h->ip_ver && fab_prefix_match(&h->dst, &r->dst, r->plen))
 			return (int32_t)i;
 	}
 	return -1;

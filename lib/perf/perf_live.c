@@ -754,6 +754,16 @@ static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
 	return roce_post_recv(c->qp[q], &wr, NULL);
 }
 
+/* A receive in every slot of every QP (send_bw's receiving side). */
+static int post_all_recvs(struct roce_perf_live_ctx *c)
+{
+	for (uint32_t q = 0; q < c->conf.nqp; q++)
+		for (uint32_t s = 0; s < c->conf.rx_depth; s++)
+			if (post_recv(c, q, s) != 0)
+				LIVE_ERR(c, -ENOMEM, "cannot post receives");
+	return 0;
+}
+
 /* Iteration @p i of QP @p q: from slot i % nslots to the peer's same slot (write_lat: 1 -> 0). */
 static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool signaled)
 {
@@ -1368,11 +1378,8 @@ static int run_bw_duplex(struct roce_perf_live_ctx *c)
 	struct perf_report mine, theirs;
 	int rc;
 
-	if (send)
-		for (uint32_t q = 0; q < c->conf.nqp; q++)
-			for (uint32_t s = 0; s < c->conf.rx_depth; s++)
-				if (post_recv(c, q, s) != 0)
-					LIVE_ERR(c, -ENOMEM, "cannot post receives");
+	if (send && (rc = post_all_recvs(c)) != 0)
+		return rc;
 	for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
 		start_size(c, size);
 		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
@@ -1415,11 +1422,8 @@ static int run_send_all(struct roce_perf_live_ctx *c)
 {
 	int rc = 0;
 
-	if (c->server)
-		for (uint32_t q = 0; q < c->conf.nqp; q++)
-			for (uint32_t s = 0; s < c->conf.rx_depth; s++)
-				if (post_recv(c, q, s) != 0)
-					LIVE_ERR(c, -ENOMEM, "cannot post receives");
+	if (c->server && (rc = post_all_recvs(c)) != 0)
+		return rc;
 	for (uint32_t size = first_size(c); size != 0; size = next_size(c, size)) {
 		start_size(c, size);
 		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
@@ -1457,11 +1461,8 @@ static int run_bw(struct roce_perf_live_ctx *c)
 	if (conf->test == ROCE_PERF_SEND_BW && c->live.all)
 		return run_send_all(c);
 	if (conf->test == ROCE_PERF_SEND_BW) {
-		if (c->server)
-			for (uint32_t q = 0; q < conf->nqp; q++)
-				for (uint32_t s = 0; s < conf->rx_depth; s++)
-					if (post_recv(c, q, s) != 0)
-						LIVE_ERR(c, -ENOMEM, "cannot post receives");
+		if (c->server && (rc = post_all_recvs(c)) != 0)
+			return rc;
 		if ((rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
 			return oob_check(c, rc);
 		if (c->server) {
