@@ -1,5 +1,6 @@
 /* DPDK EAL set-up in one place: no hugepages or PCI by default, the user's arguments on top. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,13 @@ int roce_eal_init(const char *user_args)
 	static const char *const pci_opts[] = { "-a", "--allow", "-b", "--block", NULL };
 	static const char *const prefix_opts[] = { "--file-prefix", "--proc-type", NULL };
 	static const char *const telemetry_opts[] = { "--telemetry", NULL };
+	static const char *const core_opts[] = { "-l", "-c", "--lcores", "--main-lcore", NULL };
 	char *argv[MAX_EAL_ARGS];
 	char *user[MAX_EAL_ARGS];
 	char *copy = NULL;
 	char prefix[64];
+	cpu_set_t cpus;
+	bool keep_cpus;
 	int argc = 0, nuser = 0;
 	bool pdump = false;	/* "--pdump": rocelab's own, see roce_eal_init()'s comment */
 	int rc;
@@ -91,6 +95,7 @@ int roce_eal_init(const char *user_args)
 		argv[argc++] = user[i];
 	argv[argc] = NULL;
 
+	keep_cpus = !has_prefix(user, nuser, core_opts) && sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
 	rc = rte_eal_init(argc, argv);	/* keeps no pointer into argv, but @copy lives on anyway */
 	if (rc < 0) {
 		free(copy);
@@ -100,6 +105,15 @@ int roce_eal_init(const char *user_args)
 		return -EINVAL;
 	}
 	eal_ready = true;
+	/*
+	 * With no core list the EAL pins the main thread to the first core, so two rocelab
+	 * processes (perf's server and client, a switch between them) polling on one machine
+	 * share core 0 and hand frames to each other a time slice at a time. Unless the user
+	 * chose cores (-l, -c, --lcores), the main thread runs where the process may.
+	 */
+	if (keep_cpus && sched_setaffinity(0, sizeof(cpus), &cpus) != 0)
+		ROCE_LOG(WARN, "cannot restore the CPU affinity after EAL set-up: %s",
+			 strerror(errno));
 	if (pdump) {
 		rc = roce_pdump_enable();
 		if (rc != 0) {
