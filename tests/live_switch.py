@@ -16,6 +16,11 @@ flooded, the TCP exchange's checksums completed) with nothing dropped. Then faul
   pfc       egress at 300 Mb/s, priority 0 lossless with a 128 KiB XOFF: the switch pauses the
             sender (pause frames counted, and found in its --capture by tshark's MAC control
             dissector, as many as it counts), and drops nothing in the lossless class;
+  ecn       the same egress with RED marking from 16 KiB and both hosts on DCQCN: the switch
+            marks CE (counted, and seen by tshark in its capture), the server sends CNPs, the
+            client receives them, nothing is retransmitted;
+  ipv6      write_bw between emulated hosts on IPv6 addresses: neighbour discovery crosses
+            the switch, which learns and routes them;
 and bad input (an unknown port, a bad rate, a bad route, a bad --set): one line, exit 2.
 
 Usage: live_switch.py ROCELAB [CASE ...]; exit 77 (skip) when not root or when namespaces or
@@ -64,7 +69,25 @@ CASES = {
     # into the switch's port 0 from the server's namespace, 5 ms apart; the switch must
     # count them and pause that egress 3 x 65535 x 512 bit times at the port's 10 Gb/s
     "pfc_rx": ("write_bw", SIZE, 2000, [], []),
+    # ECN and DCQCN across the switch: egress at 300 Mb/s towards the server, priority 0
+    # lossless and RED-marking from 16 KiB; both hosts run DCQCN (--cc dcqcn marks data ECT):
+    # the switch marks CE, the server (notification point) answers with CNPs, the client
+    # (reaction point) receives them, tshark finds the CE marks in the switch's capture
+    "ecn": ("write_bw", SIZE, 300, ["--rate", "300M", "--set", "priority.0.lossless=yes",
+                                    "--set", "pfc=static", "--set", "xoff=256K",
+                                    "--set", "priority.0.ecn=yes", "--set", "priority.0.kmin=16K",
+                                    "--set", "priority.0.kmax=64K", "--set",
+                                    "priority.0.pmax=0.5"],
+            ["--rate", "1G", "--cc", "dcqcn"]),
+    # the emulated hosts on IPv6 (the exchange stays on the kernel's IPv4): neighbour
+    # discovery crosses the switch, which learns and routes the IPv6 addresses
+    "ipv6": ("write_bw", SIZE, ITERS, [], []),
 }
+# emulated hosts' addresses (server, client) where a case does not use the kernel's IPv4 ones
+HOST_IPS = {"ipv6": ("fd00:78::1", "fd00:78::2")}
+CAPTURED = ("pfc", "ecn")
+ECN_LINE = re.compile(r"ECN: (\d+) CE-marked frame\(s\) received, (\d+) CNP\(s\) sent, "
+                      r"(\d+) CNP\(s\) received")
 PFC_QUANTA_US = 0xffff * 512 / 10e3	# 3355 us at 10 Gb/s
 BAD = {
     "bad-port": (["--port", "net_nosuchdriver0", "--port", "net_nosuchdriver1"],
@@ -154,7 +177,7 @@ def run_case(rocelab, nss, name, failures, tmp):
     sw_cmd = ["ip", "netns", "exec", s, rocelab, "switch"]
     for p in SW_PORTS:
         sw_cmd += ["--port", p]
-    sw_cmd += sw_opts + (["--capture", cap] if name == "pfc" else [])
+    sw_cmd += sw_opts + (["--capture", cap] if name in CAPTURED else [])
     sw = subprocess.Popen(sw_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     # the switch is up once it prints its first line
     first = ""
@@ -168,13 +191,14 @@ def run_case(rocelab, nss, name, failures, tmp):
         failures.append("%s: the switch did not start: %s%s" % (name, first, sw.stdout.read()))
         return
     common = [test, "--verify", "-s", str(size), "-n", str(iters), "--timeout", "30"] + perf_opts
+    srv_ip, cli_ip = HOST_IPS.get(name, (SERVER_IP, CLIENT_IP))
     srv = subprocess.Popen(["ip", "netns", "exec", a, "timeout", "60", rocelab, "perf"] + common +
-                           ["--dev", DEV.format("rlswa0"), "--ip", SERVER_IP],
+                           ["--dev", DEV.format("rlswa0"), "--ip", srv_ip],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(0.5)
     t0 = time.time()
     cli_p = subprocess.Popen(["ip", "netns", "exec", b, "timeout", "60", rocelab, "perf"] +
-                             common + ["--dev", DEV.format("rlswb0"), "--ip", CLIENT_IP,
+                             common + ["--dev", DEV.format("rlswb0"), "--ip", cli_ip,
                                        SERVER_IP],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if name == "pfc_rx":
@@ -289,6 +313,31 @@ def run_case(rocelab, nss, name, failures, tmp):
                 failures.append("pfc: a PFC frame without priority 0 enabled: %s" % frames[:5])
             note = "%d PFC frames (%d XOFF to the sender), max queue %d B" % (
                 len(frames), pause, ports[0].get("prio0_max_qbytes", 0))
+    elif name == "ecn":
+        marked = ports[0].get("prio0_ecn_marked", 0)
+        srv_ecn, cli_ecn = ECN_LINE.findall(srv_out), ECN_LINE.findall(cli.stdout)
+        if marked < 1:
+            failures.append("ecn: the switch marked nothing towards the server\n" + sw_out)
+        if not srv_ecn or int(srv_ecn[0][0]) < 1 or int(srv_ecn[0][1]) < 1:
+            failures.append("ecn: the server counts no CE-marked frame or no CNP sent\n" +
+                            srv_out)
+        if not cli_ecn or int(cli_ecn[0][2]) < 1:
+            failures.append("ecn: the client counts no CNP received\n" + cli.stdout)
+        if any(retrans):
+            failures.append("ecn: retransmits in a lossless class: %s" % retrans)
+        ce = -1
+        if shutil.which("tshark") is not None:
+            t = subprocess.run(["tshark", "-r", cap, "-Y", "udp.dstport == 4791 && "
+                                "ip.dsfield.ecn == 3"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+            ce = len(t.stdout.splitlines())
+            if ce < 1:
+                failures.append("ecn: tshark finds no CE-marked RoCE frame in the capture")
+        note = "switch marked %d, tshark CE frames %d, server %s, client %s" % (
+            marked, ce, srv_ecn, cli_ecn)
+    elif name == "ipv6":
+        v6 = [p.get("learned_ips", 0) for p in ports.values()]
+        note = "learned %s" % v6
     print("%-10s %s %.1f s %s | %s" % (name, "ok" if len(failures) == before else "FAILED",
                                        elapsed, row[0][:4] if row else "-", note))
     sys.stdout.flush()

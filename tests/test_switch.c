@@ -607,6 +607,50 @@ START_TEST(test_ecmp)
 }
 END_TEST
 
+/* A host that moves: set_route replaces a prefix's ECMP group by one port, or adds it. */
+START_TEST(test_set_route)
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch_conf c;
+	struct roce_switch *sw;
+	struct roce_ip_addr net = ip4(10, 1, 0, 0), host = ip4(10, 2, 0, 9);
+
+	roce_switch_defaults(&c);
+	c.nports = 3;
+	sw = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw);
+	host_init(&H[0], eng, ip4(10, 0, 0, 1));
+	host_init(&H[1], eng, ip4(10, 1, 0, 1));
+	host_init(&H[2], eng, ip4(10, 1, 0, 2));
+	connect_host(eng, sw, 0, &H[0], 100 * GBPS, ROCE_US);
+	connect_host(eng, sw, 1, &H[1], 100 * GBPS, ROCE_US);
+	connect_host(eng, sw, 2, &H[2], 100 * GBPS, ROCE_US);
+	ck_assert_int_eq(roce_switch_set_route(sw, 4, &net, 33, 1), -EINVAL);
+	ck_assert_int_eq(roce_switch_set_route(sw, 4, &net, 16, 3), -EINVAL);
+	ck_assert_int_eq(roce_switch_add_route(sw, 4, &net, 16, 1), 0);
+	ck_assert_int_eq(roce_switch_add_route(sw, 4, &net, 16, 2), 0);
+	H[0].nflows = MAXFLOWS;
+	H[0].payload = 64;
+	host_start(&H[0], ip4(10, 1, 2, 3), 4 * MAXFLOWS);	/* warms the route cache */
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_gt(H[1].rx, 0);
+	ck_assert_uint_gt(H[2].rx, 0);
+	/* the group becomes port 2 alone: no flow reaches port 1 any more, cached or not */
+	ck_assert_int_eq(roce_switch_set_route(sw, 4, &net, 16, 2), 0);
+	H[1].rx = H[2].rx = 0;
+	host_start(&H[0], ip4(10, 1, 2, 3), 4 * MAXFLOWS);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[1].rx, 0);
+	ck_assert_uint_eq(H[2].rx, 4 * MAXFLOWS);
+	/* a prefix not there yet is added */
+	ck_assert_int_eq(roce_switch_set_route(sw, 4, &host, 32, 1), 0);
+	host_start(&H[0], host, 5);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[1].rx, 5);
+	teardown(eng, &sw, 1);
+}
+END_TEST
+
 /* ---- N:1 incast into one port ---- */
 
 struct incast_res {
@@ -1145,6 +1189,7 @@ static Suite *switch_suite(void)
 	tcase_add_test(tc, test_classify);
 	tcase_add_test(tc, test_scheduling);
 	tcase_add_test(tc, test_ecmp);
+	tcase_add_test(tc, test_set_route);
 	tcase_add_test(tc, test_incast_headroom_sized);
 	tcase_add_test(tc, test_incast_headroom_small);
 	tcase_add_test(tc, test_pfc_frames);

@@ -109,6 +109,13 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	if (st.retransmits != 0 || st.out_of_sequence != 0)
 		printf(" transport: %llu retransmitted, %llu received out of sequence\n",
 		       (unsigned long long)st.retransmits, (unsigned long long)st.out_of_sequence);
+	if (st.impaired != 0)
+		printf(" link: %llu frame(s) we sent dropped by --loss/--drop-psn/--drop-nth\n",
+		       (unsigned long long)st.impaired);
+	if (st.ecn_ce_rcvd != 0 || st.cnp_sent != 0 || st.cnp_rcvd != 0)
+		printf(" ECN: %llu CE-marked frame(s) received, %llu CNP(s) sent, %llu CNP(s) "
+		       "received\n", (unsigned long long)st.ecn_ce_rcvd,
+		       (unsigned long long)st.cnp_sent, (unsigned long long)st.cnp_rcvd);
 	if (st.tx_held != 0)
 		printf(" port: the NIC waited %llu time(s) for room in the TX queue\n",
 		       (unsigned long long)st.tx_held);

@@ -166,7 +166,10 @@ static int mac_lookup(const struct roce_live_switch *ls, const uint8_t *mac)
 	return -1;
 }
 
-/* Remember that @p mac is behind @p port (a move updates it); a full table learns no more. */
+/*
+ * Remember that @p mac is behind @p port (a move updates it); a full table learns no more, and
+ * counts it (learn_full) on the port the frame came in by.
+ */
 static void mac_learn(struct roce_live_switch *ls, const uint8_t *mac, uint16_t port)
 {
 	uint32_t h = hash_bytes(mac, 6);
@@ -187,6 +190,7 @@ static void mac_learn(struct roce_live_switch *ls, const uint8_t *mac, uint16_t 
 			return;
 		}
 	}
+	ls->port[port].st.learn_full++;
 }
 
 static bool ip_is_unicast(uint8_t ip_ver, const struct roce_ip_addr *a)
@@ -198,7 +202,10 @@ static bool ip_is_unicast(uint8_t ip_ver, const struct roce_ip_addr *a)
 	return a->b[0] != 0xff && memcmp(a->b, zero, 16) != 0;
 }
 
-/* Learn source @p ip on @p lp: the first port an address is seen on gets its host route. */
+/*
+ * Learn source @p ip on @p lp: the port an address is seen on gets its host route; seen later
+ * on another port (a host moved, a cable was swapped), the route follows it (moved_ips).
+ */
 static void ip_learn(struct roce_live_switch *ls, struct live_port *lp, uint8_t ip_ver,
 		     const struct roce_ip_addr *ip)
 {
@@ -209,8 +216,15 @@ static void ip_learn(struct roce_live_switch *ls, struct live_port *lp, uint8_t 
 	for (uint32_t i = 0; i < LIVE_IP_TABLE; i++) {
 		struct ip_entry *e = &ls->ip[(h + i) % LIVE_IP_TABLE];
 
-		if (e->ip_ver == ip_ver && memcmp(e->ip.b, ip->b, 16) == 0)
+		if (e->ip_ver == ip_ver && memcmp(e->ip.b, ip->b, 16) == 0) {
+			if (e->port != lp->id &&
+			    roce_switch_set_route(ls->sw, ip_ver, ip, ip_ver == 4 ? 32 : 128,
+						  lp->id) == 0) {
+				e->port = lp->id;
+				lp->st.moved_ips++;
+			}
 			return;
+		}
 		if (e->ip_ver == 0) {
 			if (roce_switch_add_route(ls->sw, ip_ver, ip, ip_ver == 4 ? 32 : 128,
 						  lp->id) != 0)
@@ -222,6 +236,7 @@ static void ip_learn(struct roce_live_switch *ls, struct live_port *lp, uint8_t 
 			return;
 		}
 	}
+	lp->st.learn_full++;
 }
 
 /* Has the switch a route for @p dst (learned or static)? */
@@ -441,7 +456,12 @@ static void live_rx(void *owner, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (h.ip_ver != 0 && !(b[0] & 1) && routable(ls, h.ip_ver, &h.dst)) {
+	/*
+	 * ICMPv6 is bridged, never routed: neighbour discovery is link-scoped and its receiver
+	 * drops a message whose hop limit is not 255 (RFC 4861 7.1.2), which routing decrements.
+	 */
+	if (h.ip_ver != 0 && !(b[0] & 1) && !(h.ip_ver == 6 && h.proto == IPPROTO_ICMPV6) &&
+	    routable(ls, h.ip_ver, &h.dst)) {
 		lp->st.to_switch++;
 		lp->sw_end.rx(lp->sw_end.owner, m);
 		return;
@@ -722,6 +742,8 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		PUT("tx_bridged", lp->st.tx_bridged);
 		PUT("filtered", lp->st.filtered);
 		PUT("learned_ips", lp->st.learned_ips);
+		PUT("moved_ips", lp->st.moved_ips);
+		PUT("learn_full", lp->st.learn_full);
 		PUT("csum_completed", lp->st.csum_completed);
 		PUT("drop_psn", lp->st.drop_psn);
 		PUT("drop_loss", lp->st.drop_loss);
@@ -744,6 +766,13 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 	used = roce_switch_buffer_used(ls->sw, &max_used);	/* before max_used is read */
 	fprintf(out, "buffer: %lu B in use, %lu B at most\n", (unsigned long)used,
 		(unsigned long)max_used);
+	for (int i = 0; i < ls->nports; i++)
+		if (ls->port[i].st.learn_full != 0) {
+			fprintf(out, "note: the learning tables (%d MACs, %d addresses) were full: "
+				"frames to hosts not learned were flooded; give routes with "
+				"--route\n", LIVE_MAC_TABLE, LIVE_IP_TABLE);
+			break;
+		}
 	for (int i = 0; i < ls->nports; i++) {
 		struct roce_port_stats es;
 

@@ -335,19 +335,30 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 	return r->nports == 1 ? r->port[0] : r->port[flow_hash(sw, h) % r->nports];
 }
 
-int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
-			  uint8_t plen, uint16_t port)
+/* Check a route's arguments and give @p dst cut to @p plen bits. @return 0, -EINVAL */
+static int route_prefix(const struct roce_switch *sw, uint8_t ip_ver,
+			const struct roce_ip_addr *dst, uint8_t plen, uint16_t port,
+			struct roce_ip_addr *pfx)
 {
-	struct roce_ip_addr pfx = { { 0 } };
-	struct sw_route *r;
-	uint32_t i, pos;
-
 	if (sw == NULL || dst == NULL || port >= sw->conf.nports || (ip_ver != 4 && ip_ver != 6) ||
 	    plen > (ip_ver == 4 ? 32 : 128))
 		return -EINVAL;
-	memcpy(pfx.b, dst->b, plen / 8);
+	memset(pfx, 0, sizeof(*pfx));
+	memcpy(pfx->b, dst->b, plen / 8);
 	if (plen % 8)
-		pfx.b[plen / 8] = dst->b[plen / 8] & (uint8_t)(0xff << (8 - plen % 8));
+		pfx->b[plen / 8] = dst->b[plen / 8] & (uint8_t)(0xff << (8 - plen % 8));
+	return 0;
+}
+
+int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
+			  uint8_t plen, uint16_t port)
+{
+	struct roce_ip_addr pfx;
+	struct sw_route *r;
+	uint32_t i, pos;
+
+	if (route_prefix(sw, ip_ver, dst, plen, port, &pfx) != 0)
+		return -EINVAL;
 	if (sw->cache_used) {			/* indexes move, answers change */
 		memset(sw->cache, 0, sizeof(sw->cache));
 		sw->cache_used = false;
@@ -395,6 +406,29 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	sw->nroutes++;
 	sw->last_route = pos;
 	return 0;
+}
+
+int roce_switch_set_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
+			  uint8_t plen, uint16_t port)
+{
+	struct roce_ip_addr pfx;
+
+	if (route_prefix(sw, ip_ver, dst, plen, port, &pfx) != 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < sw->nroutes; i++) {
+		struct sw_route *r = &sw->routes[i];
+
+		if (r->ip_ver != ip_ver || r->plen != plen || memcmp(&r->dst, &pfx, sizeof(pfx)) != 0)
+			continue;
+		r->port[0] = port;
+		r->nports = 1;
+		if (sw->cache_used) {		/* cached answers name the old port */
+			memset(sw->cache, 0, sizeof(sw->cache));
+			sw->cache_used = false;
+		}
+		return 0;
+	}
+	return roce_switch_add_route(sw, ip_ver, dst, plen, port);
 }
 
 /* ---- forwarding ---- */

@@ -47,6 +47,8 @@ struct roce_live_pstats {
 	uint64_t tx_flood;		/* flooded frames sent out of this port */
 	uint64_t tx_bridged;		/* frames to a learned MAC behind this port, not routed */
 	uint64_t learned_ips;		/* source addresses learned on this port (routes added) */
+	uint64_t moved_ips;		/* addresses learned elsewhere first, now on this port */
+	uint64_t learn_full;		/* a source MAC or address that found its table full */
 	uint64_t csum_completed;	/* TCP/UDP checksums completed (offloaded by the sender) */
 	uint64_t drop_psn;		/* RoCE requests dropped by --drop-psn */
 	uint64_t drop_loss;		/* RoCE frames dropped by --loss */

@@ -115,6 +115,14 @@ int roce_switch_port_resize(struct roce_switch *sw, uint16_t port);
 int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
 			  uint8_t plen, uint16_t port);
 
+/**
+ * Frames for @p dst / @p plen leave by @p port only from now on: the prefix's route (an ECMP
+ * group too) is replaced, or added (a host that moved to another port, as a bridge relearns).
+ * @return 0; -EINVAL, -ENOSPC
+ */
+int roce_switch_set_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
+			  uint8_t plen, uint16_t port);
+
 /*
  * Counters of one (port, priority); "rx" is the ingress side, "tx" the egress side. Buffer
  * admission drops (drop_tail, drop_headroom) count at the ingress (port, priority) that was

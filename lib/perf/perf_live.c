@@ -221,6 +221,8 @@ static int host_create(struct roce_perf_live_ctx *c)
 	c->dev = roce_device_create(c->eng, &dc);
 	if (c->dev == NULL)
 		return -ENOMEM;
+	if (perf_device_congestion(c->dev, conf) != 0)
+		return -EINVAL;
 	if (conf->trace != NULL)
 		roce_device_set_trace(c->dev, conf->trace);
 	c->pd = roce_alloc_pd(c->dev);
@@ -658,6 +660,11 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	}
 	roce_device_attach(c->dev, c->link, 0);
 	roce_port_attach(c->port, c->link, 1);
+	/*
+	 * --loss, --drop-psn, --drop-nth act on the frames this process sends: the client's are
+	 * virtual time's client->server direction, the server's its server->client one.
+	 */
+	roce_link_set_impair(c->link, 0, c->server ? &conf->impair_back : &conf->impair);
 	if (conf->pcap != NULL) {
 		c->pcap = roce_pcap_create(conf->pcap, err, errlen);
 		if (c->pcap == NULL)
@@ -1593,6 +1600,7 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_live_stats *st)
 {
 	struct roce_port_stats ps;
+	struct roce_link_stats ls;
 
 	memset(st, 0, sizeof(*st));
 	roce_port_stats(c->port, &ps);
@@ -1610,6 +1618,11 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_l
 	st->naks_rcvd = roce_device_counter_by_name(c->dev, "fatal_nak_rcvd");
 	st->retransmits = roce_device_counter_by_name(c->dev, "retransmits");
 	st->out_of_sequence = roce_device_counter_by_name(c->dev, "out_of_sequence");
+	st->ecn_ce_rcvd = roce_device_counter_by_name(c->dev, "np_ecn_marked_roce_packets");
+	st->cnp_sent = roce_device_counter_by_name(c->dev, "np_cnp_sent");
+	st->cnp_rcvd = roce_device_counter_by_name(c->dev, "rp_cnp_handled");
+	roce_link_stats(c->link, 0, &ls);
+	st->impaired = ls.dropped;
 }
 
 void roce_perf_live_close(struct roce_perf_live_ctx *c)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "roce_perf.h"
+#include "roce_verbs.h"
 
 #define PERF_KEY_MSG 108		/* a key message with a GID: 107 characters and a NUL */
 #define PERF_VERSION "6.06"		/* what we announce: perftest 6.06 (Debian 12's 4.5-0.17) */
@@ -124,5 +125,8 @@ int perf_pp_server_reply(struct perf_oob *o, const struct perf_pp_dest *mine);
 
 /** Sort @p lat (@p n samples, us) and fill the latency columns of @p r. */
 void perf_lat_stats(double *lat, uint64_t n, struct roce_perf_result *r);
+
+/** Apply conf's --ecn and --cc to @p dev. @return 0; -EINVAL (already checked by roce_perf_check) */
+int perf_device_congestion(struct roce_device *dev, const struct roce_perf_conf *conf);
 
 #endif /* PERF_PRIVATE_H */

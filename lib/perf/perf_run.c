@@ -137,6 +137,23 @@ static uint8_t *host_buf_alloc(int h, size_t len, size_t *mapped)
 	return p;
 }
 
+/* --ecn and --cc on @p dev, the same for an emulated host in virtual time and a live one. */
+int perf_device_congestion(struct roce_device *dev, const struct roce_perf_conf *conf)
+{
+	if (conf->ecn) {
+		struct roce_nic_qos qos;
+
+		roce_nic_qos_defaults(&qos);
+		qos.ecn = true;
+		if (roce_device_set_qos(dev, &qos) != 0)
+			return -EINVAL;
+	}
+	if (conf->cc != NULL &&
+	    roce_device_set_cc(dev, conf->cc, conf->cc_params, conf->ncc_params, NULL, 0) != 0)
+		return -EINVAL;
+	return 0;
+}
+
 static int host_init(struct perf_ctx *c, int h)
 {
 	const struct roce_perf_conf *conf = c->conf;
@@ -160,15 +177,7 @@ static int host_init(struct perf_ctx *c, int h)
 	p->dev = roce_device_create(c->eng, &dc);
 	if (p->dev == NULL)
 		return -ENOMEM;
-	if (conf->ecn) {
-		struct roce_nic_qos qos;
-
-		roce_nic_qos_defaults(&qos);
-		qos.ecn = true;
-		roce_device_set_qos(p->dev, &qos);
-	}
-	if (conf->cc != NULL &&
-	    roce_device_set_cc(p->dev, conf->cc, conf->cc_params, conf->ncc_params, NULL, 0) != 0)
+	if (perf_device_congestion(p->dev, conf) != 0)
 		return -EINVAL;	/* roce_perf_check() has said why */
 	p->pd = roce_alloc_pd(p->dev);
 	p->scq = roce_create_cq(p->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));

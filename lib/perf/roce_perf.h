@@ -175,6 +175,9 @@ struct roce_perf_live_stats {
 	uint64_t naks_rcvd;		/* NAKs (access, invalid request, operational) received */
 	uint64_t retransmits;		/* requests (or READ responses) sent again */
 	uint64_t out_of_sequence;	/* requests received past a gap (a frame lost on the way) */
+	uint64_t impaired;		/* frames we sent that --loss, --drop-psn, --drop-nth dropped */
+	uint64_t ecn_ce_rcvd;		/* CE-marked RoCE frames received (a switch marked them) */
+	uint64_t cnp_sent, cnp_rcvd;	/* DCQCN notification point / reaction point */
 };
 
 struct roce_perf_live_ctx;
