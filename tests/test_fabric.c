@@ -169,6 +169,7 @@ START_TEST(set_overrides)
 	const char *set[] = { "flow.w.count=7", "scenario.seed=42", "nic.cc.rpg_ai_rate=10Mbps" };
 	struct roce_scenario *sc = roce_scenario_parse("t.ini", two_hosts, set, 3, err, sizeof(err));
 	const char *bad[] = { "flow.w.cuont=7" };
+	const char *misspelt[] = { "flow.v.count=7" };
 
 	ck_assert_msg(sc != NULL, "%s", err);
 	ck_assert_uint_eq(sc->flow[0].count, 7);
@@ -179,6 +180,11 @@ START_TEST(set_overrides)
 	sc = roce_scenario_parse("t.ini", two_hosts, bad, 1, err, sizeof(err));
 	ck_assert(sc == NULL);
 	ck_assert_msg(strstr(err, "--set flow.w.cuont: unknown key") != NULL, "%s", err);
+	/* a misspelt section name makes a new section: say so, not only what it lacks */
+	sc = roce_scenario_parse("t.ini", two_hosts, misspelt, 1, err, sizeof(err));
+	ck_assert(sc == NULL);
+	ck_assert_msg(strstr(err, "--set flow.v: t.ini has no [flow.v], so it is a new section: ")
+		      != NULL, "%s", err);
 }
 END_TEST
 

@@ -255,12 +255,17 @@ static int fail_at(struct reader *r, const char *key, const char *fmt, ...)
 static int fail_at(struct reader *r, const char *key, const char *fmt, ...)
 {
 	int line = key != NULL ? find_line(r, r->section, key) : -1;
+	int sline = find_line(r, r->section, "");
 	size_t n;
 	va_list ap;
 
 	if (line < 0)
-		line = find_line(r, r->section, "");
-	if (line == 0)
+		line = sline;
+	if (line == 0 && sline == 0)	/* a section only --set made: most likely a misspelt name */
+		n = (size_t)snprintf(r->err, r->errlen, "--set %s%s%s: %s has no [%s], so it is a "
+				     "new section: ", r->section, key ? "." : "", key ? key : "",
+				     r->file, r->section);
+	else if (line == 0)
 		n = (size_t)snprintf(r->err, r->errlen, "--set %s.%s: ", r->section, key ? key : "");
 	else if (line > 0)
 		n = (size_t)snprintf(r->err, r->errlen, "%s:%d: [%s]%s%s: ", r->file, line,
