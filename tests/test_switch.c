@@ -552,13 +552,11 @@ END_TEST
 
 /* ---- ECMP ---- */
 
-static void ecmp_run(uint32_t seed, uint64_t per_path[2], uint32_t path_of[MAXFLOWS])
+/* A 3-port switch: a sender 10.0.0.1 on port 0, two receivers 10.1.0.1 and .2 on 1 and 2. */
+static struct roce_switch *ecmp_switch(struct roce_engine *eng, uint32_t seed)
 {
-	struct roce_engine *eng = mk_engine(1);
 	struct roce_switch_conf c;
 	struct roce_switch *sw;
-	struct roce_ip_addr net = ip4(10, 1, 0, 0);
-	uint32_t f;
 
 	roce_switch_defaults(&c);
 	c.nports = 3;
@@ -568,9 +566,19 @@ static void ecmp_run(uint32_t seed, uint64_t per_path[2], uint32_t path_of[MAXFL
 	host_init(&H[0], eng, ip4(10, 0, 0, 1));
 	host_init(&H[1], eng, ip4(10, 1, 0, 1));
 	host_init(&H[2], eng, ip4(10, 1, 0, 2));
-	connect_host(eng, sw, 0, &H[0], 100 * GBPS, ROCE_US);
-	connect_host(eng, sw, 1, &H[1], 100 * GBPS, ROCE_US);
-	connect_host(eng, sw, 2, &H[2], 100 * GBPS, ROCE_US);
+	for (uint16_t i = 0; i < 3; i++)
+		connect_host(eng, sw, i, &H[i], 100 * GBPS, ROCE_US);
+	return sw;
+}
+
+static void ecmp_run(uint32_t seed, uint64_t per_path[2], uint32_t path_of[MAXFLOWS])
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch *sw;
+	struct roce_ip_addr net = ip4(10, 1, 0, 0);
+	uint32_t f;
+
+	sw = ecmp_switch(eng, seed);
 	ck_assert_int_eq(roce_switch_add_route(sw, 4, &net, 16, 1), 0);
 	ck_assert_int_eq(roce_switch_add_route(sw, 4, &net, 16, 2), 0);
 	ck_assert_int_eq(roce_switch_add_route(sw, 4, &net, 16, 2), 0);	/* no duplicate */
@@ -611,20 +619,9 @@ END_TEST
 START_TEST(test_set_route)
 {
 	struct roce_engine *eng = mk_engine(1);
-	struct roce_switch_conf c;
-	struct roce_switch *sw;
+	struct roce_switch *sw = ecmp_switch(eng, 0);
 	struct roce_ip_addr net = ip4(10, 1, 0, 0), host = ip4(10, 2, 0, 9);
 
-	roce_switch_defaults(&c);
-	c.nports = 3;
-	sw = roce_switch_create(eng, &c);
-	ck_assert_ptr_nonnull(sw);
-	host_init(&H[0], eng, ip4(10, 0, 0, 1));
-	host_init(&H[1], eng, ip4(10, 1, 0, 1));
-	host_init(&H[2], eng, ip4(10, 1, 0, 2));
-	connect_host(eng, sw, 0, &H[0], 100 * GBPS, ROCE_US);
-	connect_host(eng, sw, 1, &H[1], 100 * GBPS, ROCE_US);
-	connect_host(eng, sw, 2, &H[2], 100 * GBPS, ROCE_US);
 	ck_assert_int_eq(roce_switch_set_route(sw, 4, &net, 33, 1), -EINVAL);
 	ck_assert_int_eq(roce_switch_set_route(sw, 4, &net, 16, 3), -EINVAL);
 	ck_assert_int_eq(roce_switch_add_route(sw, 4, &net, 16, 1), 0);
