@@ -169,7 +169,7 @@ static int step_zerocopy(struct demo *d)
 	}
 	roce_table_note(st, "segments and calls a Linux host would take:");
 	{
-		char note[160];
+		char note[256];
 
 		snprintf(note, sizeof(note), "  %" PRIu64 " send()+recv() calls, %" PRIu64
 			 " TCP segments of 1448 B, %" PRIu64 " receive interrupts (16 segments each); "
