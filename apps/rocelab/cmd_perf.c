@@ -240,6 +240,18 @@ void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
 		       gbits ? "Gb/sec" : "MB/sec", gbits ? "Gb/sec" : "MB/sec");
 }
 
+int perf_print_failures(const struct roce_perf_result *r)
+{
+	if (r->errors != 0)
+		fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
+			(unsigned long long)r->errors, roce_wc_status_name(r->first_error),
+			roce_wc_status_str(r->first_error));
+	if (r->verify_failures != 0)
+		fprintf(stderr, "rocelab perf: --verify: %llu mismatch(es); first: %s\n",
+			(unsigned long long)r->verify_failures, r->verify_msg);
+	return r->errors != 0 || r->verify_failures != 0 ? -1 : 0;
+}
+
 void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,
 		       bool gbits)
 {
@@ -639,17 +651,8 @@ static int run(int argc, char **argv)
 			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 		perf_print_result(&conf, &res, gbits);
 		fflush(stdout);
-		if (res.errors != 0) {
-			fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
-				(unsigned long long)res.errors, roce_wc_status_name(res.first_error),
-				roce_wc_status_str(res.first_error));
+		if (perf_print_failures(&res) != 0)
 			status = EXIT_FAILURE;
-		}
-		if (res.verify_failures != 0) {
-			fprintf(stderr, "rocelab perf: --verify: %llu mismatch(es); first: %s\n",
-				(unsigned long long)res.verify_failures, res.verify_msg);
-			status = EXIT_FAILURE;
-		}
 		if (!all || conf.test == ROCE_PERF_ATOMIC_BW || size >= (1u << 23) || status != 0)
 			break;
 	}

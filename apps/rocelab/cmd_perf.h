@@ -17,6 +17,12 @@ void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
 void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_result *r,
 		       bool gbits);
 
+/**
+ * To stderr, a line each: the completions with errors (count, the first one's status) and the
+ * --verify mismatches (count, the first in words). @return 0 when there were none, else -1
+ */
+int perf_print_failures(const struct roce_perf_result *r);
+
 /** Run @p conf in real time on a port (a server, or a client when live->peer is set). @return exit status */
 int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits);
 

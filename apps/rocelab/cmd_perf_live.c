@@ -122,17 +122,8 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	if (st.access_naks_sent != 0 || st.naks_rcvd != 0)
 		printf(" NIC: %llu NAK(s) remote access error sent, %llu error NAK(s) received\n",
 		       (unsigned long long)st.access_naks_sent, (unsigned long long)st.naks_rcvd);
-	if (res.errors != 0) {
-		fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s)\n",
-			(unsigned long long)res.errors, roce_wc_status_name(res.first_error),
-			roce_wc_status_str(res.first_error));
+	if (perf_print_failures(&res) != 0)
 		status = EXIT_FAILURE;
-	}
-	if (res.verify_failures != 0) {
-		fprintf(stderr, "rocelab perf: --verify: %llu mismatch(es); first: %s\n",
-			(unsigned long long)res.verify_failures, res.verify_msg);
-		status = EXIT_FAILURE;
-	}
 	if (conf->verify && status == EXIT_SUCCESS)
 		printf(" verify: every byte and every completion checked: OK\n");
 	roce_perf_live_close(ctx);
