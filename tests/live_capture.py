@@ -20,29 +20,16 @@ import sys
 import tempfile
 import time
 
+import netns
+from netns import sh
+
 SKIP = 77
-ns_made = []
 failures = []
 
 
 def fail(msg):
     failures.append(msg)
     print("FAIL: " + msg)
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-
-
-def cleanup(*_):
-    while ns_made:
-        sh("ip", "netns", "del", ns_made.pop(), check=False)
-
-
-def on_signal(signum, _frame):
-    cleanup()
-    sys.exit(128 + signum)
 
 
 def frames(path):
@@ -147,18 +134,13 @@ def main():
     if sh("sh", "-c", "command -v tcpdump", check=False).returncode:
         print("live_capture: no tcpdump: skipped")
         return SKIP
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    netns.trap_signals()
     tag = str(os.getpid())
     a, b = "rlcapa" + tag, "rlcapb" + tag
     try:
         try:
-            for ns in (a, b):
-                sh("ip", "netns", "add", ns)
-                ns_made.append(ns)
-                sh("ip", "-n", ns, "link", "set", "lo", "up")
-            sh("ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb",
-               "netns", b)
+            netns.add(a, b)
+            netns.veth(a, "va", b, "vb")
             for ns, dev, ip in ((a, "va", "10.78.0.1"), (b, "vb", "10.78.0.2")):
                 sh("ip", "-n", ns, "addr", "add", ip + "/24", "dev", dev)
                 sh("ip", "-n", ns, "link", "set", dev, "up")
@@ -169,7 +151,7 @@ def main():
             replay_case(rocelab, shared, a, b, tmp)
             perf_case(rocelab, a, b, tmp)
     finally:
-        cleanup()
+        netns.cleanup()
     print("live_capture: %s" % ("%d failure(s)" % len(failures) if failures else "OK"))
     return 1 if failures else 0
 

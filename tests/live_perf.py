@@ -19,6 +19,9 @@ import subprocess
 import sys
 import time
 
+import netns
+from netns import sh
+
 SKIP = 77
 ITERS = 200
 SIZE = 65536
@@ -92,31 +95,9 @@ def addresses(name):
     return SERVER_IP, CLIENT_IP, SERVER_IP
 BAD = ["host", "bad-rkey", "bad-mismatch", "bad-noclient", "bad-unreachable", "bad-options"]
 
-ns_made = []
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-
-
-def cleanup(*_):
-    while ns_made:
-        sh("ip", "netns", "del", ns_made.pop(), check=False)
-
-
-def on_signal(signum, _frame):
-    cleanup()
-    sys.exit(128 + signum)
-
-
 def setup(tag):
-    a, b = "rlsrv" + tag, "rlcli" + tag
-    for ns in (a, b):
-        sh("ip", "netns", "add", ns)
-        ns_made.append(ns)
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
-    sh("ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b)
+    a, b = netns.add("rlsrv" + tag, "rlcli" + tag)
+    netns.veth(a, "va", b, "vb")
     for ns, dev, ip, ip6 in ((a, "va", SERVER_IP, SERVER_IP6), (b, "vb", CLIENT_IP, CLIENT_IP6)):
         sh("ip", "-n", ns, "addr", "add", ip + "/24", "dev", dev)
         # nodad: usable at once (duplicate address detection would hold it for a second)
@@ -425,8 +406,7 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (network namespaces)")
         return SKIP
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, on_signal)
+    netns.trap_signals()
     tag = "%d" % os.getpid()
     t0 = time.monotonic()
     try:
@@ -443,7 +423,7 @@ def main():
             else:
                 run_bad(rocelab, a, b, n, failures)
     finally:
-        cleanup()
+        netns.cleanup()
     for f in failures:
         print("FAIL:", f)
     print("%d case(s), %d failure(s), %.0f s" % (len(names), len(failures), time.monotonic() - t0))

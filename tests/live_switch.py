@@ -35,6 +35,9 @@ import sys
 import tempfile
 import time
 
+import netns
+from netns import sh
+
 SKIP = 77
 SIZE = 65536
 ITERS = 200
@@ -67,11 +70,8 @@ CASES = {
             ["--rate", "1G"]),
     # honouring: while write_bw runs, three PFC frames (priority 0, 0xffff quanta) are sent
     # into the switch's port 0 from the server's namespace, 5 ms apart; the switch must
-    # count them and pause that egress 3 x 65535 x 512 bit times at the port's 10 Gb/s. The
-    # hosts are paced at 2 Gb/s: unpaced, a client with a core of its own outran a switch
-    # sharing the other core with the server (505 329 frames lost in the switch's af_packet
-    # ring in one loaded run, then a go-back-N storm)
-    "pfc_rx": ("write_bw", SIZE, 2000, [], ["--rate", "2G"]),
+    # count them and pause that egress 3 x 65535 x 512 bit times at the port's 10 Gb/s
+    "pfc_rx": ("write_bw", SIZE, 2000, [], []),
     # ECN and DCQCN across the switch: egress at 300 Mb/s towards the server, priority 0
     # lossless and RED-marking from 16 KiB; both hosts run DCQCN (--cc dcqcn marks data ECT):
     # the switch marks CE, the server (notification point) answers with CNPs, the client
@@ -86,6 +86,11 @@ CASES = {
     # discovery crosses the switch, which learns and routes the IPv6 addresses
     "ipv6": ("write_bw", SIZE, ITERS, [], []),
 }
+# options of the client alone: pfc_rx's is paced at 2 Gb/s (unpaced, a client with a core of
+# its own outran a switch sharing the other core with the server: 505 329 frames lost in the
+# switch's af_packet ring in one loaded run, then a go-back-N storm); not the server, whose
+# NIC must take the paused queue's burst at the port's 10 Gb/s when the pause ends
+CLIENT_OPTS = {"pfc_rx": ["--rate", "2G"]}
 # emulated hosts' addresses (server, client) where a case does not use the kernel's IPv4 ones
 HOST_IPS = {"ipv6": ("fd00:78::1", "fd00:78::2")}
 CAPTURED = ("pfc", "ecn")
@@ -101,39 +106,17 @@ BAD = {
     "one-port": (["--port", "a"], "two ports"),
 }
 
-ns_made = []
 BW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
 LAT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)" + r"\s+([\d.]+)" * 7 + r"\s*$", re.M)
 VERIFY_OK = "verify: every byte and every completion checked: OK"
 RETRANS = re.compile(r"transport: (\d+) retransmitted, (\d+) received out of sequence")
 
 
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-
-
-def cleanup(*_):
-    while ns_made:
-        sh("ip", "netns", "del", ns_made.pop(), check=False)
-
-
-def on_signal(signum, _frame):
-    cleanup()
-    sys.exit(128 + signum)
-
-
 def setup():
     tag = str(os.getpid())
-    a, b, s = "rlswa" + tag, "rlswb" + tag, "rlsws" + tag
-    for ns in (a, b, s):
-        sh("ip", "netns", "add", ns)
-        ns_made.append(ns)
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
-    sh("ip", "link", "add", "rlswa0", "netns", a, "type", "veth", "peer", "name", "rlswsa",
-       "netns", s)
-    sh("ip", "link", "add", "rlswb0", "netns", b, "type", "veth", "peer", "name", "rlswsb",
-       "netns", s)
+    a, b, s = netns.add("rlswa" + tag, "rlswb" + tag, "rlsws" + tag)
+    netns.veth(a, "rlswa0", s, "rlswsa")
+    netns.veth(b, "rlswb0", s, "rlswsb")
     sh("ip", "-n", a, "addr", "add", SERVER_IP + "/24", "dev", "rlswa0")
     sh("ip", "-n", b, "addr", "add", CLIENT_IP + "/24", "dev", "rlswb0")
     for ns, dev in ((a, "rlswa0"), (b, "rlswb0"), (s, "rlswsa"), (s, "rlswsb")):
@@ -201,7 +184,8 @@ def run_case(rocelab, nss, name, failures, tmp):
     time.sleep(0.5)
     t0 = time.time()
     cli_p = subprocess.Popen(["ip", "netns", "exec", b, "timeout", "60", rocelab, "perf"] +
-                             common + ["--dev", DEV.format("rlswb0"), "--ip", cli_ip,
+                             common + CLIENT_OPTS.get(name, []) +
+                             ["--dev", DEV.format("rlswb0"), "--ip", cli_ip,
                                        SERVER_IP],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if name == "pfc_rx":
@@ -378,12 +362,11 @@ def main():
         if os.geteuid() != 0:
             print("skip: needs root (network namespaces)")
             return SKIP if not failures else 1
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGINT, on_signal)
+        netns.trap_signals()
         try:
             nss = setup()
         except (subprocess.CalledProcessError, FileNotFoundError) as e:
-            cleanup()
+            netns.cleanup()
             print("skip: cannot make namespaces and veth pairs: %s" % e)
             return SKIP if not failures else 1
         tmp = tempfile.mkdtemp(prefix="rocelab-live-switch-")
@@ -391,7 +374,7 @@ def main():
             for n in live:
                 run_case(rocelab, nss, n, failures, tmp)
         finally:
-            cleanup()
+            netns.cleanup()
             shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:
         print("FAIL " + f)

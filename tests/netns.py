@@ -1,0 +1,45 @@
+"""Network namespaces for the live tests: made with the caller's names (each test puts its PID
+in them), loopback up, and all deleted by cleanup() on every exit path once trap_signals() has
+run (a normal return or an exception through the caller's finally, SIGINT, SIGTERM, SIGHUP)."""
+import signal
+import subprocess
+import sys
+
+_made = []
+
+
+def sh(*args, check=True):
+    """Run a command; stdout and stderr together as text. CalledProcessError if it fails and
+    @check."""
+    return subprocess.run(args, check=check, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+
+
+def add(*names):
+    """Make namespaces @names with their loopback up; cleanup() deletes them."""
+    for ns in names:
+        sh("ip", "netns", "add", ns)
+        _made.append(ns)
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+    return names
+
+
+def veth(ns_a, dev_a, ns_b, dev_b):
+    """A veth pair: @dev_a in @ns_a, @dev_b in @ns_b (both down, no address)."""
+    sh("ip", "link", "add", dev_a, "netns", ns_a, "type", "veth", "peer", "name", dev_b,
+       "netns", ns_b)
+
+
+def cleanup(*_):
+    while _made:
+        sh("ip", "netns", "del", _made.pop(), check=False)
+
+
+def _on_signal(signum, _frame):
+    cleanup()
+    sys.exit(128 + signum)
+
+
+def trap_signals():
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, _on_signal)
