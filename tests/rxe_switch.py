@@ -74,8 +74,11 @@ def on_signal(signum, _frame):
 
 def host_cmd(rocelab, test, server, sw_opts, rl_opts):
     """Bash inside the namespace: the switch between the tap and a veth, rocelab perf behind it."""
-    sw = [rocelab, "switch", "--port", "net_af_packet0,iface=$RXE_VM_TAP",
-          "--port", "net_af_packet1,iface=rlswh1", "--rate", "200M"] + sw_opts
+    # deep rings (docs/live.md): with af_packet's default 512 frames, 16 outstanding 64 KiB
+    # READ responses from the guest overflowed the tap side's ring while the switch was off
+    # its core (1097 frames lost, the client out of retries)
+    sw = [rocelab, "switch", "--port", "net_af_packet0,iface=$RXE_VM_TAP,framecnt=16384",
+          "--port", "net_af_packet1,iface=rlswh1,framecnt=16384", "--rate", "200M"] + sw_opts
     perf = [rocelab, "perf", test, "-s", str(SIZE), "-n", str(ITERS), "--timeout", "40",
             "--rate", "200M"] + rl_opts + ["--dev", "net_af_packet0,iface=rlswh0",
                                            "--ip", "$RXE_VM_HOST_IP"]

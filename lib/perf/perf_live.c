@@ -1002,11 +1002,15 @@ static void server_recv_idle(void *arg)
 	recv_poll(c);
 }
 
-/* After a WRITE test the slots the peer targets must hold the bytes of its own slots. */
-static void verify_writes(struct roce_perf_live_ctx *c)
+/*
+ * After a WRITE test the slots the peer targets must hold the bytes of its own slots: those of
+ * the @p done WRITEs its report says completed (a peer that failed part way reports fewer, and
+ * the slots it never wrote are not the mismatch its failure would otherwise look like).
+ */
+static void verify_writes(struct roce_perf_live_ctx *c, uint64_t done)
 {
 	uint64_t used = ROCE_MIN((uint64_t)c->nslots, c->conf.duration > 0 ? c->nslots :
-				 c->conf.iters);
+				 ROCE_MIN(done, c->conf.iters));
 
 	for (uint32_t q = 0; q < c->conf.nqp; q++) {
 		for (uint32_t s = 0; s < used; s++) {
@@ -1403,7 +1407,7 @@ static int run_bw_duplex(struct roce_perf_live_ctx *c)
 		if (send)
 			recv_poll(c);
 		if (c->conf.verify && c->conf.test == ROCE_PERF_WRITE_BW)
-			verify_writes(c);
+			verify_writes(c, theirs.iters);
 		if (c->conf.verify && send && c->conf.duration == 0 &&
 		    c->received != c->conf.iters * c->conf.nqp)
 			verify_fail(c, "%llu of %llu messages received", c->received,
@@ -1511,7 +1515,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 		if (theirs.size >= 1 && theirs.size <= c->max_size)
 			c->conf.size = (uint32_t)theirs.size;
 		if (conf->verify && conf->test == ROCE_PERF_WRITE_BW)
-			verify_writes(c);
+			verify_writes(c, theirs.iters);
 	}
 	return oob_check(c, perf_oob_finish(&c->oob, c->me));
 }
