@@ -17,8 +17,8 @@
 #include "roce_live.h"
 #include "roce_wire.h"
 
-#define LIVE_MAC_TABLE 256		/* learned MACs (a live fabric has a handful of hosts) */
-#define LIVE_IP_TABLE 256		/* learned source addresses */
+#define LIVE_MAC_TABLE 4096		/* learned MACs, open addressing (a rack has tens) */
+#define LIVE_IP_TABLE 4096		/* learned source addresses, each a host route */
 #define LIVE_IN_RATE 1000000000000ull	/* port -> switch: 1 Tb/s, i.e. not a bottleneck */
 #define LIVE_DEF_SPEED 10000000000ull	/* a port that reports no speed: 10 Gb/s */
 #define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
