@@ -104,7 +104,7 @@ def run_case(rocelab, tmp, name, failures):
             need = ITERS * (per_msg if test.endswith("_bw") else 1)
             # through the queues, or flooded before the destination was learned, or bridged
             fwd = sum(ports[data_port].get(k, 0)
-                      for k in ("prio0_tx_frames", "tx_flood", "tx_bridged"))
+                      for k in ("tx_prio0_frames", "tx_flood", "tx_bridged"))
             if fwd < need:
                 failures.append("%s: the switch forwarded %d frames, the test needs %d" %
                                 (name, fwd, need))

@@ -228,7 +228,7 @@ def run_case(rocelab, nss, name, failures, tmp):
     data_port = 1 if test == "read_bw" else 0
     need = iters * (per_msg if test.endswith("_bw") else 1)
     # through the queues, or flooded before the destination was learned, or bridged to it
-    fwd = sum(ports[data_port].get(k, 0) for k in ("prio0_tx_frames", "tx_flood", "tx_bridged"))
+    fwd = sum(ports[data_port].get(k, 0) for k in ("tx_prio0_frames", "tx_flood", "tx_bridged"))
     if fwd < need:
         failures.append("%s: the switch sent %d frames towards the %s, the test needs %d" %
                         (name, fwd, "client" if data_port else "server", need))
@@ -267,9 +267,10 @@ def run_case(rocelab, nss, name, failures, tmp):
             failures.append("randloss: no side counts a retransmit or a gap")
         note = "switch drop_loss %d, client %s, server %s" % (lost, retrans[0], retrans[1])
     elif name == "pfc_rx":
-        got, paused = ports[0].get("prio0_pause_rx", 0), ports[0].get("prio0_paused_us", 0)
+        got = ports[0].get("rx_prio0_pause", 0)
+        paused = ports[0].get("rx_prio0_pause_duration_ns", 0) / 1000
         if got != 3 or ports[0].get("pfc_rx", 0) != 3:
-            failures.append("pfc_rx: the switch counts %d PFC frames (prio0_pause_rx %d), "
+            failures.append("pfc_rx: the switch counts %d PFC frames (rx_prio0_pause %d), "
                             "3 were sent" % (ports[0].get("pfc_rx", 0), got))
         if not 2.9 * PFC_QUANTA_US <= paused <= 3.1 * PFC_QUANTA_US:
             failures.append("pfc_rx: port 0 paused %d us, expected 3 x %.0f (quanta at the "
@@ -278,9 +279,9 @@ def run_case(rocelab, nss, name, failures, tmp):
         # test_pause_timing; here the queue's depth is only reported: whether frames arrive
         # during the 10 ms depends on the client having its core then
         note = "3 PFC frames in: paused %d us, max queue %d B, client %s, server %s" % (
-            paused, ports[0].get("prio0_max_qbytes", 0), retrans[0], retrans[1])
+            paused, ports[0].get("tx_prio0_max_queue_bytes", 0), retrans[0], retrans[1])
     elif name == "pfc":
-        pause = ports[1].get("prio0_pause_tx", 0)
+        pause = ports[1].get("tx_prio0_pause", 0)
         pfc_tx = total(ports, "pfc_tx")
         if pause < 1:
             failures.append("pfc: the switch sent no XOFF towards the sender\n" + sw_out)
@@ -299,9 +300,9 @@ def run_case(rocelab, nss, name, failures, tmp):
             if any(int(f, 16) & 1 == 0 for f in frames):
                 failures.append("pfc: a PFC frame without priority 0 enabled: %s" % frames[:5])
             note = "%d PFC frames (%d XOFF to the sender), max queue %d B" % (
-                len(frames), pause, ports[0].get("prio0_max_qbytes", 0))
+                len(frames), pause, ports[0].get("tx_prio0_max_queue_bytes", 0))
     elif name == "ecn":
-        marked = ports[0].get("prio0_ecn_marked", 0)
+        marked = ports[0].get("tx_prio0_ecn_marked", 0)
         srv_ecn, cli_ecn = ECN_LINE.findall(srv_out), ECN_LINE.findall(cli.stdout)
         if marked < 1:
             failures.append("ecn: the switch marked nothing towards the server\n" + sw_out)

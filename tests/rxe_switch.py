@@ -166,9 +166,9 @@ def run_case(rocelab, rxe_vm, d, logdir, name):
         failures.append("%s: the switch did not stop on SIGTERM with its counters" % name)
     c = counters(host[host.find("rocelab switch: stopped"):])
     rt = RETRANS.findall(host)
-    if c.get("prio0_tx_frames", 0) < ITERS * (SIZE // 1024):
+    if c.get("tx_prio0_frames", 0) < ITERS * (SIZE // 1024):
         failures.append("%s: the switch forwarded %d frames, the test needs %d" %
-                        (name, c.get("prio0_tx_frames", 0), ITERS * (SIZE // 1024)))
+                        (name, c.get("tx_prio0_frames", 0), ITERS * (SIZE // 1024)))
     if name == "drop_cli":
         if c.get("drop_psn") != 2:
             failures.append("%s: the switch counts %s --drop-psn drops, expected 2" %

@@ -689,26 +689,6 @@ void roce_live_pstats(const struct roce_live_switch *ls, int port, struct roce_l
 
 #define PUT(name, v) fprintf(out, "     %s: %lu\n", (name), (unsigned long)(v))
 
-static void print_prio(FILE *out, int prio, const struct roce_switch_qstats *q)
-{
-	const struct { const char *name; uint64_t v; } row[] = {
-		{ "rx_frames", q->rx_frames }, { "rx_bytes", q->rx_bytes },
-		{ "tx_frames", q->tx_frames }, { "tx_bytes", q->tx_bytes },
-		{ "drop_tail", q->drop_tail }, { "drop_headroom", q->drop_headroom },
-		{ "drop_watchdog", q->drop_watchdog }, { "ecn_marked", q->ecn_marked },
-		{ "pause_tx", q->pause_tx }, { "resume_tx", q->resume_tx },
-		{ "pause_rx", q->pause_rx }, { "resume_rx", q->resume_rx },
-		{ "paused_us", q->paused_time / ROCE_US }, { "max_qbytes", q->max_qbytes },
-		{ "qbytes", q->qbytes },
-	};
-	char name[48];
-
-	for (size_t i = 0; i < ROCE_DIM(row); i++) {
-		snprintf(name, sizeof(name), "prio%d_%s", prio, row[i].name);
-		PUT(name, row[i].v);
-	}
-}
-
 int roce_live_print(struct roce_live_switch *ls, FILE *out)
 {
 	uint64_t used, max_used;
@@ -760,7 +740,7 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 
 			roce_switch_qstats(ls->sw, lp->id, prio, &q);
 			if (q.rx_frames | q.tx_frames | q.pause_tx | q.pause_rx | q.resume_rx)
-				print_prio(out, prio, &q);
+				fab_print_qstats(out, prio, &q, true);
 		}
 	}
 	used = roce_switch_buffer_used(ls->sw, &max_used);	/* before max_used is read */

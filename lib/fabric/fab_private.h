@@ -193,4 +193,7 @@ int fab_add_host(struct roce_scenario *sc, const char *name);
 int fab_add_switch(struct roce_scenario *sc, const char *name);
 int fab_add_link(struct roce_scenario *sc, int a, int b, const struct roce_link_conf *conf);
 
+/* A (port, priority)'s switch counters as `ethtool -S` lines; zeros only with @p zeros. */
+void fab_print_qstats(FILE *f, int prio, const struct roce_switch_qstats *q, bool zeros);
+
 #endif /* FAB_PRIVATE_H */

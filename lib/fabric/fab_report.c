@@ -346,6 +346,30 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));
 }
 
+/*
+ * One (port, priority)'s switch counters, "     rx_prio3_frames: 12" as `ethtool -S` lists
+ * them, in the NIC's naming (mlx5: rx_prio3_pause): rx_ the ingress side, tx_ the egress.
+ * Zeros only with @p zeros. rocelab run's counters.txt and rocelab switch print the same names.
+ */
+void fab_print_qstats(FILE *f, int prio, const struct roce_switch_qstats *q, bool zeros)
+{
+	const struct { const char *dir, *name; uint64_t v; } row[] = {
+		{ "rx", "frames", q->rx_frames }, { "rx", "bytes", q->rx_bytes },
+		{ "tx", "frames", q->tx_frames }, { "tx", "bytes", q->tx_bytes },
+		{ "rx", "drop_tail", q->drop_tail }, { "rx", "drop_headroom", q->drop_headroom },
+		{ "tx", "drop_watchdog", q->drop_watchdog }, { "tx", "ecn_marked", q->ecn_marked },
+		{ "tx", "pause", q->pause_tx }, { "tx", "resume", q->resume_tx },
+		{ "rx", "pause", q->pause_rx }, { "rx", "resume", q->resume_rx },
+		{ "rx", "pause_duration_ns", q->paused_time / ROCE_NS },
+		{ "tx", "max_queue_bytes", q->max_qbytes }, { "tx", "queue_bytes", q->qbytes },
+	};
+
+	for (size_t i = 0; i < ROCE_DIM(row); i++)
+		if (zeros || row[i].v != 0)
+			fprintf(f, "     %s_prio%d_%s: %" PRIu64 "\n", row[i].dir, prio, row[i].name,
+				row[i].v);
+}
+
 int roce_fabric_write_counters(const struct roce_fabric *fab, FILE *f)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
@@ -378,25 +402,9 @@ int roce_fabric_write_counters(const struct roce_fabric *fab, FILE *f)
 			PUT("rx_drop_malformed", ps.drop_malformed);
 			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
 				struct roce_switch_qstats q;
-				char n[48];
 
 				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
-#define PUTP(name, v) do { snprintf(n, sizeof(n), "%s_prio%d", name, prio); PUT(n, v); } while (0)
-				PUTP("rx_frames", q.rx_frames);
-				PUTP("rx_bytes", q.rx_bytes);
-				PUTP("tx_frames", q.tx_frames);
-				PUTP("tx_bytes", q.tx_bytes);
-				PUTP("drop_tail", q.drop_tail);
-				PUTP("drop_headroom", q.drop_headroom);
-				PUTP("drop_watchdog", q.drop_watchdog);
-				PUTP("ecn_marked", q.ecn_marked);
-				PUTP("tx_pause", q.pause_tx);
-				PUTP("tx_resume", q.resume_tx);
-				PUTP("rx_pause", q.pause_rx);
-				PUTP("rx_resume", q.resume_rx);
-				PUTP("rx_pause_duration_ns", q.paused_time / ROCE_NS);
-				PUTP("max_queue_bytes", q.max_qbytes);
-#undef PUTP
+				fab_print_qstats(f, prio, &q, false);
 			}
 #undef PUT
 		}
