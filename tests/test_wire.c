@@ -718,19 +718,20 @@ START_TEST(test_crc32_combine)
 END_TEST
 
 /*
- * The folding CRC (wire_crc.c) on each of its paths (64-byte VPCLMULQDQ, 16-byte PCLMULQDQ,
- * rte_net_crc + combine) against the bitwise CRC: a prefix of every length it takes, then bytes
+ * The folding CRC (wire_crc.c) on each of its paths (64- and 32-byte VPCLMULQDQ, 16-byte
+ * PCLMULQDQ, rte_net_crc + combine; a path the CPU lacks falls back to the next) against the bitwise CRC: a prefix of every length it takes, then bytes
  * copied on the way, continued from a CRC as zlib does; every copied byte lands, none beside.
  */
 START_TEST(test_crc32_fold_paths)
 {
-	static const bool paths[3][2] = { { true, true }, { true, false }, { false, false } };
+	static const bool paths[4][3] = { { true, true, true }, { true, true, false },
+					  { true, false, false }, { false, false, false } };
 	static uint8_t buf[9000], dst[9100];
 	uint64_t s = seed ^ 0xf01d;
 
 	rnd_bytes(&s, buf, sizeof(buf));
-	for (int p = 0; p < 3; p++) {
-		wire_crc_fold_select(paths[p][0], paths[p][1]);
+	for (int p = 0; p < 4; p++) {
+		wire_crc_fold_select(paths[p][0], paths[p][1], paths[p][2]);
 		for (int i = 0; i < 1500; i++) {
 			uint32_t pre = i < 300 ? (uint32_t)i % (WIRE_CRC_PRE_MAX + 1) :
 				       rnd_below(&s, WIRE_CRC_PRE_MAX + 1);
@@ -760,7 +761,8 @@ END_TEST
  */
 START_TEST(test_icrc_in_place_paths)
 {
-	static const bool paths[3][2] = { { true, true }, { true, false }, { false, false } };
+	static const bool paths[4][3] = { { true, true, true }, { true, true, false },
+					  { true, false, false }, { false, false, false } };
 	static const struct { enum roce_kind kind; uint8_t ip_ver, opcode; } shapes[] = {
 		{ ROCE_KIND_ROCEV2, 4, ROCE_OP_RC_SEND_ONLY },
 		{ ROCE_KIND_ROCEV2, 6, ROCE_OP_RC_SEND_ONLY },
@@ -774,8 +776,8 @@ START_TEST(test_icrc_in_place_paths)
 	struct guard g;
 
 	guard_init(&g, MAX_FRAME);
-	for (int p = 0; p < 3; p++) {
-		wire_crc_fold_select(paths[p][0], paths[p][1]);
+	for (int p = 0; p < 4; p++) {
+		wire_crc_fold_select(paths[p][0], paths[p][1], paths[p][2]);
 		for (unsigned int sh = 0; sh < ROCE_DIM(shapes); sh++) {
 			bool payload = roce_opcode[shapes[sh].opcode].mask & ROCE_F_PAYLOAD;
 
@@ -890,8 +892,8 @@ START_TEST(test_crc32_eal_paths)
 
 	ck_assert_int_eq(roce_eal_init(NULL), 0);
 	path = roce_crc_path();
-	ck_assert(strcmp(path, "avx512") == 0 || strcmp(path, "sse42") == 0 ||
-		  strcmp(path, "scalar") == 0);
+	ck_assert(strcmp(path, "avx512") == 0 || strcmp(path, "avx2-vpclmulqdq") == 0 ||
+		  strcmp(path, "sse42") == 0 || strcmp(path, "scalar") == 0);
 	fprintf(stderr, "test_wire: CRC-32 path after EAL init: %s\n", path);
 	check_crc_lengths(&s, 400);
 	/* and each of rte_net_crc's paths this CPU can run (it falls back to scalar otherwise) */

@@ -11,8 +11,9 @@
  * headers) and the data's first len % 16 bytes form the leading blocks, in a stack buffer
  * behind zero bytes, which leave the polynomial unchanged; they are folded apart from the
  * data's whole blocks and moved past them at the end. The blocks are folded (multiplied by
- * x^(8 D) mod P to move D bytes on) by four accumulators of 64 bytes (VPCLMULQDQ) or 16 bytes
- * (PCLMULQDQ) each, then merged. The 128-bit remainder R, times x^32, is reduced to 64 bits with
+ * x^(8 D) mod P to move D bytes on) by four accumulators of 64 bytes (VPCLMULQDQ on AVX-512),
+ * 32 bytes (VPCLMULQDQ on AVX2: AMD Zen 3, Intel Ice Lake client) or 16 bytes (PCLMULQDQ) each,
+ * then merged. The 128-bit remainder R, times x^32, is reduced to 64 bits with
  * three multiplications and to 32 with Barrett's method. The initial value I adds
  * I * x^(8 len) mod P, folded into the same reduction, so that no block needs it spliced in.
  */
@@ -38,12 +39,13 @@ struct fold_k {
 
 static struct {
 	struct fold_k k16, k32, k48, k64;	/* fold by 16, 32, 48, 64 bytes */
-	struct fold_k k128, k192, k256;		/* ... and by 128, 192, 256 (AVX-512) */
+	struct fold_k k96, k128, k192, k256;	/* ... and by 96 to 256 (VPCLMULQDQ) */
 	struct fold_k kb[7];			/* kb[n]: fold by 16 n bytes (n >= 1) */
 	uint32_t x64, x96, x128;		/* x^64, x^96, x^128 mod P, reflected */
 	uint32_t mu;				/* floor(x^64 / P) without its x^32 term, reflected */
 	bool usable;				/* fold with PCLMULQDQ (else rte_net_crc) */
 	bool zmm;				/* fold 64 bytes per instruction (VPCLMULQDQ) */
+	bool ymm;				/* else fold 32 (VPCLMULQDQ without AVX-512) */
 } crc;
 
 /* x^n mod P, reflected; bit by bit (set-up only). */
@@ -92,6 +94,7 @@ __attribute__((constructor)) static void crc_fold_init(void)
 	crc.k32 = fold_k(32);
 	crc.k48 = fold_k(48);
 	crc.k64 = fold_k(64);
+	crc.k96 = fold_k(96);
 	crc.k128 = fold_k(128);
 	crc.k192 = fold_k(192);
 	crc.k256 = fold_k(256);
@@ -104,23 +107,32 @@ __attribute__((constructor)) static void crc_fold_init(void)
 	/* which SIMD to use is set by wire_icrc.c's crc_select(), with rte_net_crc's path */
 }
 
-void wire_crc_fold_select(bool simd128, bool simd512)
+void wire_crc_fold_select(bool simd128, bool simd256, bool simd512)
 {
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	crc.usable = simd128 && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx");
 	crc.zmm = crc.usable && simd512 && __builtin_cpu_supports("avx512f") &&
 		  __builtin_cpu_supports("vpclmulqdq");
+	crc.ymm = crc.usable && !crc.zmm && simd256 && __builtin_cpu_supports("avx2") &&
+		  __builtin_cpu_supports("vpclmulqdq");
 #else
 	(void)simd128;
+	(void)simd256;
 	(void)simd512;
 #endif
+}
+
+bool wire_crc_fold_wide(void)
+{
+	return crc.zmm || crc.ymm;
 }
 
 #if defined(__x86_64__)
 /* VEX encodings: no SSE/AVX transition stalls beside rte_net_crc's AVX-512 code */
 #define CRC_TARGET __attribute__((target("pclmul,avx")))
 #define CRC_TARGET_ZMM __attribute__((target("pclmul,avx,avx512f,vpclmulqdq")))
+#define CRC_TARGET_YMM __attribute__((target("pclmul,avx,avx2,vpclmulqdq")))
 
 /* @p a moved D bytes further, D being the distance @p k was made for. */
 CRC_TARGET static inline __m128i fold(__m128i a, __m128i k)
@@ -232,6 +244,64 @@ CRC_TARGET_ZMM static __m128i fold_zmm(__m128i r, uint8_t *dst, const uint8_t *s
 	return fold_zmm_from(z, dst, src, len, off_io);
 }
 
+/* fold() on the two 16-byte lanes of a 32-byte register at once. */
+CRC_TARGET_YMM static inline __m256i fold2(__m256i a, struct fold_k k)
+{
+	__m256i kv = _mm256_broadcastsi128_si256(k_vec(k));
+
+	return _mm256_xor_si256(_mm256_clmulepi64_epi128(a, kv, 0x00),
+				_mm256_clmulepi64_epi128(a, kv, 0x11));
+}
+
+CRC_TARGET_YMM static inline __m256i load_block2(const uint8_t *src, uint8_t *dst, size_t off)
+{
+	__m256i b = _mm256_loadu_si256((const __m256i *)(src + off));
+
+	if (dst != NULL)
+		_mm256_storeu_si256((__m256i *)(dst + off), b);
+	return b;
+}
+
+/*
+ * fold_zmm() with 32-byte registers, for CPUs with VPCLMULQDQ but not AVX-512: four registers
+ * in flight, 128 bytes a round; the remainder of everything before *@p off_io is @p r, and at
+ * least 32 bytes must follow it. Returns the 16-byte remainder up to @p len (*@p off_io = len).
+ */
+CRC_TARGET_YMM static __m128i fold_ymm(__m128i r, uint8_t *dst, const uint8_t *src,
+				       uint32_t len, uint32_t *off_io)
+{
+	uint32_t off = *off_io, rem;
+	__m256i y = _mm256_xor_si256(_mm256_zextsi128_si256(fold(r, k_vec(crc.k16))),
+				     load_block2(src, dst, off));
+	__m128i lo, hi;
+
+	off += 32;
+	if (len - off >= 96) {
+		__m256i y0 = y, y1 = load_block2(src, dst, off), y2 = load_block2(src, dst, off + 32);
+		__m256i y3 = load_block2(src, dst, off + 64);
+
+		for (off += 96; len - off >= 128; off += 128) {
+			y0 = _mm256_xor_si256(fold2(y0, crc.k128), load_block2(src, dst, off));
+			y1 = _mm256_xor_si256(fold2(y1, crc.k128), load_block2(src, dst, off + 32));
+			y2 = _mm256_xor_si256(fold2(y2, crc.k128), load_block2(src, dst, off + 64));
+			y3 = _mm256_xor_si256(fold2(y3, crc.k128), load_block2(src, dst, off + 96));
+		}
+		y = _mm256_xor_si256(_mm256_xor_si256(fold2(y0, crc.k96), fold2(y1, crc.k64)),
+				     _mm256_xor_si256(fold2(y2, crc.k32), y3));
+	}
+	for (; len - off >= 32; off += 32)
+		y = _mm256_xor_si256(fold2(y, crc.k32), load_block2(src, dst, off));
+	rem = (len - off) / 16;		/* 0 or 1 whole block after the register */
+	*off_io = len;
+	lo = _mm256_castsi256_si128(y);
+	hi = _mm256_extracti128_si256(y, 1);
+	r = fold(lo, k_vec(crc.kb[1 + rem]));
+	if (rem == 0)
+		return _mm_xor_si128(r, hi);
+	return _mm_xor_si128(_mm_xor_si128(r, fold(hi, k_vec(crc.kb[1]))),
+			     load_block(src, dst, off));
+}
+
 /*
  * The 16-byte remainder of @p r, the remainder of everything before @p off, followed by the
  * whole blocks of @p src from @p off to @p len (len - off a multiple of 16, maybe 0).
@@ -241,6 +311,8 @@ CRC_TARGET static __m128i fold_more(__m128i r, uint8_t *dst, const uint8_t *src,
 {
 	if (crc.zmm && len - off >= 64)
 		r = fold_zmm(r, dst, src, len, &off);
+	else if (crc.ymm && len - off >= 32)
+		r = fold_ymm(r, dst, src, len, &off);
 	if (len - off >= 48 + 64) {
 		/* four accumulators over consecutive blocks, each folded 64 bytes at a time */
 		__m128i k64 = k_vec(crc.k64);

@@ -95,15 +95,16 @@ static uint16_t crc_select(void)
 	if (width >= RTE_VECT_SIMD_512 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0) {
 		rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
-		wire_crc_fold_select(true, true);
+		wire_crc_fold_select(true, true, true);
 		crc_path_name = "avx512";
 	} else if (width >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0) {
+		/* rte_net_crc has no 256-bit path; ours folds 32 bytes at a time where it can */
 		rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
-		wire_crc_fold_select(true, false);
-		crc_path_name = "sse42";
+		wire_crc_fold_select(true, width >= RTE_VECT_SIMD_256, false);
+		crc_path_name = wire_crc_fold_wide() ? "avx2-vpclmulqdq" : "sse42";
 	} else {
 		rte_net_crc_set_alg(RTE_NET_CRC_SCALAR);
-		wire_crc_fold_select(false, false);
+		wire_crc_fold_select(false, false, false);
 		crc_path_name = "scalar";
 	}
 	return width;

@@ -159,8 +159,11 @@ uint32_t wire_crc32_masked(const uint8_t *p, uint32_t len, const uint8_t *mask, 
 /* wire_crc32() runs on PCLMULQDQ (not on the rte_net_crc fallback). */
 bool wire_crc_fold_usable(void);
 
-/* Let wire_crc32() use 128-bit and 512-bit SIMD where the CPU has it, as the EAL allows. */
-void wire_crc_fold_select(bool simd128, bool simd512);
+/* Let wire_crc32() use 128-, 256- and 512-bit SIMD where the CPU has it, as the EAL allows. */
+void wire_crc_fold_select(bool simd128, bool simd256, bool simd512);
+
+/* wire_crc32() folds 32 or 64 bytes per instruction (VPCLMULQDQ). */
+bool wire_crc_fold_wide(void);
 
 /* MAC control (PAUSE, PFC) body at @p off; wire_pfc.c. */
 int wire_parse_mac_ctrl(const uint8_t *buf, uint32_t len, uint32_t off, struct roce_pkt *pkt);
