@@ -703,6 +703,52 @@ static struct incast_res incast(uint64_t seed, uint64_t headroom, uint16_t quant
 	return r;
 }
 
+/* 2:1 of 64-byte payloads into port 0 with buffer cells of @p cell bytes (0: exact bytes). */
+static void cells_run(uint32_t cell, uint64_t *max_used, uint64_t *max_qbytes, uint64_t *frame_len)
+{
+	struct roce_engine *eng = mk_engine(3);
+	struct roce_switch_conf c;
+	struct roce_switch *sw;
+	struct roce_switch_qstats q;
+
+	roce_switch_defaults(&c);
+	c.nports = 3;
+	c.cell = cell;
+	sw = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw);
+	for (int i = 0; i < 3; i++) {
+		host_init(&H[i], eng, ip4(10, 0, 0, (uint8_t)(i + 1)));
+		H[i].payload = 64;
+		connect_host(eng, sw, (uint16_t)i, &H[i], 100 * GBPS, ROCE_US);
+		route32(sw, H[i].addr, (uint16_t)i);
+	}
+	host_start(&H[1], H[0].addr, 300);
+	host_start(&H[2], H[0].addr, 300);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[0].rx, 600);
+	roce_switch_qstats(sw, 0, 3, &q);
+	*max_qbytes = q.max_qbytes;
+	*frame_len = q.tx_bytes / q.tx_frames;
+	ck_assert_uint_eq(q.tx_bytes % q.tx_frames, 0);		/* one frame size */
+	ck_assert_uint_eq(roce_switch_buffer_used(sw, max_used), 0);	/* all released */
+	teardown(eng, &sw, 1);
+}
+
+/* A frame takes whole cells of the buffer, and gives them all back. */
+START_TEST(test_buffer_cells)
+{
+	uint64_t used0, q0, len0, used1, q1, len1;
+
+	cells_run(0, &used0, &q0, &len0);
+	cells_run(512, &used1, &q1, &len1);
+	ck_assert_uint_lt(len0, 512);
+	ck_assert_uint_gt(q0, 4 * len0);		/* a queue did build */
+	ck_assert_uint_eq(used0, q0);			/* bytes: the buffer holds the queue */
+	ck_assert_uint_eq(q1, q0);			/* the same frames, at the same times */
+	ck_assert_uint_eq(used1, q1 / len1 * 512);	/* cells: 512 bytes a frame */
+}
+END_TEST
+
 START_TEST(test_incast_headroom_sized)
 {
 	struct incast_res r = incast(1, 0, 0xffff, 3000, false, NULL);
@@ -1187,6 +1233,7 @@ static Suite *switch_suite(void)
 	tcase_add_test(tc, test_scheduling);
 	tcase_add_test(tc, test_ecmp);
 	tcase_add_test(tc, test_set_route);
+	tcase_add_test(tc, test_buffer_cells);
 	tcase_add_test(tc, test_incast_headroom_sized);
 	tcase_add_test(tc, test_incast_headroom_small);
 	tcase_add_test(tc, test_pfc_frames);

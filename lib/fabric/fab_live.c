@@ -589,6 +589,16 @@ struct roce_live_switch *roce_live_open(const struct roce_live_conf *conf, char 
 			goto err_free;
 	}
 	sc.nports = (uint16_t)conf->nports;
+	/*
+	 * Every frame the buffer holds is one mbuf of a pool of LIVE_MBUFS, and the rings hold
+	 * the rest: with a cell of buffer / (LIVE_MBUFS / 2) the buffer is full (PFC, drops
+	 * counted where they belong) before the pool runs dry, however small the frames. Byte
+	 * accounting alone let 12 MiB of 64-byte frames exhaust the pool first, and a lossless
+	 * class lost frames at the port instead (rx_missed).
+	 */
+	if (sc.cell == 0)
+		sc.cell = (uint32_t)ROCE_MIN((sc.buffer + LIVE_MBUFS / 2 - 1) / (LIVE_MBUFS / 2),
+					     65536u);
 	if (sc.name == NULL)
 		sc.name = "sw";
 	/* pause quanta are timed at the wire's speed, not at the shaped egress rate */
@@ -744,8 +754,8 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		}
 	}
 	used = roce_switch_buffer_used(ls->sw, &max_used);	/* before max_used is read */
-	fprintf(out, "buffer: %lu B in use, %lu B at most\n", (unsigned long)used,
-		(unsigned long)max_used);
+	fprintf(out, "buffer: %lu B in use, %lu B at most (in cells of %u B)\n",
+		(unsigned long)used, (unsigned long)max_used, ls->sw->conf.cell);
 	for (int i = 0; i < ls->nports; i++)
 		if (ls->port[i].st.learn_full != 0) {
 			fprintf(out, "note: the learning tables (%d MACs, %d addresses) were full: "

@@ -24,7 +24,7 @@ struct sw_meta {
 	uint16_t in_port;		/* ingress port */
 	uint8_t prio;			/* priority it was classified to */
 	uint8_t l3_off;			/* IP header offset, for ECN marking at egress */
-	uint32_t len;			/* frame bytes, as charged to the buffer */
+	uint32_t len;			/* frame bytes (the buffer charges whole cells) */
 };
 
 extern int fab_meta_off;		/* dynfield offset, -1 before registration */

@@ -849,7 +849,7 @@ err:
 }
 
 static const char *const switch_keys[] = {
-	"buffer", "reserved", "pfc", "xoff", "alpha", "xon_delta", "headroom", "quanta",
+	"buffer", "cell", "reserved", "pfc", "xoff", "alpha", "xon_delta", "headroom", "quanta",
 	"watchdog", "trust_pcp", "ecmp_seed", NULL,
 };
 
@@ -857,7 +857,7 @@ static const char *const switch_keys[] = {
 static int read_switch_params(struct reader *r, struct roce_switch_conf *c)
 {
 	const char *v = get(r, "pfc");
-	uint64_t q = c->pfc_quanta, seed = c->ecmp_seed;
+	uint64_t q = c->pfc_quanta, seed = c->ecmp_seed, cell = c->cell;
 
 	if (v != NULL) {
 		if (strcmp(v, "static") == 0) {
@@ -878,7 +878,8 @@ static int read_switch_params(struct reader *r, struct roce_switch_conf *c)
 		return -EINVAL;
 	if (get_size(r, "buffer", &c->buffer) || get_size(r, "reserved", &c->reserved) ||
 	    get_size(r, "xoff", &c->xoff) || get_size(r, "xon_delta", &c->xon_delta) ||
-	    get_uint(r, "quanta", 65535, &q) || get_time(r, "watchdog", &c->watchdog) ||
+	    get_uint(r, "quanta", 65535, &q) || get_uint(r, "cell", 65536, &cell) ||
+	    get_time(r, "watchdog", &c->watchdog) ||
 	    get_bool(r, "trust_pcp", &c->trust_pcp) || get_uint(r, "ecmp_seed", UINT32_MAX, &seed))
 		return -EINVAL;
 	v = get(r, "alpha");
@@ -891,6 +892,7 @@ static int read_switch_params(struct reader *r, struct roce_switch_conf *c)
 	}
 	c->pfc_quanta = (uint16_t)q;
 	c->ecmp_seed = (uint32_t)seed;
+	c->cell = (uint32_t)cell;
 	return 0;
 }
 

@@ -33,6 +33,9 @@ struct roce_switch_conf {
 	const char *name;		/* "sw0": for counters, traces and deadlock reports */
 	uint16_t nports;		/* 1..ROCE_SWITCH_MAX_PORTS */
 	uint64_t buffer;		/* shared buffer, bytes, for all ports */
+	uint32_t cell;			/* buffer cell: a frame is charged its length rounded
+					 * up to whole cells, as a switch's memory manager
+					 * does (Tomahawk: 254 B); 0: exact bytes */
 	uint64_t reserved;		/* guaranteed bytes per ingress port and priority, before the shared pool */
 	enum roce_pfc_mode pfc_mode;
 	uint64_t xoff;			/* static: shared bytes an ingress (port, priority) may hold before XOFF */
