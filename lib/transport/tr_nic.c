@@ -522,7 +522,7 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		}
 		m = flat;
 	}
-	rc = roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), 0, &pkt);
+	rc = roce_wire_parse_rx(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &pkt);
 	if (rc == 0 && pkt.kind == ROCE_KIND_PFC) {
 		nic_pfc_rx(dev, &pkt);
 		goto out;
