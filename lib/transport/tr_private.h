@@ -77,8 +77,12 @@ void tr_qp_kick(struct roce_qp *qp);
 void tr_trace(struct roce_qp *qp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 		 const struct roce_ah_attr *av, uint32_t dqpn);
+const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp, struct roce_pkt *pkt,
+					      uint8_t opcode);
 struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
-			      const struct roce_sge *sge, uint32_t nsge, uint32_t offset);
+			      const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
+			      uint32_t nsge, uint32_t offset);
+void tr_nic_hdr_changed(struct roce_device *dev);
 
 /* Priority of what @p qp sends, from its address vector's DSCP. */
 static inline uint8_t tr_qp_prio(const struct tr_nic *nic, const struct roce_qp *qp)

@@ -294,7 +294,18 @@ struct roce_qp {
 	struct roce_wire_tmpl tx_tmpl[2]; /* headers of the last two sets sent (tr_pkt_build): with
 					   * ECN on, data (ECT(0)) and ACKs (not-ECT) differ */
 	uint8_t tx_tmpl_next;		/* which of tx_tmpl a third set replaces */
+	uint32_t hdr_gen;		/* bumped when what the headers are built from changes (the
+					 * address vector, the NIC's ECN policy); from 1 */
+	uint32_t tx_tmpl_gen[2];	/* hdr_gen tx_tmpl[i] was built at for the QP's own
+					 * connection (tr_pkt_init_conn), 0: not */
 };
+
+/* What @p qp's frame headers are built from changed: its header templates are stale. */
+static inline void verbs_qp_hdr_changed(struct roce_qp *qp)
+{
+	if (++qp->hdr_gen == 0)
+		qp->hdr_gen = 1;	/* 0 marks a template never built */
+}
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
 int verbs_rq_init(struct verbs_rq *rq, uint32_t max_wr, uint32_t max_sge);
