@@ -2,6 +2,8 @@
 #ifndef VERBS_PRIVATE_H
 #define VERBS_PRIVATE_H
 
+#include <errno.h>
+
 #include "roce_engine.h"
 #include "roce_verbs.h"
 
@@ -337,14 +339,34 @@ static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t i
 /** Add a completion; false (and the CQ marked overflowed) if it is full. */
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
-/** The MR for @p key (lkey or rkey per @p remote) in @p pd, or NULL. */
-struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote);
+/*
+ * The MR for @p key (lkey or rkey per @p remote) in @p pd, or NULL. Inline, as the next one:
+ * every message looks up a key at both ends.
+ */
+static inline struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote)
+{
+	struct roce_mr *mr = pd->dev->mr[(key >> 8) % VERBS_MAX_MR];
+
+	if (mr == NULL || mr->pd != pd || (remote ? mr->rkey : mr->lkey) != key)
+		return NULL;
+	return mr;
+}
 
 /**
  * Check that [va, va+len) lies in @p mr and @p access is allowed.
  * @return 0, -EFAULT (out of bounds), -EACCES (rights)
  */
-int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len, unsigned int access);
+static inline int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len,
+				 unsigned int access)
+{
+	uint64_t start = (uint64_t)(uintptr_t)mr->addr;
+
+	if (va < start || len > mr->length || va - start > mr->length - len)
+		return -EFAULT;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	return 0;
+}
 
 /** Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. */
 void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
