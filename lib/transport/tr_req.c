@@ -225,7 +225,8 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 		if (qp->type != ROCE_QPT_RC)
 			tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	}
-	if (qp->type == ROCE_QPT_RC)
+	/* (the timer is already running for all but the first of a burst: no call then) */
+	if (qp->type == ROCE_QPT_RC && !roce_timer_armed(&qp->comp.ack_timer))
 		tr_comp_arm_ack_timer(qp);
 	return m;
 }

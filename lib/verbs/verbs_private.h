@@ -376,7 +376,13 @@ void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offse
 int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
 		    unsigned int access);
 
-struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn);
+/* The QP numbered @p qpn, or NULL; inline: every arriving frame looks its QP up. */
+static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn)
+{
+	uint32_t i = qpn - dev->conf.qpn_base;
+
+	return i < dev->attr.max_qp ? dev->qp[i] : NULL;
+}
 
 /** Move @p qp to @p state (no checks) and tell the transport. */
 void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);
