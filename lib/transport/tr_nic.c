@@ -360,31 +360,13 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 	pkt->payload_len = 0;
 }
 
-/*
- * A packet @p qp sends on its own connection (RC, UC: to its address vector and dest_qp_num):
- * what tr_pkt_init() gives, but the Ethernet, IP and UDP fields are left out when the QP's
- * template for them is current, so only the BTH and extended headers are cleared. Data and
- * ACKs each have their template (with ECN on they differ in the ECN bits); a change of the
- * address vector or of the NIC's ECN policy makes both stale (hdr_gen).
- * @return the template to give tr_pkt_build()
- */
-const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp, struct roce_pkt *pkt,
-					      uint8_t opcode)
+/* tr_pkt_init_conn()'s first packet after a change: the whole packet, and the template rebuilt. */
+const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roce_pkt *pkt,
+						  uint8_t opcode, unsigned int i)
 {
-	unsigned int i = (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0;
-
-	if (roce_unlikely(qp->tx_tmpl_gen[i] != qp->hdr_gen)) {
-		tr_pkt_init(qp, pkt, opcode, &qp->attr.ah_attr, qp->attr.dest_qp_num);
-		(void)roce_wire_tmpl_init(&qp->tx_tmpl[i], pkt);
-		qp->tx_tmpl_gen[i] = qp->hdr_gen;
-		return &qp->tx_tmpl[i];
-	}
-	memset(&pkt->opcode, 0, offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
-	pkt->opcode = opcode;
-	pkt->pkey = 0xffff;
-	pkt->dqpn = qp->attr.dest_qp_num;
-	pkt->payload = NULL;
-	pkt->payload_len = 0;
+	tr_pkt_init(qp, pkt, opcode, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	(void)roce_wire_tmpl_init(&qp->tx_tmpl[i], pkt);
+	qp->tx_tmpl_gen[i] = qp->hdr_gen;
 	return &qp->tx_tmpl[i];
 }
 
