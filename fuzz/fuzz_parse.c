@@ -38,11 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("rebuild", why);
 	}
 
-	/* The receiving NIC's parse: the same verdict and the same fields it promises. */
-	why = check_parse_rx(data, (uint32_t)size);
-	if (why != NULL)
-		fail("parse_rx", why);
-
 	/* Without the ICRC every verdict is the same, except an ICRC mismatch that disappears. */
 	{
 		struct roce_pkt fast;
