@@ -188,4 +188,3 @@ int roce_query_gid(const struct roce_device *dev, uint8_t port, int index, struc
 	}
 	return -EINVAL;
 }
-

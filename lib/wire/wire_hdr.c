@@ -330,7 +330,7 @@ static uint32_t rx_ip(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 	default:
 		return 0;
 	}
-	/* a BTH and an ICRC fit: parse_transport() then reads no byte beyond @end */
+	/* a UDP header, a BTH and an ICRC fit in the datagram, which fits in the frame */
 	if (end < l4 + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
 	    rd16(buf + l4 + 2) != ROCE_UDP_PORT || rd16(buf + l4 + 4) != end - l4)
 		return 0;
