@@ -487,6 +487,63 @@ START_TEST(test_rc_write)
 END_TEST
 
 /*
+ * Headers follow what they are built from: the QP keeps prebuilt ones (tr_pkt_init_conn), so a
+ * change of the NIC's ECN policy or of the address vector (SQD -> SQD) must show in the next
+ * frame.
+ */
+START_TEST(test_rc_headers_follow_changes)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp_attr a = { .qp_state = ROCE_QPS_SQD };
+	struct roce_nic_qos qos;
+	struct tap_pkt t[32];
+	struct roce_qp *q[2];
+	struct roce_wc wc[1];
+	int n, seen = 0;
+
+	fx_setup();
+	connect_pair(q, &c);
+	tap_start();
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 1, 0, 64, 0, ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+
+	roce_device_qos(fx.h[0].dev, &qos);
+	qos.ecn = true;
+	ck_assert_int_eq(roce_device_set_qos(fx.h[0].dev, &qos), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 2, 0, 64, 0, ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_STATE), 0);
+	drain();
+	a.ah_attr.dip = fx.h[1].ip;
+	a.ah_attr.ip_ver = 4;
+	a.ah_attr.traffic_class = 26 << 2;
+	a.ah_attr.hop_limit = 9;
+	memcpy(a.ah_attr.dmac, fx.h[1].mac, 6);
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_AV), 0);
+	a.qp_state = ROCE_QPS_RTS;
+	ck_assert_int_eq(roce_modify_qp(q[0], &a, ROCE_QP_STATE), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 3, 0, 64, 0, ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+	drain();
+
+	n = tap_read(t, ROCE_DIM(t));
+	for (int i = 0; i < n; i++) {
+		const struct roce_pkt *p = &t[i].p;
+
+		if (p->opcode != ROCE_OP_RC_RDMA_WRITE_ONLY)
+			continue;
+		ck_assert_uint_eq(p->ecn, seen == 0 ? 0 : 2);
+		ck_assert_uint_eq(p->dscp, seen == 2 ? 26 : 0);
+		ck_assert_uint_eq(p->ttl, seen == 2 ? 9 : 64);
+		seen++;
+	}
+	ck_assert_int_eq(seen, 3);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/*
  * AckReq coalescing: a message with another WQE queued behind it does not ask for an ACK. If
  * the QP then stops starting messages (SQD), the message still completes at once, without a
  * local ACK timeout, and the WQE behind it waits for RTS.
@@ -2035,6 +2092,7 @@ static Suite *transport_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rc_send_family);
 	tcase_add_test(tc, test_rc_write);
+	tcase_add_test(tc, test_rc_headers_follow_changes);
 	tcase_add_test(tc, test_rc_ackreq_sqd);
 	tcase_add_test(tc, test_rc_ackreq_coalesce);
 	tcase_add_test(tc, test_rc_start_psn_not_retransmit);

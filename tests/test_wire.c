@@ -1300,6 +1300,8 @@ START_TEST(test_guard_truncations)
 			const char *why = check_decode(p, t, rc, &pkt, true);
 
 			REQUIRE(why == NULL, "base %u cut at %u: %s", b, t, why);
+			why = check_parse_rx(p, t);
+			REQUIRE(why == NULL, "base %u cut at %u: %s", b, t, why);
 			if (t >= need) {
 				REQUIRE(rc == 0, "base %u cut at %u: %s", b, t,
 					      roce_wire_strerror(pkt.err));
@@ -1320,6 +1322,7 @@ START_TEST(test_guard_truncations)
 			p = guard_put(&g, padded, base_lens[b] + x);
 			REQUIRE(roce_wire_parse(p, base_lens[b] + x, 0, &pkt) == 0, "base %u + %u", b, x);
 			REQUIRE(pkt_cmp(&full, &pkt) == NULL, "base %u + %u", b, x);
+			REQUIRE(check_parse_rx(p, base_lens[b] + x) == NULL, "base %u + %u", b, x);
 		}
 	}
 	guard_fini(&g);
@@ -1418,6 +1421,8 @@ START_TEST(test_mutations)
 		rc = roce_wire_parse(p, len, flags, &pkt);
 		why = check_decode(p, len, rc, &pkt, !(flags & ROCE_PARSE_NO_ICRC));
 		REQUIRE(why == NULL, "iteration %ld (base %u, len %u): %s", it, b, len, why);
+		why = check_parse_rx(p, len);
+		REQUIRE(why == NULL, "iteration %ld (base %u, len %u): %s", it, b, len, why);
 		roce_pkt_snprint(text, rnd_below(&s, 40), &pkt);	/* a short buffer cuts cleanly */
 		n = roce_pkt_snprint(text, sizeof(text), &pkt);
 		REQUIRE(n > 0 && n < (int)sizeof(text) && strlen(text) == (size_t)n, "snprint %d", n);
@@ -1439,6 +1444,8 @@ START_TEST(test_mutations)
 			rc = roce_wire_parse(p, len, 0, &pkt);
 			REQUIRE(rc == 0 && pkt.icrc_ok, "iteration %ld: repaired ICRC: %s", it,
 				      roce_wire_strerror(pkt.err));
+			why = check_parse_rx(p, len);
+			REQUIRE(why == NULL, "iteration %ld: repaired ICRC: %s", it, why);
 			fixed_ok++;
 		}
 	}

@@ -76,13 +76,49 @@ static inline uint32_t ref_icrc(const uint8_t *buf, const struct roce_pkt *pkt, 
 			return #f; \
 	} while (0)
 
+/* Compare the extended headers of @p a's opcode. @return NULL, or the first field that differs */
+static inline const char *ext_cmp(const struct roce_pkt *a, const struct roce_pkt *b)
+{
+	uint32_t mask;
+
+	mask = roce_opcode[a->opcode].mask;
+	if (mask & ROCE_F_DETH) {
+		CHK_CMP(deth.qkey);
+		CHK_CMP(deth.srcqp);
+	}
+	if (mask & ROCE_F_FETH)
+		CHK_CMP(feth);
+	if (mask & ROCE_F_RETH) {
+		CHK_CMP(reth.va);
+		CHK_CMP(reth.rkey);
+		CHK_CMP(reth.dmalen);
+	}
+	if (mask & ROCE_F_ATMETH) {
+		CHK_CMP(atmeth.va);
+		CHK_CMP(atmeth.rkey);
+		CHK_CMP(atmeth.swap);
+		CHK_CMP(atmeth.cmp);
+	}
+	if (mask & ROCE_F_AETH) {
+		CHK_CMP(aeth.syndrome);
+		CHK_CMP(aeth.msn);
+	}
+	if (mask & ROCE_F_ATMACK)
+		CHK_CMP(atmack_orig);
+	if (mask & ROCE_F_IMMDT)
+		CHK_CMP(immdt);
+	if (mask & ROCE_F_IETH)
+		CHK_CMP(ieth_rkey);
+	return NULL;
+}
+
 /*
  * Compare the fields two frames share (a descriptor that was built and what parsing it gave,
  * or two parses). @return NULL if equal, else the name of the first field that differs
  */
 static inline const char *pkt_cmp(const struct roce_pkt *a, const struct roce_pkt *b)
 {
-	uint32_t mask;
+	const char *diff;
 
 	CHK_CMP(kind);
 	if (memcmp(a->dmac, b->dmac, 6) != 0)
@@ -138,34 +174,9 @@ static inline const char *pkt_cmp(const struct roce_pkt *a, const struct roce_pk
 	CHK_CMP(ackreq);
 	CHK_CMP(resv7);
 	CHK_CMP(psn);
-	mask = roce_opcode[a->opcode].mask;
-	if (mask & ROCE_F_DETH) {
-		CHK_CMP(deth.qkey);
-		CHK_CMP(deth.srcqp);
-	}
-	if (mask & ROCE_F_FETH)
-		CHK_CMP(feth);
-	if (mask & ROCE_F_RETH) {
-		CHK_CMP(reth.va);
-		CHK_CMP(reth.rkey);
-		CHK_CMP(reth.dmalen);
-	}
-	if (mask & ROCE_F_ATMETH) {
-		CHK_CMP(atmeth.va);
-		CHK_CMP(atmeth.rkey);
-		CHK_CMP(atmeth.swap);
-		CHK_CMP(atmeth.cmp);
-	}
-	if (mask & ROCE_F_AETH) {
-		CHK_CMP(aeth.syndrome);
-		CHK_CMP(aeth.msn);
-	}
-	if (mask & ROCE_F_ATMACK)
-		CHK_CMP(atmack_orig);
-	if (mask & ROCE_F_IMMDT)
-		CHK_CMP(immdt);
-	if (mask & ROCE_F_IETH)
-		CHK_CMP(ieth_rkey);
+	diff = ext_cmp(a, b);
+	if (diff != NULL)
+		return diff;
 	CHK_CMP(payload_len);
 	if (a->payload_len != 0 && a->payload != NULL && b->payload != NULL &&
 	    memcmp(a->payload, b->payload, a->payload_len) != 0)
@@ -310,6 +321,60 @@ static inline const char *check_rebuild(const struct roce_pkt *pkt, uint8_t *scr
 	if (diff != NULL)
 		return diff;
 	return NULL;
+}
+
+/*
+ * roce_wire_parse_rx() against roce_wire_parse(buf, len, 0): the same verdict, and for a frame
+ * it accepts every field it promises the same (into a descriptor filled with garbage first, so
+ * a field it forgets shows). @return NULL, or what differs
+ */
+static inline const char *check_parse_rx(const uint8_t *buf, uint32_t len)
+{
+	struct roce_pkt full, rx;
+	int rc = roce_wire_parse(buf, len, 0, &full);
+
+	memset(&rx, 0xa5, sizeof(rx));
+	if (roce_wire_parse_rx(buf, len, &rx) != rc)
+		return "parse_rx: another return value";
+	if (rx.err != full.err)
+		return "parse_rx: another error";
+	if (rc != 0 || full.kind != ROCE_KIND_ROCEV2 || full.nvlan != 0)
+		return NULL;
+	{
+		const struct roce_pkt *a = &full, *b = &rx;
+
+		CHK_CMP(kind);
+		CHK_CMP(len);
+		CHK_CMP(nvlan);
+		CHK_CMP(ip_ver);
+		CHK_CMP(dscp);
+		CHK_CMP(ecn);
+		CHK_CMP(ttl);
+		CHK_CMP(sport);
+		CHK_CMP(dport);
+		CHK_CMP(opcode);
+		CHK_CMP(se);
+		CHK_CMP(pad);
+		CHK_CMP(becn);
+		CHK_CMP(dqpn);
+		CHK_CMP(ackreq);
+		CHK_CMP(psn);
+		CHK_CMP(payload);
+		CHK_CMP(payload_len);
+		CHK_CMP(icrc);
+		CHK_CMP(icrc_calc);
+		CHK_CMP(icrc_ok);
+		CHK_CMP(l3_off);
+		CHK_CMP(l4_off);
+		CHK_CMP(bth_off);
+		CHK_CMP(payload_off);
+		if (memcmp(a->dmac, b->dmac, 6) != 0 || memcmp(a->smac, b->smac, 6) != 0)
+			return "parse_rx: MAC";
+		if (memcmp(&a->src, &b->src, sizeof(a->src)) != 0 ||
+		    memcmp(&a->dst, &b->dst, sizeof(a->dst)) != 0)
+			return "parse_rx: address";
+		return ext_cmp(a, b);
+	}
 }
 
 #endif /* WIRE_CHECK_H */

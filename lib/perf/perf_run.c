@@ -450,6 +450,18 @@ static int run_bw(struct perf_ctx *c)
 	roce_time_t deadline = conf->duration > 0 ? (roce_time_t)(conf->duration * ROCE_SEC) :
 			       ROCE_TIME_NEVER;
 	bool send = conf->test == ROCE_PERF_SEND_BW;
+	/*
+	 * send_bw re-posts each receive it polls. With -n the loop sleeps until a completion
+	 * (run_to_completion); it need not wake for every receive completion when the receives
+	 * it re-posts at each send completion cannot run out before the next one. That holds for
+	 * RC with rx_depth >= tx_depth: a message completes only after it arrived, so what
+	 * arrives between two wake-ups was outstanding at the first (at most tx_depth per QP),
+	 * and at each wake-up every receive used so far has been polled and posted again. The
+	 * frames and their times are then the same; the loop runs once per send completion
+	 * (one ACK may cover several messages), not once per message. UC and UD complete a
+	 * send when it leaves, so more than tx_depth may be on their way: they keep waking.
+	 */
+	bool wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
 	struct roce_wc wc[PERF_CQ_BATCH];
 	uint64_t atomic_start = 0;
 
@@ -461,7 +473,7 @@ static int run_bw(struct perf_ctx *c)
 				if (post_recv(c, 1, q, s % c->nslots) != 0)
 					return -ENOMEM;
 	roce_cq_set_notify(c->host[0].scq, perf_cq_notify, c);
-	if (send)
+	if (wake_rx)
 		roce_cq_set_notify(c->host[1].rcq, perf_cq_notify, c);
 	c->t_start = roce_engine_now(c->eng);
 	record_window(c, 0);

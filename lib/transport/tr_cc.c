@@ -104,6 +104,7 @@ int roce_device_set_cc(struct roce_device *dev, const char *algo, const char *co
 		if (nkv > 0)
 			return cc_err(err, errlen, "none: takes no parameters ('%s')", kv[0]);
 		nic->cc = NULL;
+		tr_nic_hdr_changed(dev);	/* ECN marking may go with it */
 		return 0;
 	}
 	ops = cc_find(algo);
@@ -125,6 +126,7 @@ int roce_device_set_cc(struct roce_device *dev, const char *algo, const char *co
 	conf->older = nic->cc_all;
 	nic->cc_all = conf;
 	nic->cc = conf;
+	tr_nic_hdr_changed(dev);	/* ECN marking may come with it */
 	return 0;
 }
 

@@ -360,15 +360,34 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 	pkt->payload_len = 0;
 }
 
+/* tr_pkt_init_conn()'s first packet after a change: the whole packet, and the template rebuilt. */
+const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roce_pkt *pkt,
+						  uint8_t opcode, unsigned int i)
+{
+	tr_pkt_init(qp, pkt, opcode, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	(void)roce_wire_tmpl_init(&qp->tx_tmpl[i], pkt);
+	qp->tx_tmpl_gen[i] = qp->hdr_gen;
+	return &qp->tx_tmpl[i];
+}
+
+/* The headers of every QP of @p dev are built from something else now (ECN policy). */
+void tr_nic_hdr_changed(struct roce_device *dev)
+{
+	for (uint32_t i = 0; i < dev->attr.max_qp; i++)
+		if (dev->qp[i] != NULL)
+			verbs_qp_hdr_changed(dev->qp[i]);
+}
+
 /*
- * Build @p pkt into a fresh mbuf. The payload comes from pkt->payload if set, else from
- * @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
+ * Build @p pkt into a fresh mbuf, its headers from @p tmpl (from tr_pkt_init_conn()) or, if
+ * NULL, from whichever of the QP's last two sets matches. The payload comes from pkt->payload
+ * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
  */
 struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
-			      const struct roce_sge *sge, uint32_t nsge, uint32_t offset)
+			      const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
+			      uint32_t nsge, uint32_t offset)
 {
 	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
-	struct roce_wire_tmpl *tmpl;
 
 	if (m == NULL) {
 		VERBS_CNT(qp->dev, TX_NO_MBUF);
@@ -388,18 +407,27 @@ struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 			pkt->payload = buf;
 		}
 	}
-	/* the last two sets of headers are kept: most packets only patch them */
-	tmpl = &qp->tx_tmpl[0];
-	if (!roce_wire_tmpl_match(tmpl, pkt)) {
-		tmpl = &qp->tx_tmpl[1];
+	if (tmpl == NULL) {
+		/* the last two sets of headers are kept: most packets only patch them */
+		tmpl = &qp->tx_tmpl[0];
 		if (!roce_wire_tmpl_match(tmpl, pkt)) {
-			tmpl = &qp->tx_tmpl[qp->tx_tmpl_next];
-			qp->tx_tmpl_next ^= 1;
-			(void)roce_wire_tmpl_init(tmpl, pkt);
+			tmpl = &qp->tx_tmpl[1];
+			if (!roce_wire_tmpl_match(tmpl, pkt)) {
+				struct roce_wire_tmpl *t = &qp->tx_tmpl[qp->tx_tmpl_next];
+
+				qp->tx_tmpl_gen[qp->tx_tmpl_next] = 0;
+				qp->tx_tmpl_next ^= 1;
+				(void)roce_wire_tmpl_init(t, pkt);
+				tmpl = t;
+			}
 		}
 	}
-	if ((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) :
-			   roce_wire_build_mbuf(pkt, 0, m)) < 0) {
+	/*
+	 * A template is refused only for headers roce_wire_build() refuses too (an address
+	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
+	 * lack them, then fails here as it would there.
+	 */
+	if ((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) : -EINVAL) < 0) {
 		rte_pktmbuf_free(m);
 		VERBS_CNT(qp->dev, TX_NO_MBUF);
 		return NULL;
@@ -522,7 +550,7 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		}
 		m = flat;
 	}
-	rc = roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), 0, &pkt);
+	rc = roce_wire_parse_rx(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &pkt);
 	if (rc == 0 && pkt.kind == ROCE_KIND_PFC) {
 		nic_pfc_rx(dev, &pkt);
 		goto out;
@@ -601,6 +629,7 @@ int roce_device_set_qos(struct roce_device *dev, const struct roce_nic_qos *qos)
 	if (qos->cnp_dscp > 63)
 		return -EINVAL;
 	nic->qos = *qos;
+	tr_nic_hdr_changed(dev);
 	if (nic->link != NULL)
 		roce_link_kick(nic->link, nic->dir);
 	return 0;

@@ -2,7 +2,9 @@
 #ifndef TR_PRIVATE_H
 #define TR_PRIVATE_H
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "roce_transport.h"
 #include "verbs_private.h"
@@ -77,8 +79,37 @@ void tr_qp_kick(struct roce_qp *qp);
 void tr_trace(struct roce_qp *qp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 		 const struct roce_ah_attr *av, uint32_t dqpn);
+const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roce_pkt *pkt,
+						  uint8_t opcode, unsigned int i);
 struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
-			      const struct roce_sge *sge, uint32_t nsge, uint32_t offset);
+			      const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
+			      uint32_t nsge, uint32_t offset);
+void tr_nic_hdr_changed(struct roce_device *dev);
+
+/*
+ * A packet @p qp sends on its own connection (RC, UC: to its address vector and dest_qp_num):
+ * what tr_pkt_init() gives, but the Ethernet, IP and UDP fields are left out when the QP's
+ * template for them is current, so only the BTH and extended headers are cleared. Data and
+ * ACKs each have their template (with ECN on they differ in the ECN bits); a change of the
+ * address vector or of the NIC's ECN policy makes both stale (hdr_gen). Inline: it runs for
+ * every frame.
+ * @return the template to give tr_pkt_build()
+ */
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
+							     struct roce_pkt *pkt, uint8_t opcode)
+{
+	unsigned int i = (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0;
+
+	if (roce_unlikely(qp->tx_tmpl_gen[i] != qp->hdr_gen))
+		return tr_pkt_init_conn_new(qp, pkt, opcode, i);
+	memset(&pkt->opcode, 0, offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
+	pkt->opcode = opcode;
+	pkt->pkey = 0xffff;
+	pkt->dqpn = qp->attr.dest_qp_num;
+	pkt->payload = NULL;
+	pkt->payload_len = 0;
+	return &qp->tx_tmpl[i];
+}
 
 /* Priority of what @p qp sends, from its address vector's DSCP. */
 static inline uint8_t tr_qp_prio(const struct tr_nic *nic, const struct roce_qp *qp)

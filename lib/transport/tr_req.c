@@ -125,7 +125,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 {
 	struct tr_req *req = &qp->req;
 	struct verbs_send_wqe *wqe;
-	const struct roce_ah_attr *av;
+	const struct roce_wire_tmpl *tmpl = NULL;
 	struct roce_pkt pkt;
 	struct rte_mbuf *m;
 	uint32_t idx, len, n;
@@ -146,9 +146,10 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	idx = roce_psn_diff(req->psn, wqe->first_psn) >= 0 ?
 	      (uint32_t)roce_psn_diff(req->psn, wqe->first_psn) : 0;
 	opcode = req_opcode(qp, wqe, idx, wqe->npsn);
-	av = qp->type == ROCE_QPT_UD ? &wqe->av : &qp->attr.ah_attr;
-	tr_pkt_init(qp, &pkt, opcode, av, qp->type == ROCE_QPT_UD ? wqe->wr.wr.ud.remote_qpn :
-					  qp->attr.dest_qp_num);
+	if (qp->type == ROCE_QPT_UD)
+		tr_pkt_init(qp, &pkt, opcode, &wqe->av, wqe->wr.wr.ud.remote_qpn);
+	else
+		tmpl = tr_pkt_init_conn(qp, &pkt, opcode);
 	pkt.psn = req->psn;
 
 	switch (wqe->wr.opcode) {
@@ -201,9 +202,9 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	}
 	if (wqe->wr.send_flags & ROCE_SEND_INLINE) {
 		pkt.payload = wqe->inline_data + req->offset;
-		m = tr_pkt_build(qp, &pkt, NULL, 0, 0);
+		m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0);
 	} else {
-		m = tr_pkt_build(qp, &pkt, wqe->sge, (uint32_t)wqe->wr.num_sge, req->offset);
+		m = tr_pkt_build(qp, &pkt, tmpl, wqe->sge, (uint32_t)wqe->wr.num_sge, req->offset);
 	}
 	if (m == NULL)
 		return NULL;
@@ -224,7 +225,8 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 		if (qp->type != ROCE_QPT_RC)
 			tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	}
-	if (qp->type == ROCE_QPT_RC)
+	/* (the timer is already running for all but the first of a burst: no call then) */
+	if (qp->type == ROCE_QPT_RC && !roce_timer_armed(&qp->comp.ack_timer))
 		tr_comp_arm_ack_timer(qp);
 	return m;
 }

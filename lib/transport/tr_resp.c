@@ -467,6 +467,7 @@ void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
 /* Build one READ response or atomic ACK for resource @p r. */
 static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 {
+	const struct roce_wire_tmpl *tmpl;
 	struct roce_pkt pkt;
 	struct rte_mbuf *m;
 	uint32_t len = 0;
@@ -484,7 +485,7 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 	} else {
 		op = ROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
 	}
-	tr_pkt_init(qp, &pkt, op, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	tmpl = tr_pkt_init_conn(qp, &pkt, op);
 	pkt.psn = r->cur_psn;
 	pkt.aeth.syndrome = AETH_ACK_NO_CREDIT;
 	pkt.aeth.msn = r->msn;
@@ -492,7 +493,7 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 	pkt.payload_len = len;
 	if (len != 0)
 		pkt.payload = (const uint8_t *)(uintptr_t)r->va;
-	m = tr_pkt_build(qp, &pkt, NULL, 0, 0);
+	m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0);
 	if (m == NULL)
 		return NULL;
 	r->va += len;
@@ -510,14 +511,15 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
 {
 	struct tr_resp *resp = &qp->resp;
+	const struct roce_wire_tmpl *tmpl;
 	struct roce_pkt pkt;
 	struct rte_mbuf *m;
 
-	tr_pkt_init(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	tmpl = tr_pkt_init_conn(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE);
 	pkt.psn = resp->ack_psn;
 	pkt.aeth.syndrome = resp->ack == RESP_ACK_NAK ? resp->nak_syndrome : AETH_ACK_NO_CREDIT;
 	pkt.aeth.msn = resp->msn;
-	m = tr_pkt_build(qp, &pkt, NULL, 0, 0);
+	m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0);
 	if (m == NULL)
 		return NULL;
 	if (resp->ack == RESP_ACK_ACK)

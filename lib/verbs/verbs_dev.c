@@ -188,10 +188,3 @@ int roce_query_gid(const struct roce_device *dev, uint8_t port, int index, struc
 	}
 	return -EINVAL;
 }
-
-struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn)
-{
-	uint32_t i = qpn - dev->conf.qpn_base;
-
-	return i < dev->attr.max_qp ? dev->qp[i] : NULL;
-}

@@ -95,26 +95,6 @@ uint32_t roce_mr_rkey(const struct roce_mr *mr)
 	return mr->rkey;
 }
 
-struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote)
-{
-	struct roce_mr *mr = pd->dev->mr[(key >> 8) % VERBS_MAX_MR];
-
-	if (mr == NULL || mr->pd != pd || (remote ? mr->rkey : mr->lkey) != key)
-		return NULL;
-	return mr;
-}
-
-int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len, unsigned int access)
-{
-	uint64_t start = (uint64_t)(uintptr_t)mr->addr;
-
-	if (va < start || len > mr->length || va - start > mr->length - len)
-		return -EFAULT;
-	if ((mr->access & access) != access)
-		return -EACCES;
-	return 0;
-}
-
 int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
 		    unsigned int access)
 {

@@ -2,6 +2,8 @@
 #ifndef VERBS_PRIVATE_H
 #define VERBS_PRIVATE_H
 
+#include <errno.h>
+
 #include "roce_engine.h"
 #include "roce_verbs.h"
 
@@ -294,7 +296,18 @@ struct roce_qp {
 	struct roce_wire_tmpl tx_tmpl[2]; /* headers of the last two sets sent (tr_pkt_build): with
 					   * ECN on, data (ECT(0)) and ACKs (not-ECT) differ */
 	uint8_t tx_tmpl_next;		/* which of tx_tmpl a third set replaces */
+	uint32_t hdr_gen;		/* bumped when what the headers are built from changes (the
+					 * address vector, the NIC's ECN policy); from 1 */
+	uint32_t tx_tmpl_gen[2];	/* hdr_gen tx_tmpl[i] was built at for the QP's own
+					 * connection (tr_pkt_init_conn), 0: not */
 };
+
+/* What @p qp's frame headers are built from changed: its header templates are stale. */
+static inline void verbs_qp_hdr_changed(struct roce_qp *qp)
+{
+	if (++qp->hdr_gen == 0)
+		qp->hdr_gen = 1;	/* 0 marks a template never built */
+}
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
 int verbs_rq_init(struct verbs_rq *rq, uint32_t max_wr, uint32_t max_sge);
@@ -326,14 +339,34 @@ static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t i
 /** Add a completion; false (and the CQ marked overflowed) if it is full. */
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
-/** The MR for @p key (lkey or rkey per @p remote) in @p pd, or NULL. */
-struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote);
+/*
+ * The MR for @p key (lkey or rkey per @p remote) in @p pd, or NULL. Inline, as the next one:
+ * every message looks up a key at both ends.
+ */
+static inline struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote)
+{
+	struct roce_mr *mr = pd->dev->mr[(key >> 8) % VERBS_MAX_MR];
+
+	if (mr == NULL || mr->pd != pd || (remote ? mr->rkey : mr->lkey) != key)
+		return NULL;
+	return mr;
+}
 
 /**
  * Check that [va, va+len) lies in @p mr and @p access is allowed.
  * @return 0, -EFAULT (out of bounds), -EACCES (rights)
  */
-int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len, unsigned int access);
+static inline int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t len,
+				 unsigned int access)
+{
+	uint64_t start = (uint64_t)(uintptr_t)mr->addr;
+
+	if (va < start || len > mr->length || va - start > mr->length - len)
+		return -EFAULT;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	return 0;
+}
 
 /** Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. */
 void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
@@ -343,7 +376,13 @@ void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offse
 int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
 		    unsigned int access);
 
-struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn);
+/* The QP numbered @p qpn, or NULL; inline: every arriving frame looks its QP up. */
+static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn)
+{
+	uint32_t i = qpn - dev->conf.qpn_base;
+
+	return i < dev->attr.max_qp ? dev->qp[i] : NULL;
+}
 
 /** Move @p qp to @p state (no checks) and tell the transport. */
 void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);

@@ -179,6 +179,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	qp->mtu = roce_mtu_bytes(qp->attr.path_mtu);
 	/* a per-QP entropy port in the dynamic range, as rxe and ConnectX derive one */
 	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e3779b1u) >> 18));
+	qp->hdr_gen = 1;
 	pd->refs++;
 	qp->scq->refs++;
 	if (qp->rcq != NULL)
@@ -299,6 +300,7 @@ static int apply_attrs(struct roce_qp *qp, const struct roce_qp_attr *attr, unsi
 		qp->attr.ah_attr = attr->ah_attr;
 		if (attr->ah_attr.sport != 0)
 			qp->sport = attr->ah_attr.sport;
+		verbs_qp_hdr_changed(qp);
 	}
 	if (mask & ROCE_QP_PKEY_INDEX)
 		qp->attr.pkey_index = attr->pkey_index;

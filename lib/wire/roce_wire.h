@@ -315,6 +315,20 @@ struct roce_pkt {
  */
 int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt);
 
+/**
+ * A receiving NIC's parse: the same return value and pkt->err as roce_wire_parse(buf, len, 0,
+ * pkt) for every input, but an untagged, well-formed RoCEv2 frame with a good ICRC gets only the
+ * fields a transport reads: kind, err, len, dmac, smac, nvlan, ip_ver, dscp, ecn, ttl, src, dst
+ * (all 16 bytes), sport, dport, the BTH's opcode, se, pad, becn, dqpn, ackreq and psn, the
+ * extended headers of the opcode, payload, payload_len, icrc, icrc_calc, icrc_ok and the offsets
+ * l3_off, l4_off, bth_off, payload_off. The other fields are left as they were (no memset of
+ * the whole descriptor and no decoding of what nobody reads, for the per-frame cost); any other
+ * frame is decoded in full by roce_wire_parse().
+ * @param buf  frame bytes (no FCS); borrowed: pkt->payload points into it
+ * @return as roce_wire_parse()
+ */
+int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt);
+
 /** Default values for a frame to build: MACs, 10.0.0.1→10.0.0.2, TTL 64, pkey 0xffff, ... */
 void roce_pkt_init(struct roce_pkt *pkt, enum roce_kind kind, uint8_t opcode);
 

@@ -105,7 +105,8 @@ int roce_wire_frame_len(const struct roce_pkt *pkt, unsigned int flags)
 	return (int)len;
 }
 
-static void build_ext(const struct roce_pkt *pkt, uint8_t *h)
+/* Inlined: the template path (roce_wire_tmpl_build) runs it for every frame a QP sends. */
+static inline __attribute__((always_inline)) void build_ext(const struct roce_pkt *pkt, uint8_t *h)
 {
 	const struct roce_opcode_info *info = &roce_opcode[pkt->opcode];
 	uint8_t *p;
@@ -148,7 +149,8 @@ static void build_ext(const struct roce_pkt *pkt, uint8_t *h)
 		memset(h, 0, ROCE_CNP_PAD_LEN);
 }
 
-static void build_bth(const struct roce_pkt *pkt, uint8_t pad, uint8_t *bth)
+static inline __attribute__((always_inline)) void build_bth(const struct roce_pkt *pkt, uint8_t pad,
+								 uint8_t *bth)
 {
 	bth[0] = pkt->opcode;
 	bth[1] = (uint8_t)(pkt->se << 7 | pkt->mig << 6 | pad << 4 | (pkt->tver & 0xf));
@@ -389,19 +391,19 @@ static int tmpl_frame_len(const struct roce_wire_tmpl *t, const struct roce_pkt 
 	return len > UINT16_MAX ? -EINVAL : (int)len;
 }
 
-int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt, uint8_t *buf,
-			 uint32_t size)
+/* Write the frame of @p len bytes (tmpl_frame_len()) for @p pkt from @p t into @p buf. */
+static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wire_tmpl *t,
+							      const struct roce_pkt *pkt, uint8_t *buf,
+							      uint32_t len)
 {
-	int rc = tmpl_frame_len(t, pkt);
-	uint32_t pad = pad_of(pkt, 0), l4_len, len, icrc_off;
+	uint32_t pad = pad_of(pkt, 0), l4_len, icrc_off;
 	uint8_t *ip, *p;
 
-	if (rc < 0)
-		return rc;
-	len = (uint32_t)rc;
-	if (len > size)
-		return -ENOSPC;
-	memcpy(buf, t->hdr, t->bth_off);
+	/* constant lengths for the two shapes a template has: inlined copies, not a call */
+	if (t->ip_ver == 4)
+		memcpy(buf, t->hdr, ETHER_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN);
+	else
+		memcpy(buf, t->hdr, ETHER_HDR_LEN + IPV6_HDR_LEN + UDP_HDR_LEN);
 	/* the lengths count from the UDP header to the end (roce_wire_build's l4_len) */
 	l4_len = len - (t->bth_off - UDP_HDR_LEN);
 	ip = buf + t->l3_off;
@@ -420,15 +422,27 @@ int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *
 	build_bth(pkt, (uint8_t)pad, buf + t->bth_off);
 	build_ext(pkt, buf + t->bth_off + ROCE_BTH_LEN);
 
-	p = buf + t->bth_off + ext_len(pkt->opcode);
+	icrc_off = len - ROCE_ICRC_LEN;
+	p = buf + icrc_off - pad - pkt->payload_len;
 	if (pkt->payload != NULL)
 		memcpy(p, pkt->payload, pkt->payload_len);
 	else
 		fill_ramp(p, pkt->payload_len);
 	memset(p + pkt->payload_len, 0, pad);
-	icrc_off = len - ROCE_ICRC_LEN;
 	wr32le(buf + icrc_off, wire_icrc(buf, t->l3_off, t->bth_off, icrc_off, t->ip_ver == 4, true));
 	return (int)len;
+}
+
+int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt, uint8_t *buf,
+			 uint32_t size)
+{
+	int len = tmpl_frame_len(t, pkt);
+
+	if (len < 0)
+		return len;
+	if ((uint32_t)len > size)
+		return -ENOSPC;
+	return tmpl_write(t, pkt, buf, (uint32_t)len);
 }
 
 int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
@@ -442,5 +456,5 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
 	if (dst == NULL)
 		return -ENOSPC;
-	return roce_wire_tmpl_build(t, pkt, dst, (uint32_t)len);
+	return tmpl_write(t, pkt, dst, (uint32_t)len);
 }

@@ -288,3 +288,103 @@ int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct
 	pkt->bth_off = (uint16_t)(pkt->l4_off + UDP_HDR_LEN);
 	return parse_transport(buf, end, flags, pkt);
 }
+
+/*
+ * The untagged IPv4 or IPv6 header of a frame @p roce_wire_parse_rx() takes on its fast path:
+ * every check of parse_ipv4()/parse_ipv6() and of the UDP length passes, with no IPv4 options
+ * and no fragment bits. @return the end of the datagram, or 0 (let roce_wire_parse() decide)
+ */
+static uint32_t rx_ip(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
+{
+	const uint8_t *ip = buf + ETHER_HDR_LEN;
+	uint32_t end, l4;
+
+	switch (rd16(buf + 12)) {
+	case ETHERTYPE_IPV4:
+		end = ETHER_HDR_LEN + rd16(ip + 2);
+		l4 = ETHER_HDR_LEN + IPV4_HDR_LEN;
+		if (ip[0] != 0x45 || ip[9] != IPPROTO_UDP_NUM || (rd16(ip + 6) & 0x3fff) != 0 ||
+		    end > len || wire_ipv4_sum(ip, IPV4_HDR_LEN, false) != 0xffff)
+			return 0;
+		pkt->ip_ver = 4;
+		pkt->dscp = ip[1] >> 2;
+		pkt->ecn = ip[1] & 3;
+		pkt->ttl = ip[8];
+		memset(pkt->src.b + 4, 0, 12);
+		memset(pkt->dst.b + 4, 0, 12);
+		memcpy(pkt->src.b, ip + 12, 4);
+		memcpy(pkt->dst.b, ip + 16, 4);
+		break;
+	case ETHERTYPE_IPV6:
+		end = ETHER_HDR_LEN + IPV6_HDR_LEN + rd16(ip + 4);
+		l4 = ETHER_HDR_LEN + IPV6_HDR_LEN;
+		if (ip[0] >> 4 != 6 || ip[6] != IPPROTO_UDP_NUM || end > len)
+			return 0;
+		pkt->ip_ver = 6;
+		pkt->dscp = (uint8_t)(rd32(ip) >> 22) & 0x3f;
+		pkt->ecn = (rd32(ip) >> 20) & 3;
+		pkt->ttl = ip[7];
+		memcpy(pkt->src.b, ip + 8, 16);
+		memcpy(pkt->dst.b, ip + 24, 16);
+		break;
+	default:
+		return 0;
+	}
+	/* a UDP header, a BTH and an ICRC fit in the datagram, which fits in the frame */
+	if (end < l4 + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
+	    rd16(buf + l4 + 2) != ROCE_UDP_PORT || rd16(buf + l4 + 4) != end - l4)
+		return 0;
+	pkt->l3_off = ETHER_HDR_LEN;
+	pkt->l4_off = (uint16_t)l4;
+	pkt->sport = rd16(buf + l4);
+	pkt->dport = ROCE_UDP_PORT;
+	return end;
+}
+
+int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
+{
+	const struct roce_opcode_info *info;
+	const uint8_t *bth;
+	uint32_t end, body;
+
+	/* the smallest RoCEv2 frame: Ethernet, IPv4, UDP, BTH, ICRC */
+	if (len < ETHER_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN)
+		return roce_wire_parse(buf, len, 0, pkt);
+	end = rx_ip(buf, len, pkt);
+	if (end == 0)
+		return roce_wire_parse(buf, len, 0, pkt);
+	pkt->bth_off = (uint16_t)(pkt->l4_off + UDP_HDR_LEN);
+	bth = buf + pkt->bth_off;
+	info = &roce_opcode[bth[0]];
+	if (info->name == NULL || (bth[1] & 0xf) != 0 ||
+	    end < (uint32_t)pkt->bth_off + info->hdr_len + ROCE_ICRC_LEN)
+		return roce_wire_parse(buf, len, 0, pkt);
+	pkt->opcode = bth[0];
+	pkt->se = bth[1] >> 7;
+	pkt->pad = (bth[1] >> 4) & 3;
+	pkt->becn = (bth[4] >> 6) & 1;
+	pkt->dqpn = rd24(bth + 5);
+	pkt->ackreq = bth[8] >> 7;
+	pkt->psn = rd24(bth + 9);
+	pkt->payload_off = (uint16_t)(pkt->bth_off + info->hdr_len);
+	body = end - ROCE_ICRC_LEN - pkt->payload_off;
+	if (pkt->pad > body || (!(info->mask & ROCE_F_PAYLOAD) && body != 0) ||
+	    ((info->mask & ROCE_F_PAYLOAD_FIXED) && body - pkt->pad != 8))
+		return roce_wire_parse(buf, len, 0, pkt);
+	parse_ext(bth + ROCE_BTH_LEN, info, pkt);
+	pkt->payload = buf + pkt->payload_off;
+	pkt->payload_len = body - pkt->pad;
+	pkt->icrc = rd32le(buf + end - ROCE_ICRC_LEN);
+	pkt->icrc_calc = wire_icrc(buf, ETHER_HDR_LEN, pkt->bth_off, end - ROCE_ICRC_LEN,
+				   pkt->ip_ver == 4, true);
+	if (pkt->icrc_calc != pkt->icrc)
+		return roce_wire_parse(buf, len, 0, pkt);	/* a bad frame: decoded in full */
+	pkt->icrc_ok = true;
+	pkt->kind = ROCE_KIND_ROCEV2;
+	pkt->err = ROCE_WERR_OK;
+	pkt->len = len;
+	memcpy(pkt->dmac, buf, 6);
+	memcpy(pkt->smac, buf + 6, 6);
+	pkt->nvlan = 0;
+	return 0;
+}
