@@ -95,7 +95,8 @@ static int queue_push(struct sw_queue *q, struct rte_mbuf *m)
 		q->head = 0;
 	}
 	q->ring[(q->head + q->len) & (q->cap - 1)] = m;
-	q->len++;
+	if (q->len++ == 0)
+		q->port->qbusy |= (uint8_t)(1u << q->prio);
 	q->bytes += sw_meta(m)->len;
 	return 0;
 }
@@ -110,7 +111,8 @@ struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
 	struct rte_mbuf *m = q->ring[q->head];
 
 	q->head = (q->head + 1) & (q->cap - 1);
-	q->len--;
+	if (--q->len == 0)
+		q->port->qbusy &= (uint8_t)~(1u << q->prio);
 	q->bytes -= sw_meta(m)->len;
 	return m;
 }
@@ -504,26 +506,16 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 
 /* ---- egress scheduling ---- */
 
-static inline bool eligible(const struct sw_queue *q)
-{
-	return q->len != 0 && !q->paused;
-}
-
 /*
  * DWRR among the non-strict priorities; @return the priority, or -1. A turn passes over the
  * priorities with nothing to send without touching them, and with one priority alone the
  * rounds it would go around to earn its head frame are added at once: a 4 KiB frame is three
  * quanta, and the turn used to go round all eight priorities for each.
  */
-static int pick_dwrr(struct sw_port *p)
+static int pick_dwrr(struct sw_port *p, unsigned int any)
 {
 	const struct roce_switch_conf *c = &p->sw->conf;
-	unsigned int any = 0;
-	int i;
 
-	for (i = 0; i < ROCE_NPRIO; i++)
-		if (!c->prio[i].strict && eligible(&p->q[i]))
-			any |= 1u << i;
 	if (any == 0)
 		return -1;
 	for (;;) {
@@ -557,15 +549,14 @@ static int pick_dwrr(struct sw_port *p)
 	}
 }
 
+/* The highest eligible (frames, not paused) strict priority, else DWRR among the others. */
 static int pick(struct sw_port *p)
 {
-	const struct roce_switch_conf *c = &p->sw->conf;
-	int i;
+	unsigned int elig = p->qbusy & ~p->qpaused, strict = elig & p->sw->strict;
 
-	for (i = ROCE_NPRIO - 1; i >= 0; i--)
-		if (c->prio[i].strict && eligible(&p->q[i]))
-			return i;
-	return pick_dwrr(p);
+	if (strict)
+		return 31 - __builtin_clz(strict);
+	return pick_dwrr(p, elig & ~p->sw->strict);
 }
 
 static struct rte_mbuf *sw_pull(void *owner)
@@ -677,6 +668,9 @@ struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roc
 	if (sw->conf.pfc_quanta == 0)
 		sw->conf.pfc_quanta = 0xffff;
 	sw->shared_size = conf->buffer - (uint64_t)conf->nports * ROCE_NPRIO * conf->reserved;
+	for (prio = 0; prio < ROCE_NPRIO; prio++)
+		if (conf->prio[prio].strict)
+			sw->strict |= (uint8_t)(1u << prio);
 	for (i = 0; i < conf->nports; i++) {
 		struct sw_port *p = &sw->port[i];
 
