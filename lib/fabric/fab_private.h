@@ -95,6 +95,8 @@ struct sw_route {
 	uint8_t ip_ver;			/* 4 or 6 */
 	uint8_t plen;			/* prefix length */
 	struct roce_ip_addr dst;	/* prefix, host bits zero */
+	uint64_t pfx[2];		/* @dst as two words, for a match without a byte loop */
+	uint64_t mask[2];		/* the prefix's bits, same layout */
 	uint16_t nports;		/* ports in the group */
 	uint16_t port[SW_ECMP_MAX];	/* egress ports */
 };
