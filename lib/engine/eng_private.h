@@ -73,4 +73,7 @@ struct roce_timer *eng_timer_peek(struct roce_engine *eng);
 /** Remove the earliest timer (eng_timer_peek() returned it) and mark it idle. @return it */
 struct roce_timer *eng_timer_pop(struct roce_engine *eng);
 
+/** Remove the earliest timer and mark it idle if it is due by @p until. @return it, or NULL */
+struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until);
+
 #endif /* ENG_PRIVATE_H */

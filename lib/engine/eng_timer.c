@@ -229,7 +229,7 @@ static __attribute__((noinline)) struct roce_timer *peek_postponed(struct roce_e
 	return eng_timer_peek(eng);
 }
 
-struct roce_timer *eng_timer_peek(struct roce_engine *eng)
+static inline struct roce_timer *peek(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
 
@@ -241,7 +241,7 @@ struct roce_timer *eng_timer_peek(struct roce_engine *eng)
 	return w->ready[0];
 }
 
-struct roce_timer *eng_timer_pop(struct roce_engine *eng)
+static inline struct roce_timer *pop(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
 	struct roce_timer *top = w->ready[0];
@@ -251,6 +251,26 @@ struct roce_timer *eng_timer_pop(struct roce_engine *eng)
 	w->count--;
 	top->slot = ROCE_TIMER_IDLE;
 	return top;
+}
+
+struct roce_timer *eng_timer_peek(struct roce_engine *eng)
+{
+	return peek(eng);
+}
+
+struct roce_timer *eng_timer_pop(struct roce_engine *eng)
+{
+	return pop(eng);
+}
+
+/* The run loop's one call an event: peek and pop together. */
+struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until)
+{
+	struct roce_timer *t = peek(eng);
+
+	if (t == NULL || t->when > until)
+		return NULL;
+	return pop(eng);
 }
 
 void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
@@ -263,7 +283,7 @@ void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
 
 void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t when)
 {
-	roce_time_t now = roce_engine_now(eng);
+	roce_time_t now = eng->clock == ROCE_CLOCK_VIRTUAL ? eng->now : roce_engine_now(eng);
 
 	if (when < now)
 		when = now;
