@@ -521,10 +521,11 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 /* ---- egress scheduling ---- */
 
 /*
- * DWRR among the non-strict priorities; @return the priority, or -1. A turn passes over the
- * priorities with nothing to send without touching them, and with one priority alone the
- * rounds it would go around to earn its head frame are added at once: a 4 KiB frame is three
- * quanta, and the turn used to go round all eight priorities for each.
+ * DWRR among @p any, the eligible non-strict priorities (a bitmask, from the port's busy and
+ * paused masks); @return the priority, or -1. A turn passes over the priorities with nothing
+ * to send without touching them, and with one priority alone the rounds it would go around to
+ * earn its head frame are added at once: a 4 KiB frame is three quanta, and the turn used to
+ * go round all eight priorities for each.
  */
 static int pick_dwrr(struct sw_port *p, unsigned int any)
 {
