@@ -103,11 +103,12 @@ static int run_case(const struct bench_case *bc)
 	/* per CPU second too: on a shared machine the wall clock measures the others' load */
 	printf("%-10s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
 	       "%5.2f M events/s  %5.2f M hops/s wall, %5.2f per CPU s  sim/wall %.1e  "
-	       "| memcpy floor %6.2f M hops/s | %llu hops, %ld page faults\n",
+	       "| memcpy floor %6.2f M hops/s | %llu hops, %.2f events a hop, %ld page faults\n",
 	       bc->name, sc->nhosts, sc->nswitches, sim * 1e3, wall, cpu,
 	       (double)events / wall / 1e6, (double)hops / wall / 1e6, (double)hops / cpu / 1e6,
 	       sim / wall, memcpy_floor(hops, hops ? bytes / hops : 1024) / 1e6,
-	       (unsigned long long)hops, ru1.ru_minflt - ru0.ru_minflt);
+	       (unsigned long long)hops, hops ? (double)events / hops : 0.0,
+	       ru1.ru_minflt - ru0.ru_minflt);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return 0;

@@ -150,8 +150,8 @@ START_TEST(test_timer_stop)
 END_TEST
 
 /*
- * 10^5 random arm / re-arm / cancel / advance operations against a reference model that sorts
- * the armed timers by (when, arm order). Times spread over every level of the wheel.
+ * 10^5 random arm / re-arm / postpone / cancel / advance operations against a reference model
+ * that sorts the armed timers by (when, arm order). Times spread over every level of the wheel.
  */
 #define MODEL_N 512
 struct model_t {
@@ -191,13 +191,17 @@ START_TEST(test_timer_random_model)
 		r = x;
 		i = (unsigned int)(r % MODEL_N);
 		switch ((r >> 20) % 8) {
-		case 0: case 1: case 2: case 3: {	/* arm or move, 0..2^k ps ahead */
+		case 0: case 1: case 2: case 3: {	/* arm, move or postpone, 0..2^k ps ahead */
 			unsigned int k = (unsigned int)((r >> 24) % 48);
 			roce_time_t when = now + ((r >> 30) & ((1ull << k) - 1));
 
 			if ((r >> 40) % 16 == 0)
 				when = now > 1000 ? now - 1000 : 0;	/* in the past: clamped */
-			roce_timer_arm(eng, &t[i], when);
+			/* a postponed timer fires exactly as if re-armed: the model does not tell */
+			if ((r >> 20) % 8 == 3)
+				roce_timer_postpone(eng, &t[i], when);
+			else
+				roce_timer_arm(eng, &t[i], when);
 			m[i] = (struct model_t){ true, when < now ? now : when, seq++ };
 			break;
 		}

@@ -159,11 +159,7 @@ static uint64_t run_virtual(struct roce_engine *eng, roce_time_t until)
 	uint64_t fired = eng->stats.timers_fired;
 	struct roce_timer *t;
 
-	while (!eng->stop) {
-		t = eng_timer_peek(eng);
-		if (t == NULL || t->when > until)
-			break;
-		eng_timer_pop(eng);
+	while (!eng->stop && (t = eng_timer_pop_due(eng, until)) != NULL) {
 		eng->now = t->when;
 		fire(eng, t);
 	}
@@ -182,10 +178,8 @@ static uint64_t run_wall(struct roce_engine *eng, roce_time_t until)
 
 	for (;;) {
 		now = wall_now(eng);
-		while ((t = eng_timer_peek(eng)) != NULL && t->when <= now && !eng->stop) {
-			eng_timer_pop(eng);
+		while (!eng->stop && (t = eng_timer_pop_due(eng, now)) != NULL)
 			fire(eng, t);
-		}
 		for (i = 0; i < eng->nb_pollers && !eng->stop; i++)
 			eng->pollers[i].fn(eng, eng->pollers[i].arg);
 		if (eng->stop || now >= until)

@@ -42,6 +42,7 @@ struct link_dir {
 	bool has_held;			/* @held is in use */
 
 	struct roce_link_impair imp;	/* impairments */
+	bool impaired;			/* some rule of @imp is on: dir_send() draws and counts */
 	uint64_t nth;			/* frames sent since roce_link_set_impair() */
 	bool psn_done;			/* the drop_psn rule has fired */
 	uint64_t txseq;			/* frames sent, for reorder accounting */
@@ -200,6 +201,10 @@ static void dir_send(struct link_dir *d, struct rte_mbuf *m, roce_time_t now, ro
 	struct rte_mbuf *copy = NULL;
 	bool reorder;
 
+	if (!d->impaired) {	/* a plain wire: no draws, no rules, nothing held back */
+		flight_insert(d, e);
+		return;
+	}
 	if (rule_drop(d, m, now) || (imp->loss > 0 && roce_engine_rand01(eng) < imp->loss)) {
 		d->st.dropped++;
 		rte_pktmbuf_free(m);
@@ -262,7 +267,9 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 				release_held(d);
 				return;
 			}
-			if (l->conf.mtu == 0 || l3_len(m) <= l->conf.mtu)
+			/* the L3 length is at most the frame's minus 12: parse only frames near the MTU */
+			if (l->conf.mtu == 0 || rte_pktmbuf_pkt_len(m) <= l->conf.mtu + 12 ||
+			    l3_len(m) <= l->conf.mtu)
 				break;
 			d->st.mtu_drops++;
 			rte_pktmbuf_free(m);
@@ -437,6 +444,9 @@ int roce_link_set_impair(struct roce_link *link, int dir, const struct roce_link
 		return -EINVAL;
 	d = &link->d[dir];
 	d->imp = *imp;
+	d->impaired = imp->loss > 0 || imp->corrupt > 0 || imp->dup > 0 || imp->reorder > 0 ||
+		      imp->jitter || imp->drop_nth || imp->drop_psn_on ||
+		      imp->drop_acks_until > imp->drop_acks_from || d->has_held;
 	d->nth = 0;
 	d->psn_done = false;
 	return 0;

@@ -21,6 +21,7 @@
 #define ENG_W_BITS 6			/* log2 slots per level */
 #define ENG_W_SLOTS (1u << ENG_W_BITS)	/* slots per level */
 #define ENG_W_LEVELS 9			/* 9 x 6 + 10 = 64 bits of time */
+#define ENG_W_DUMP 8			/* a slot of at most this many timers goes to the heap whole */
 #define ENG_W_IN_WHEEL 0x80000000u	/* timer->slot flag: in a wheel slot (level * 64 + slot) */
 
 struct eng_wheel {
@@ -71,5 +72,8 @@ struct roce_timer *eng_timer_peek(struct roce_engine *eng);
 
 /** Remove the earliest timer (eng_timer_peek() returned it) and mark it idle. @return it */
 struct roce_timer *eng_timer_pop(struct roce_engine *eng);
+
+/** Remove the earliest timer and mark it idle if it is due by @p until. @return it, or NULL */
+struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until);
 
 #endif /* ENG_PRIVATE_H */

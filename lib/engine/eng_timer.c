@@ -137,11 +137,14 @@ static void wheel_remove(struct eng_wheel *w, struct roce_timer *t)
 }
 
 /*
- * Move the current tick to the earliest timer of the next non-empty slot of the lowest level
- * that has one, and re-insert that slot's timers: the earliest go to the ready heap at once,
- * the others land lower. (Stopping at the slot's start instead would send the earliest down
- * one level at a time.) Every other timer is in a later slot of this level or in a higher
- * level, so it stays due after the new current tick.
+ * Take the next non-empty slot of the lowest level that has one. A slot of few timers (the
+ * common case: a link's next arrival a microsecond out lands on level 1 alone or with one or
+ * two others) goes to the ready heap whole and the current tick moves to the slot's last tick:
+ * one heap push each, instead of a cascade through level 0 and a second advance. A crowded
+ * slot is re-inserted with the current tick at its earliest timer, so the heap stays small:
+ * the earliest go to the ready heap at once, the others land lower. (Stopping at the slot's
+ * start instead would send the earliest down one level at a time.) Every other timer is in a
+ * later slot of this level or in a higher level, so it stays due after the new current tick.
  * @return false if the wheel is empty
  */
 static bool wheel_advance(struct roce_engine *eng)
@@ -151,7 +154,7 @@ static bool wheel_advance(struct roce_engine *eng)
 
 	for (lvl = 0; lvl < ENG_W_LEVELS; lvl++) {
 		unsigned int idx = (w->cur >> (ENG_W_BITS * lvl)) & (ENG_W_SLOTS - 1);
-		unsigned int s;
+		unsigned int s, n = 0;
 		uint64_t mask = idx == ENG_W_SLOTS - 1 ? 0 : w->occ[lvl] & (~0ull << (idx + 1));
 		struct roce_timer *t, *next;
 		uint64_t first = UINT64_MAX;
@@ -162,9 +165,18 @@ static bool wheel_advance(struct roce_engine *eng)
 		t = w->slot[lvl][s];
 		w->slot[lvl][s] = NULL;
 		w->occ[lvl] &= ~(1ull << s);
-		for (next = t; next; next = next->next)
+		for (next = t; next; next = next->next, n++)
 			if ((next->when >> ENG_W_GRAN) < first)
 				first = next->when >> ENG_W_GRAN;
+		if (n <= ENG_W_DUMP) {
+			/* the whole slot is due next: the current tick moves to its end */
+			w->cur = first | ((1ull << (ENG_W_BITS * lvl)) - 1);
+			for (; t; t = next) {
+				next = t->next;
+				ready_push(eng, t);
+			}
+			return true;
+		}
 		w->cur = first;
 		for (; t; t = next) {
 			next = t->next;
@@ -217,7 +229,7 @@ static __attribute__((noinline)) struct roce_timer *peek_postponed(struct roce_e
 	return eng_timer_peek(eng);
 }
 
-struct roce_timer *eng_timer_peek(struct roce_engine *eng)
+static inline struct roce_timer *peek(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
 
@@ -229,7 +241,7 @@ struct roce_timer *eng_timer_peek(struct roce_engine *eng)
 	return w->ready[0];
 }
 
-struct roce_timer *eng_timer_pop(struct roce_engine *eng)
+static inline struct roce_timer *pop(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
 	struct roce_timer *top = w->ready[0];
@@ -239,6 +251,26 @@ struct roce_timer *eng_timer_pop(struct roce_engine *eng)
 	w->count--;
 	top->slot = ROCE_TIMER_IDLE;
 	return top;
+}
+
+struct roce_timer *eng_timer_peek(struct roce_engine *eng)
+{
+	return peek(eng);
+}
+
+struct roce_timer *eng_timer_pop(struct roce_engine *eng)
+{
+	return pop(eng);
+}
+
+/* The run loop's one call an event: peek and pop together. */
+struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until)
+{
+	struct roce_timer *t = peek(eng);
+
+	if (t == NULL || t->when > until)
+		return NULL;
+	return pop(eng);
 }
 
 void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
@@ -251,7 +283,7 @@ void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
 
 void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t when)
 {
-	roce_time_t now = roce_engine_now(eng);
+	roce_time_t now = eng->clock == ROCE_CLOCK_VIRTUAL ? eng->now : roce_engine_now(eng);
 
 	if (when < now)
 		when = now;

@@ -202,18 +202,18 @@ static void pause_stop(struct sw_queue *q, roce_time_t at)
 {
 	q->port->st[q->prio].paused_time += at - q->pause_start;
 	q->paused = false;
+	q->port->qpaused &= (uint8_t)~(1u << q->prio);
 	fab_wd_update(q);
 }
 
 /* Close the pauses that ran out by @p now. */
 void fab_pause_settle(struct sw_port *p, roce_time_t now)
 {
-	int prio;
+	/* the paused queues only, lowest priority first as before */
+	for (unsigned int bits = p->qpaused; bits; bits &= bits - 1) {
+		struct sw_queue *q = &p->q[__builtin_ctz(bits)];
 
-	for (prio = 0; prio < ROCE_NPRIO; prio++) {
-		struct sw_queue *q = &p->q[prio];
-
-		if (q->paused && q->paused_until <= now)
+		if (q->paused_until <= now)
 			pause_stop(q, q->paused_until);
 	}
 }
@@ -245,6 +245,7 @@ static void pause_apply(struct sw_port *p, int prio, uint16_t quanta, roce_time_
 	st->pause_rx++;
 	if (!q->paused) {
 		q->paused = true;
+		p->qpaused |= (uint8_t)(1u << prio);
 		q->pause_start = now;
 		fab_trace(p->sw, p->id, prio, "paused by peer (%u quanta)", quanta);
 	}

@@ -78,6 +78,8 @@ struct sw_port {
 	uint64_t headroom;		/* bytes per lossless priority */
 	struct sw_queue q[ROCE_NPRIO];	/* egress queues */
 	struct sw_ingress in[ROCE_NPRIO]; /* ingress accounting */
+	uint8_t qbusy;			/* bit p: q[p] holds frames (the scheduler's view) */
+	uint8_t qpaused;		/* bit p: q[p].paused */
 	uint8_t pfc_xoff;		/* priorities with an XOFF frame to send */
 	uint8_t pfc_xon;		/* priorities with an XON frame to send */
 	struct roce_timer pfc_refresh;	/* re-send XOFF before the quanta run out */
@@ -93,6 +95,8 @@ struct sw_route {
 	uint8_t ip_ver;			/* 4 or 6 */
 	uint8_t plen;			/* prefix length */
 	struct roce_ip_addr dst;	/* prefix, host bits zero */
+	uint64_t pfx[2];		/* @dst as two words, for a match without a byte loop */
+	uint64_t mask[2];		/* the prefix's bits, same layout */
 	uint16_t nports;		/* ports in the group */
 	uint16_t port[SW_ECMP_MAX];	/* egress ports */
 };
@@ -110,6 +114,7 @@ struct roce_switch {
 	struct roce_switch_conf conf;	/* copied; name points into @name */
 	char name[SW_NAME_LEN];		/* conf.name */
 	FILE *trace;			/* trace lines, or NULL */
+	uint8_t strict;			/* bit p: conf.prio[p].strict */
 	uint64_t hdrm_total;		/* sum of every (port, lossless priority) headroom */
 	uint64_t shared_size;		/* buffer - reserved - headroom: the shared pool */
 	uint64_t shared_used;		/* bytes in the shared pool */

@@ -95,7 +95,8 @@ static int queue_push(struct sw_queue *q, struct rte_mbuf *m)
 		q->head = 0;
 	}
 	q->ring[(q->head + q->len) & (q->cap - 1)] = m;
-	q->len++;
+	if (q->len++ == 0)
+		q->port->qbusy |= (uint8_t)(1u << q->prio);
 	q->bytes += sw_meta(m)->len;
 	return 0;
 }
@@ -110,7 +111,8 @@ struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
 	struct rte_mbuf *m = q->ring[q->head];
 
 	q->head = (q->head + 1) & (q->cap - 1);
-	q->len--;
+	if (--q->len == 0)
+		q->port->qbusy &= (uint8_t)~(1u << q->prio);
 	q->bytes -= sw_meta(m)->len;
 	return m;
 }
@@ -294,13 +296,21 @@ static uint32_t flow_hash(const struct roce_switch *sw, const struct sw_hdr *h)
 	return rte_jhash_32b(key, ROCE_DIM(key), sw->conf.ecmp_seed);
 }
 
-/* Index of the longest prefix holding @p h's destination, or -1: a scan of the sorted table. */
+/*
+ * Index of the longest prefix holding @p h's destination, or -1: a scan of the sorted table.
+ * It runs on every route cache miss, and a leaf-spine switch holds a route per host: masked
+ * words, not fab_prefix_match()'s byte compare (80 instructions a route).
+ */
 static int32_t route_find(const struct roce_switch *sw, const struct sw_hdr *h)
 {
+	uint64_t a[2];
+
+	memcpy(a, h->dst.b, sizeof(a));
 	for (uint32_t i = 0; i < sw->nroutes; i++) {
 		const struct sw_route *r = &sw->routes[i];
 
-		if (r->ip_ver == h->ip_ver && fab_prefix_match(&h->dst, &r->dst, r->plen))
+		if (r->ip_ver == h->ip_ver && ((a[0] & r->mask[0]) ^ r->pfx[0]) == 0 &&
+		    ((a[1] & r->mask[1]) ^ r->pfx[1]) == 0)
 			return (int32_t)i;
 	}
 	return -1;
@@ -363,7 +373,7 @@ static int route_prefix(const struct roce_switch *sw, uint8_t ip_ver,
 int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
 			  uint8_t plen, uint16_t port)
 {
-	struct roce_ip_addr pfx;
+	struct roce_ip_addr pfx, mask;
 	struct sw_route *r;
 	uint32_t i, pos;
 
@@ -411,6 +421,12 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	r->ip_ver = ip_ver;
 	r->plen = plen;
 	r->dst = pfx;
+	memcpy(r->pfx, pfx.b, sizeof(r->pfx));
+	memset(&mask, 0, sizeof(mask));
+	memset(mask.b, 0xff, plen / 8);
+	if (plen % 8)
+		mask.b[plen / 8] = (uint8_t)(0xff << (8 - plen % 8));
+	memcpy(r->mask, mask.b, sizeof(r->mask));
 	r->nports = 1;
 	r->port[0] = port;
 	sw->nroutes++;
@@ -442,7 +458,6 @@ int roce_switch_set_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 }
 
 /* ---- forwarding ---- */
-
 
 /*
  * Decrement the TTL / hop limit. The ICRC masks both (and the IPv4 checksum), so it stays
@@ -548,26 +563,17 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 
 /* ---- egress scheduling ---- */
 
-static inline bool eligible(const struct sw_queue *q)
-{
-	return q->len != 0 && !q->paused;
-}
-
 /*
- * DWRR among the non-strict priorities; @return the priority, or -1. A turn passes over the
- * priorities with nothing to send without touching them, and with one priority alone the
- * rounds it would go around to earn its head frame are added at once: a 4 KiB frame is three
- * quanta, and the turn used to go round all eight priorities for each.
+ * DWRR among @p any, the eligible non-strict priorities (a bitmask, from the port's busy and
+ * paused masks); @return the priority, or -1. A turn passes over the priorities with nothing
+ * to send without touching them, and with one priority alone the rounds it would go around to
+ * earn its head frame are added at once: a 4 KiB frame is three quanta, and the turn used to
+ * go round all eight priorities for each.
  */
-static int pick_dwrr(struct sw_port *p)
+static int pick_dwrr(struct sw_port *p, unsigned int any)
 {
 	const struct roce_switch_conf *c = &p->sw->conf;
-	unsigned int any = 0;
-	int i;
 
-	for (i = 0; i < ROCE_NPRIO; i++)
-		if (!c->prio[i].strict && eligible(&p->q[i]))
-			any |= 1u << i;
 	if (any == 0)
 		return -1;
 	for (;;) {
@@ -601,15 +607,14 @@ static int pick_dwrr(struct sw_port *p)
 	}
 }
 
+/* The highest eligible (frames, not paused) strict priority, else DWRR among the others. */
 static int pick(struct sw_port *p)
 {
-	const struct roce_switch_conf *c = &p->sw->conf;
-	int i;
+	unsigned int elig = p->qbusy & ~p->qpaused, strict = elig & p->sw->strict;
 
-	for (i = ROCE_NPRIO - 1; i >= 0; i--)
-		if (c->prio[i].strict && eligible(&p->q[i]))
-			return i;
-	return pick_dwrr(p);
+	if (strict)
+		return 31 - __builtin_clz(strict);
+	return pick_dwrr(p, elig & ~p->sw->strict);
 }
 
 static struct rte_mbuf *sw_pull(void *owner)
@@ -721,6 +726,9 @@ struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roc
 	if (sw->conf.pfc_quanta == 0)
 		sw->conf.pfc_quanta = 0xffff;
 	sw->shared_size = conf->buffer - (uint64_t)conf->nports * ROCE_NPRIO * conf->reserved;
+	for (prio = 0; prio < ROCE_NPRIO; prio++)
+		if (conf->prio[prio].strict)
+			sw->strict |= (uint8_t)(1u << prio);
 	for (i = 0; i < conf->nports; i++) {
 		struct sw_port *p = &sw->port[i];
 
