@@ -1,4 +1,7 @@
-/* libFuzzer target: any bytes through roce_wire_parse(), the one-line print and a rebuild. */
+/*
+ * libFuzzer target: any bytes through roce_wire_parse(), the one-line print and a rebuild, and
+ * through the transport's roce_wire_parse_rx(), which must agree with the full parse.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (why != NULL)
 			fail("rebuild", why);
 	}
+
+	why = check_parse_rx(data, (uint32_t)size);
+	if (why != NULL)
+		fail("receive parse", why);
 
 	/* Without the ICRC every verdict is the same, except an ICRC mismatch that disappears. */
 	{
