@@ -288,7 +288,7 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 			(void)roce_pcap_write_mbuf(l->tap, start / ROCE_NS, m);
 		end = start + ser;
 		stop = l->eng->clock != ROCE_CLOCK_WALL || burst == LINK_WALL_BURST ||
-		       end > roce_engine_now(l->eng);
+		       end > eng_now(l->eng);
 		if (stop)	/* armed before the arrival: equal times fire in this order */
 			roce_timer_arm(l->eng, &d->tx_done, end);
 		if (!l->up) {
@@ -312,7 +312,7 @@ static void on_tx_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
 static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
 	struct link_dir *d = arg;
-	roce_time_t now = roce_engine_now(eng);
+	roce_time_t now = eng_now(eng);
 	struct flight e;
 
 	/* Deliver every frame due now, in order; the receiver may send (other direction). */
@@ -422,7 +422,7 @@ void roce_link_kick(struct roce_link *link, int dir)
 	struct link_dir *d = &link->d[dir & 1];
 
 	if (!d->busy)
-		dir_pull(d, roce_engine_now(link->eng));
+		dir_pull(d, eng_now(link->eng));
 }
 
 static bool prob_ok(double p)

@@ -20,7 +20,13 @@ static inline bool t_less(const struct roce_timer *a, const struct roce_timer *b
 
 /* ---- the ready heap: timers due at or before the current tick ---- */
 
-static void ready_up(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
+/*
+ * The helpers of arm and pop are forced inline: every frame arms and pops two timers, and the
+ * calls between them cost more than the few loop turns of a heap of a handful of timers.
+ */
+#define ENG_HOT static inline __attribute__((always_inline))
+
+ENG_HOT void ready_up(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
 {
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
@@ -35,7 +41,7 @@ static void ready_up(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
 	t->slot = i;
 }
 
-static void ready_down(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
+ENG_HOT void ready_down(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
 {
 	for (;;) {
 		uint32_t c = 2 * i + 1;
@@ -65,7 +71,7 @@ static int ready_grow(struct eng_wheel *w, uint32_t cap)
 	return 0;
 }
 
-static void ready_push(struct roce_engine *eng, struct roce_timer *t)
+ENG_HOT void ready_push(struct roce_engine *eng, struct roce_timer *t)
 {
 	struct eng_wheel *w = &eng->wheel;
 
@@ -92,7 +98,7 @@ static void ready_remove(struct eng_wheel *w, struct roce_timer *t)
 
 /* ---- the wheel ---- */
 
-static void wheel_insert(struct roce_engine *eng, struct roce_timer *t)
+ENG_HOT void wheel_insert(struct roce_engine *eng, struct roce_timer *t)
 {
 	struct eng_wheel *w = &eng->wheel;
 	uint64_t tick = t->when >> ENG_W_GRAN, diff;
@@ -283,7 +289,7 @@ void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
 
 void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t when)
 {
-	roce_time_t now = eng->clock == ROCE_CLOCK_VIRTUAL ? eng->now : roce_engine_now(eng);
+	roce_time_t now = eng_now(eng);
 
 	if (when < now)
 		when = now;
@@ -305,7 +311,7 @@ void roce_timer_postpone(struct roce_engine *eng, struct roce_timer *t, roce_tim
 	 * Taking the arm number now gives the timer the (when, seq) that roce_timer_arm() would
 	 * have given it, so ties at @when fire in the same order; the stats count an arm too.
 	 */
-	if (roce_timer_armed(t) && when >= t->when && when > roce_engine_now(eng)) {
+	if (roce_timer_armed(t) && when >= t->when && when > eng_now(eng)) {
 		eng->stats.timers_armed++;
 		t->later = when;
 		t->later_seq = eng->seq++;
