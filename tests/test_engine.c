@@ -238,6 +238,91 @@ START_TEST(test_timer_random_model)
 }
 END_TEST
 
+/*
+ * Timers armed, moved, cancelled and peeked at from inside callbacks, where the engine leaves
+ * the fired timer's heap slot empty until something is armed into it: every timer fires once,
+ * in (when, seq) order, and none is left behind.
+ */
+#define CB_N 64
+static struct roce_timer cb_t[CB_N];
+static struct { roce_time_t when; uint64_t seq; uint64_t fired; bool armed; } cb_m[CB_N];
+static uint64_t cb_x = 99, cb_fired, cb_arms;
+static roce_time_t cb_last_when;
+static uint64_t cb_last_seq;
+
+static void cb_arm(struct roce_engine *eng, unsigned int i, roce_time_t when)
+{
+	roce_timer_arm(eng, &cb_t[i], when);
+	cb_m[i].when = cb_t[i].when;
+	cb_m[i].seq = cb_t[i].seq;
+	if (!cb_m[i].armed)
+		cb_arms++;
+	cb_m[i].armed = true;
+}
+
+static void churn(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	unsigned int i = (unsigned int)(uintptr_t)arg, n;
+	roce_time_t now = roce_engine_now(eng);
+
+	ck_assert(cb_m[i].armed);
+	ck_assert_uint_eq(t->when, cb_m[i].when);
+	ck_assert(cb_fired == 0 || t->when > cb_last_when ||
+		  (t->when == cb_last_when && t->seq > cb_last_seq));
+	cb_last_when = t->when;
+	cb_last_seq = t->seq;
+	cb_m[i].armed = false;
+	cb_fired++;
+	if (cb_arms > 300000)
+		return;
+	for (n = 0; n < 3; n++) {
+		uint64_t r;
+		unsigned int j;
+
+		cb_x ^= cb_x << 13, cb_x ^= cb_x >> 7, cb_x ^= cb_x << 17;
+		r = cb_x;
+		j = (unsigned int)(r % CB_N);
+		switch ((r >> 8) % 6) {
+		case 0: case 1:		/* re-arm self, often in the same 1 ns tick */
+			cb_arm(eng, i, now + ((r >> 16) & ((1ull << ((r >> 40) % 24)) - 1)));
+			break;
+		case 2: case 3:		/* arm or move another */
+			cb_arm(eng, j, now + ((r >> 16) & ((1ull << ((r >> 40) % 30)) - 1)));
+			break;
+		case 4:
+			roce_timer_cancel(eng, &cb_t[j]);
+			if (cb_m[j].armed)
+				cb_arms--;
+			cb_m[j].armed = false;
+			break;
+		default:		/* look at the queue: the earliest is still ahead */
+			ck_assert_uint_ge(roce_engine_next(eng), now);
+			break;
+		}
+	}
+}
+
+START_TEST(test_timer_arm_in_callback)
+{
+	struct roce_engine *eng = mk_engine(3);
+	unsigned int i;
+
+	cb_fired = cb_arms = 0;
+	for (i = 0; i < CB_N; i++) {
+		roce_timer_init(&cb_t[i], churn, (void *)(uintptr_t)i);
+		cb_m[i].armed = false;
+	}
+	for (i = 0; i < CB_N; i += 2)
+		cb_arm(eng, i, i * 700);
+	ck_assert_uint_eq(roce_engine_run(eng, ROCE_TIME_NEVER), cb_arms);
+	ck_assert_uint_eq(cb_fired, cb_arms);
+	for (i = 0; i < CB_N; i++)
+		ck_assert(!roce_timer_armed(&cb_t[i]));
+	ck_assert_uint_eq(roce_engine_next(eng), ROCE_TIME_NEVER);
+	roce_engine_destroy(eng);
+}
+END_TEST
+
 START_TEST(test_rng)
 {
 	struct roce_engine *a = mk_engine(99), *b = mk_engine(99), *c = mk_engine(100);
@@ -843,6 +928,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_timer_cancel_rearm);
 	tcase_add_test(tc, test_timer_stop);
 	tcase_add_test(tc, test_timer_random_model);
+	tcase_add_test(tc, test_timer_arm_in_callback);
 	tcase_add_test(tc, test_rng);
 	tcase_add_test(tc, test_engine_errors);
 	tcase_add_test(tc, test_wall_clock);

@@ -157,12 +157,8 @@ static inline void fire(struct roce_engine *eng, struct roce_timer *t)
 static uint64_t run_virtual(struct roce_engine *eng, roce_time_t until)
 {
 	uint64_t fired = eng->stats.timers_fired;
-	struct roce_timer *t;
 
-	while (!eng->stop && (t = eng_timer_pop_due(eng, until)) != NULL) {
-		eng->now = t->when;
-		fire(eng, t);
-	}
+	eng_timer_run(eng, until);
 	/* A finite run leaves the clock at @until, so successive runs tile time. */
 	if (!eng->stop && until != ROCE_TIME_NEVER && until > eng->now)
 		eng->now = until;

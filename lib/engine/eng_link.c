@@ -42,7 +42,7 @@ struct link_dir {
 	bool has_held;			/* @held is in use */
 
 	struct roce_link_impair imp;	/* impairments */
-	bool impaired;			/* some rule of @imp is on: dir_send() draws and counts */
+	bool impaired;			/* some rule of @imp is on: dir_send_impaired() draws */
 	uint64_t nth;			/* frames sent since roce_link_set_impair() */
 	bool psn_done;			/* the drop_psn rule has fired */
 	uint64_t txseq;			/* frames sent, for reorder accounting */
@@ -106,6 +106,22 @@ static void flight_insert(struct link_dir *d, struct flight e)
 	d->fl_len++;
 	if (pos == 0)
 		roce_timer_arm(eng, &d->arrive, e.when);
+}
+
+/*
+ * flight_insert() for the common case, inline: the ring has room and the frame arrives no
+ * earlier than the last one in flight (always, on a wire without jitter or reordering).
+ */
+static inline void flight_push(struct link_dir *d, struct flight e)
+{
+	if (roce_likely(d->fl_len < d->fl_cap) &&
+	    (d->fl_len == 0 || FL(d, d->fl_len - 1).when <= e.when)) {
+		FL(d, d->fl_len) = e;
+		if (d->fl_len++ == 0)
+			roce_timer_arm(d->link->eng, &d->arrive, e.when);
+		return;
+	}
+	flight_insert(d, e);
 }
 
 static void release_held(struct link_dir *d)
@@ -192,8 +208,12 @@ static bool rule_drop(struct link_dir *d, const struct rte_mbuf *m, roce_time_t 
 	return ack_rule && (mask & ROCE_F_ACK);
 }
 
-/* A frame went on the wire at @p now and leaves it at @p end: impair it and schedule arrival. */
-static void dir_send(struct link_dir *d, struct rte_mbuf *m, roce_time_t now, roce_time_t end)
+/*
+ * A frame went on the wire at @p now and leaves it at @p end: impair it and schedule arrival.
+ * A plain wire (no draws, no rules, nothing held back) takes the inline path of dir_pull().
+ */
+static void dir_send_impaired(struct link_dir *d, struct rte_mbuf *m, roce_time_t now,
+			      roce_time_t end)
 {
 	struct roce_engine *eng = d->link->eng;
 	const struct roce_link_impair *imp = &d->imp;
@@ -201,10 +221,6 @@ static void dir_send(struct link_dir *d, struct rte_mbuf *m, roce_time_t now, ro
 	struct rte_mbuf *copy = NULL;
 	bool reorder;
 
-	if (!d->impaired) {	/* a plain wire: no draws, no rules, nothing held back */
-		flight_insert(d, e);
-		return;
-	}
 	if (rule_drop(d, m, now) || (imp->loss > 0 && roce_engine_rand01(eng) < imp->loss)) {
 		d->st.dropped++;
 		rte_pktmbuf_free(m);
@@ -288,14 +304,17 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 			(void)roce_pcap_write_mbuf(l->tap, start / ROCE_NS, m);
 		end = start + ser;
 		stop = l->eng->clock != ROCE_CLOCK_WALL || burst == LINK_WALL_BURST ||
-		       end > roce_engine_now(l->eng);
+		       end > eng_now(l->eng);
 		if (stop)	/* armed before the arrival: equal times fire in this order */
 			roce_timer_arm(l->eng, &d->tx_done, end);
 		if (!l->up) {
 			d->st.down_drops++;
 			rte_pktmbuf_free(m);
+		} else if (!d->impaired) {
+			flight_push(d, (struct flight){ .m = m, .when = end + l->conf.delay,
+							.txseq = ++d->txseq });
 		} else {
-			dir_send(d, m, start, end);
+			dir_send_impaired(d, m, start, end);
 		}
 		if (stop)
 			return;
@@ -312,7 +331,7 @@ static void on_tx_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
 static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
 	struct link_dir *d = arg;
-	roce_time_t now = roce_engine_now(eng);
+	roce_time_t now = eng_now(eng);
 	struct flight e;
 
 	/* Deliver every frame due now, in order; the receiver may send (other direction). */
@@ -422,7 +441,7 @@ void roce_link_kick(struct roce_link *link, int dir)
 	struct link_dir *d = &link->d[dir & 1];
 
 	if (!d->busy)
-		dir_pull(d, roce_engine_now(link->eng));
+		dir_pull(d, eng_now(link->eng));
 }
 
 static bool prob_ok(double p)

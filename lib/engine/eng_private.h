@@ -32,6 +32,7 @@ struct eng_wheel {
 	uint32_t ready_len;				/* entries in @ready */
 	uint32_t ready_cap;				/* entries allocated */
 	uint32_t count;					/* timers armed, wheel and ready */
+	bool hole;		/* ready[0] is empty: the timer being fired left it (eng_timer_run) */
 };
 
 /* A wall-clock poller: a DPDK port's rx/tx burst, say. */
@@ -61,6 +62,12 @@ struct roce_engine {
 	char name[ENG_NAME_LEN];	/* conf.name, for logs */
 };
 
+/* roce_engine_now() without the call in virtual time, where every event asks for it. */
+static inline roce_time_t eng_now(const struct roce_engine *eng)
+{
+	return eng->clock == ROCE_CLOCK_VIRTUAL ? eng->now : roce_engine_now(eng);
+}
+
 /** Prepare the timer queue with room for @p cap timers due at once. @return 0 or -ENOMEM */
 int eng_timer_init(struct roce_engine *eng, uint32_t cap);
 
@@ -75,5 +82,11 @@ struct roce_timer *eng_timer_pop(struct roce_engine *eng);
 
 /** Remove the earliest timer and mark it idle if it is due by @p until. @return it, or NULL */
 struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until);
+
+/**
+ * Virtual clock: fire every timer due by @p until in (when, seq) order, setting now to each
+ * one's time, until none is left or roce_engine_stop().
+ */
+void eng_timer_run(struct roce_engine *eng, roce_time_t until);
 
 #endif /* ENG_PRIVATE_H */

@@ -20,9 +20,23 @@ static inline bool t_less(const struct roce_timer *a, const struct roce_timer *b
 
 /* ---- the ready heap: timers due at or before the current tick ---- */
 
-static void ready_up(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
+/*
+ * The helpers of arm and pop are forced inline: every frame arms and pops two timers, and the
+ * calls between them cost more than the few loop turns of a heap of a handful of timers.
+ */
+#define ENG_HOT static inline __attribute__((always_inline))
+
+/*
+ * While a timer fires, the root of the heap is a hole (eng_timer_run): its two subtrees are
+ * heaps, the first timer armed into the ready heap fills the hole with one sift down (the
+ * fired timer re-armed, usually: a link's next arrival or next frame) instead of a sift down
+ * to pop and a sift up to push, and anything else stops below the hole.
+ */
+ENG_HOT void ready_up(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
 {
-	while (i > 0) {
+	uint32_t top = w->hole ? 2 : 0;	/* with a hole, 1 and 2 are roots */
+
+	while (i > top) {
 		uint32_t p = (i - 1) / 2;
 
 		if (!t_less(t, w->ready[p]))
@@ -35,7 +49,7 @@ static void ready_up(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
 	t->slot = i;
 }
 
-static void ready_down(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
+ENG_HOT void ready_down(struct eng_wheel *w, uint32_t i, struct roce_timer *t)
 {
 	for (;;) {
 		uint32_t c = 2 * i + 1;
@@ -65,7 +79,7 @@ static int ready_grow(struct eng_wheel *w, uint32_t cap)
 	return 0;
 }
 
-static void ready_push(struct roce_engine *eng, struct roce_timer *t)
+ENG_HOT void ready_push(struct roce_engine *eng, struct roce_timer *t)
 {
 	struct eng_wheel *w = &eng->wheel;
 
@@ -75,6 +89,14 @@ static void ready_push(struct roce_engine *eng, struct roce_timer *t)
 		abort();
 	}
 	ready_up(w, w->ready_len++, t);
+}
+
+/* Nothing was armed into the hole: close it as a pop would have. */
+static inline void fill_hole(struct eng_wheel *w)
+{
+	w->hole = false;
+	if (--w->ready_len)
+		ready_down(w, 0, w->ready[w->ready_len]);
 }
 
 static void ready_remove(struct eng_wheel *w, struct roce_timer *t)
@@ -92,7 +114,7 @@ static void ready_remove(struct eng_wheel *w, struct roce_timer *t)
 
 /* ---- the wheel ---- */
 
-static void wheel_insert(struct roce_engine *eng, struct roce_timer *t)
+ENG_HOT void wheel_insert(struct roce_engine *eng, struct roce_timer *t)
 {
 	struct eng_wheel *w = &eng->wheel;
 	uint64_t tick = t->when >> ENG_W_GRAN, diff;
@@ -100,7 +122,12 @@ static void wheel_insert(struct roce_engine *eng, struct roce_timer *t)
 
 	/* Due by the current tick (wall clock, or a peek advanced the wheel): exact order. */
 	if (tick <= w->cur) {
-		ready_push(eng, t);
+		if (w->hole) {
+			w->hole = false;
+			ready_down(w, 0, t);
+		} else {
+			ready_push(eng, t);
+		}
 		return;
 	}
 	diff = tick ^ w->cur;
@@ -200,6 +227,8 @@ void eng_timer_fini(struct roce_engine *eng)
 	unsigned int lvl, s;
 	uint32_t i;
 
+	if (w->hole)
+		fill_hole(w);
 	for (i = 0; i < w->ready_len; i++) {
 		w->ready[i]->slot = ROCE_TIMER_IDLE;
 		w->ready[i]->later = 0;
@@ -233,6 +262,8 @@ static inline struct roce_timer *peek(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
 
+	if (roce_unlikely(w->hole))	/* a callback looks at the queue */
+		fill_hole(w);
 	while (w->ready_len == 0)
 		if (!wheel_advance(eng))
 			return NULL;
@@ -273,6 +304,24 @@ struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until)
 	return pop(eng);
 }
 
+void eng_timer_run(struct roce_engine *eng, roce_time_t until)
+{
+	struct eng_wheel *w = &eng->wheel;
+	struct roce_timer *t;
+
+	while (!eng->stop && (t = peek(eng)) != NULL && t->when <= until) {
+		/* pop() but for the sift down: the callback's first arm fills the root */
+		w->hole = true;
+		w->count--;
+		t->slot = ROCE_TIMER_IDLE;
+		eng->now = t->when;
+		eng->stats.timers_fired++;
+		t->fn(eng, t, t->arg);
+	}
+	if (w->hole)
+		fill_hole(w);
+}
+
 void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
 {
 	memset(t, 0, sizeof(*t));
@@ -283,7 +332,7 @@ void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
 
 void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t when)
 {
-	roce_time_t now = eng->clock == ROCE_CLOCK_VIRTUAL ? eng->now : roce_engine_now(eng);
+	roce_time_t now = eng_now(eng);
 
 	if (when < now)
 		when = now;
@@ -305,7 +354,7 @@ void roce_timer_postpone(struct roce_engine *eng, struct roce_timer *t, roce_tim
 	 * Taking the arm number now gives the timer the (when, seq) that roce_timer_arm() would
 	 * have given it, so ties at @when fire in the same order; the stats count an arm too.
 	 */
-	if (roce_timer_armed(t) && when >= t->when && when > roce_engine_now(eng)) {
+	if (roce_timer_armed(t) && when >= t->when && when > eng_now(eng)) {
 		eng->stats.timers_armed++;
 		t->later = when;
 		t->later_seq = eng->seq++;
