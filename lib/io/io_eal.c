@@ -109,7 +109,8 @@ int roce_eal_init(const char *user_args)
 	 * With no core list the EAL pins the main thread to the first core, so two rocelab
 	 * processes (perf's server and client, a switch between them) polling on one machine
 	 * share core 0 and hand frames to each other a time slice at a time. Unless the user
-	 * chose cores (-l, -c, --lcores, --main-lcore), the main thread runs where the process may.
+	 * chose cores (-l, -c, --lcores, --main-lcore), the main thread runs where the process
+	 * may.
 	 */
 	if (keep_cpus && sched_setaffinity(0, sizeof(cpus), &cpus) != 0)
 		ROCE_LOG(WARN, "cannot restore the CPU affinity after EAL set-up: %s",
