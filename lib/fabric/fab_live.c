@@ -210,6 +210,7 @@ static void ip_learn(struct roce_live_switch *ls, struct live_port *lp, uint8_t 
 		     const struct roce_ip_addr *ip)
 {
 	uint32_t h = hash_bytes(ip->b, 16) ^ ip_ver;
+	uint8_t host = ip_ver == 4 ? 32 : 128;	/* a host route's prefix length */
 
 	if (!ip_is_unicast(ip_ver, ip))
 		return;
@@ -218,16 +219,14 @@ static void ip_learn(struct roce_live_switch *ls, struct live_port *lp, uint8_t 
 
 		if (e->ip_ver == ip_ver && memcmp(e->ip.b, ip->b, 16) == 0) {
 			if (e->port != lp->id &&
-			    roce_switch_set_route(ls->sw, ip_ver, ip, ip_ver == 4 ? 32 : 128,
-						  lp->id) == 0) {
+			    roce_switch_set_route(ls->sw, ip_ver, ip, host, lp->id) == 0) {
 				e->port = lp->id;
 				lp->st.moved_ips++;
 			}
 			return;
 		}
 		if (e->ip_ver == 0) {
-			if (roce_switch_add_route(ls->sw, ip_ver, ip, ip_ver == 4 ? 32 : 128,
-						  lp->id) != 0)
+			if (roce_switch_add_route(ls->sw, ip_ver, ip, host, lp->id) != 0)
 				return;
 			e->ip_ver = ip_ver;
 			e->ip = *ip;

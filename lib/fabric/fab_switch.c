@@ -370,6 +370,13 @@ static int route_prefix(const struct roce_switch *sw, uint8_t ip_ver,
 	return 0;
 }
 
+/* Is @p r the route of prefix @p pfx / @p plen (as route_prefix() cut it)? */
+static inline bool route_is(const struct sw_route *r, uint8_t ip_ver,
+			    const struct roce_ip_addr *pfx, uint8_t plen)
+{
+	return r->ip_ver == ip_ver && r->plen == plen && memcmp(&r->dst, pfx, sizeof(*pfx)) == 0;
+}
+
 int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct roce_ip_addr *dst,
 			  uint8_t plen, uint16_t port)
 {
@@ -389,7 +396,7 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 		if (i >= sw->nroutes || (k != 0 && i == sw->last_route))
 			continue;
 		r = &sw->routes[i];
-		if (r->ip_ver != ip_ver || r->plen != plen || memcmp(&r->dst, &pfx, sizeof(pfx)) != 0)
+		if (!route_is(r, ip_ver, &pfx, plen))
 			continue;
 		for (pos = 0; pos < r->nports; pos++)
 			if (r->port[pos] == port)
@@ -444,7 +451,7 @@ int roce_switch_set_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	for (uint32_t i = 0; i < sw->nroutes; i++) {
 		struct sw_route *r = &sw->routes[i];
 
-		if (r->ip_ver != ip_ver || r->plen != plen || memcmp(&r->dst, &pfx, sizeof(pfx)) != 0)
+		if (!route_is(r, ip_ver, &pfx, plen))
 			continue;
 		r->port[0] = port;
 		r->nports = 1;

@@ -95,7 +95,8 @@ int roce_eal_init(const char *user_args)
 		argv[argc++] = user[i];
 	argv[argc] = NULL;
 
-	keep_cpus = !has_prefix(user, nuser, core_opts) && sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
+	keep_cpus = !has_prefix(user, nuser, core_opts) &&
+		    sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
 	rc = rte_eal_init(argc, argv);	/* keeps no pointer into argv, but @copy lives on anyway */
 	if (rc < 0) {
 		free(copy);

@@ -277,8 +277,8 @@ CRC_TARGET_YMM static __m128i fold_ymm(__m128i r, uint8_t *dst, const uint8_t *s
 
 	off += 32;
 	if (len - off >= 96) {
-		__m256i y0 = y, y1 = load_block2(src, dst, off), y2 = load_block2(src, dst, off + 32);
-		__m256i y3 = load_block2(src, dst, off + 64);
+		__m256i y0 = y, y1 = load_block2(src, dst, off);
+		__m256i y2 = load_block2(src, dst, off + 32), y3 = load_block2(src, dst, off + 64);
 
 		for (off += 96; len - off >= 128; off += 128) {
 			y0 = _mm256_xor_si256(fold2(y0, crc.k128), load_block2(src, dst, off));
