@@ -114,7 +114,9 @@ LAT_ROW = re.compile(r"^\s*(\d+)\s+(\d+)" + (r"\s+" + NUM) * 7 + r"\s*$")
 # (emulating rxe's own work on the frames just received, e.g. right after a UD send_bw), so
 # this happens at random, most often to the client side. Such a row still tells the size, the
 # iterations and the exit status; its rates say nothing, so they are not checked. rocelab's
-# own figures come from the host's clock and are always checked.
+# own figures come from the host's clock and are always checked; a rocelab server of write,
+# read or atomic bw prints the rxe client's report (as perftest's server does), so its rates
+# follow the client's calibration.
 CLOCK_FAILED = re.compile(r"Correlation coefficient r\^2: \S+ < 0\.9")
 
 # Per-run names, so that a manual rxe-vm run (namespace rxens) or another test run can coexist.
@@ -227,6 +229,20 @@ def can_make_netns():
 def base_test(test):
 	"""The test a case runs: 'send_bw_ud' -> 'send_bw'."""
 	return TESTS.get(test, {}).get("base") or re.sub(r"_(uc|ud)$", "", test)
+
+
+def mirrors_peer(test, side):
+	"""A rocelab server of write/read/atomic_bw prints the client's report as its row (as
+	perftest's server does): rates the rxe client computed with its own clock."""
+	return (side == "rocelab-server" and base_test(test) in ("write_bw", "read_bw", "atomic_bw")
+		and "-b" not in TESTS.get(test, {}).get("pt", []))
+
+
+def clock_failures(test, side, out, peer_out):
+	"""perftest clock calibration failures (CLOCK_FAILED) behind this side's rows."""
+	if side.startswith("rxe-"):
+		return len(CLOCK_FAILED.findall(out))
+	return len(CLOCK_FAILED.findall(peer_out)) if mirrors_peer(test, side) else 0
 
 
 def is_pingpong(test):
@@ -391,7 +407,7 @@ def check_capture(name, pcap, src_ip, failures):
 	return "capture: %d NAK remote access error from %s, PSN %s" % (len(naks), src_ip, naks[0])
 
 
-def check_side(test, side, rc, out, size, failures):
+def check_side(test, side, rc, out, peer_out, size, failures):
 	if is_pingpong(test):
 		return check_pingpong(test, side, rc, out, size, failures)
 	what = "%s %s" % (test, side)
@@ -399,7 +415,7 @@ def check_side(test, side, rc, out, size, failures):
 		failures.append("%s: exit %s" % (what, rc))
 	sizes = all_sizes(test, side)
 	if sizes is not None:
-		return check_all(test, side, out, sizes, failures)
+		return check_all(test, side, out, peer_out, sizes, failures)
 	want_rows, want_iters = expected_rows(test, side)
 	found = rows(out, base_test(test).endswith("_lat"))
 	if len(found) != want_rows:
@@ -415,9 +431,10 @@ def check_side(test, side, rc, out, size, failures):
 	# lat: t_max; bw: the message rate (atomic_bw's 8 B make 0.00 MB/s under TCG)
 	col, label = (4, "t_max") if base_test(test).endswith("_lat") else (5, "MsgRate")
 	row = " ".join(r.group(0).split())
-	if side.startswith("rxe-") and CLOCK_FAILED.search(out):
-		# perftest could not calibrate its clock (CLOCK_FAILED): its rates are 0 by
-		# construction; size, iterations and exit status were checked above
+	if clock_failures(test, side, out, peer_out):
+		# perftest could not calibrate its clock (CLOCK_FAILED): its rates, or the report a
+		# rocelab server prints, are 0 by construction; size, iterations and exit status
+		# were checked above
 		return row + "  (perftest's clock calibration failed: rates not checked)"
 	try:
 		ok = float(r.group(col)) > 0 and float(r.group(col)) != float("inf")
@@ -428,7 +445,7 @@ def check_side(test, side, rc, out, size, failures):
 	return row
 
 
-def check_all(test, side, out, sizes, failures):
+def check_all(test, side, out, peer_out, sizes, failures):
 	"""-a: one row per size, in order, each with all its iterations."""
 	what = "%s %s" % (test, side)
 	lat = base_test(test).endswith("_lat")
@@ -440,7 +457,7 @@ def check_all(test, side, out, sizes, failures):
 		return None
 	# perftest calibrates its clock for every row it prints: each failure (CLOCK_FAILED)
 	# zeroes one row's rates
-	clock_failed = len(CLOCK_FAILED.findall(out)) if side.startswith("rxe-") else 0
+	clock_failed = clock_failures(test, side, out, peer_out)
 	zero = []
 	for r in found:
 		if int(r.group(2)) != want_iters:
@@ -523,8 +540,8 @@ def run_case(rocelab, rxe_vm, d, logdir, test, direction):
 			res["wire"] = check_capture(name, pcap, HOST_IP if rl_server else GUEST_IP,
 						    failures)
 		else:
-			res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, size, failures)
-			res[rl_side] = check_side(test, rl_side, host_rc, host, size, failures)
+			res[rxe_side] = check_side(test, rxe_side, vm_rc, guest, host, size, failures)
+			res[rl_side] = check_side(test, rl_side, host_rc, host, guest, size, failures)
 		if TESTS[test].get("ipv6"):
 			# the GIDs both sides used: ours, and the guest's link-local one
 			m = re.search(r"remote address:.*GID (fe80::\S+)", host)
