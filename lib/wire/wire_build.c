@@ -429,7 +429,9 @@ static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wi
 	else
 		fill_ramp(p, pkt->payload_len);
 	memset(p + pkt->payload_len, 0, pad);
-	wr32le(buf + icrc_off, wire_icrc(buf, t->l3_off, t->bth_off, icrc_off, t->ip_ver == 4, true));
+	/* the ICRC from 8 bytes before the IP header: the template's two shapes, in place */
+	wr32le(buf + icrc_off, (t->ip_ver == 4 ? wire_icrc_v4 : wire_icrc_v6)(ip - 8,
+									     icrc_off - t->l3_off + 8));
 	return (int)len;
 }
 

@@ -14,8 +14,9 @@
  * x^(8 D) mod P to move D bytes on) by four accumulators of 64 bytes (VPCLMULQDQ on AVX-512),
  * 32 bytes (VPCLMULQDQ on AVX2: AMD Zen 3, Intel Ice Lake client) or 16 bytes (PCLMULQDQ) each,
  * then merged. The 128-bit remainder R, times x^32, is reduced to 64 bits with
- * three multiplications and to 32 with Barrett's method. The initial value I adds
- * I * x^(8 len) mod P, folded into the same reduction, so that no block needs it spliced in.
+ * two multiplications and to 32 with Barrett's method (two more), in one register. The initial
+ * value I adds I * x^(8 len) mod P, folded into the same reduction, so that no block needs it
+ * spliced in. The ICRC read in place (wire_crc32_masked()) puts it in the first block instead.
  */
 #include <stdalign.h>
 #include <string.h>
@@ -41,8 +42,8 @@ static struct {
 	struct fold_k k16, k32, k48, k64;	/* fold by 16, 32, 48, 64 bytes */
 	struct fold_k k96, k128, k192, k256;	/* ... and by 96 to 256 (VPCLMULQDQ) */
 	struct fold_k kb[7];			/* kb[n]: fold by 16 n bytes (n >= 1) */
-	uint32_t x64, x96, x128;		/* x^64, x^96, x^128 mod P, reflected */
-	uint32_t mu;				/* floor(x^64 / P) without its x^32 term, reflected */
+	struct fold_k fin;			/* x^96 and x^64 mod P, as fold_k: R x^32 to 64 bits */
+	struct fold_k bar;			/* P and floor(x^64 / P), 33 bits reflected */
 	bool usable;				/* fold with PCLMULQDQ (else rte_net_crc) */
 	bool zmm;				/* fold 64 bytes per instruction (VPCLMULQDQ) */
 	bool ymm;				/* else fold 32 (VPCLMULQDQ without AVX-512) */
@@ -100,27 +101,12 @@ __attribute__((constructor)) static void crc_fold_init(void)
 	crc.k256 = fold_k(256);
 	for (unsigned int n = 1; n < ROCE_DIM(crc.kb); n++)
 		crc.kb[n] = fold_k(16 * n);
-	crc.x64 = xn_mod_p(64);
-	crc.x96 = xn_mod_p(96);
-	crc.x128 = xn_mod_p(128);
-	crc.mu = barrett_mu();
+	crc.fin = (struct fold_k){ .lo = (uint64_t)xn_mod_p(96) << 1,
+				   .hi = (uint64_t)xn_mod_p(64) << 1 };
+	/* the x^32 terms of P and of floor(x^64 / P) are their bit 0 */
+	crc.bar = (struct fold_k){ .lo = (uint64_t)CRC32_POLY_REFLECTED << 1 | 1,
+				   .hi = (uint64_t)barrett_mu() << 1 | 1 };
 	/* which SIMD to use is set by wire_icrc.c's crc_select(), with rte_net_crc's path */
-}
-
-void wire_crc_fold_select(bool simd128, bool simd256, bool simd512)
-{
-#if defined(__x86_64__)
-	__builtin_cpu_init();
-	crc.usable = simd128 && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx");
-	crc.zmm = crc.usable && simd512 && __builtin_cpu_supports("avx512f") &&
-		  __builtin_cpu_supports("vpclmulqdq");
-	crc.ymm = crc.usable && !crc.zmm && simd256 && __builtin_cpu_supports("avx2") &&
-		  __builtin_cpu_supports("vpclmulqdq");
-#else
-	(void)simd128;
-	(void)simd256;
-	(void)simd512;
-#endif
 }
 
 bool wire_crc_fold_wide(void)
@@ -143,23 +129,6 @@ CRC_TARGET static inline __m128i fold(__m128i a, __m128i k)
 CRC_TARGET static inline __m128i k_vec(struct fold_k k)
 {
 	return _mm_set_epi64x((long long)k.hi, (long long)k.lo);
-}
-
-/* Carry-less product of two 32-bit reflected values: bit k stands for x^(62 - k). */
-CRC_TARGET static inline uint64_t clmul32(uint32_t a, uint32_t b)
-{
-	return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
-								_mm_cvtsi32_si128((int)b), 0));
-}
-
-/* T mod P for a 64-bit reflected T, by Barrett's method. */
-CRC_TARGET static inline uint32_t barrett(uint64_t t)
-{
-	uint32_t t_hi = (uint32_t)t;		/* coefficients of x^63..x^32 */
-	uint32_t t_lo = (uint32_t)(t >> 32);	/* x^31..x^0 */
-	uint32_t q = t_hi ^ (uint32_t)(clmul32(t_hi, crc.mu) << 1);
-
-	return t_lo ^ (uint32_t)(clmul32(q, CRC32_POLY_REFLECTED) >> 31);
 }
 
 /* Load the next block, storing it at @p dst on the way when copying. */
@@ -340,6 +309,35 @@ CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t
 }
 
 /*
+ * ~(V mod P) for V = R(x) x^32 + @p extra, R the 16-byte remainder A(x) x^64 + B(x) of a message
+ * and @p extra a 64-bit reflected value (bit n: x^(63 - n)) in bits 32..95 of its register, all
+ * in one register: A x^96 comes below x^96 by x^96 mod P, the top 32 bits of that below x^64 by
+ * x^64 mod P, and Barrett's method takes the 64-bit rest to 32 bits. Both steps after the first
+ * work 32 bits up their lanes, where a shift left clears what a mask would.
+ */
+CRC_TARGET static inline uint32_t crc_final_plus(__m128i r, __m128i extra)
+{
+	__m128i fin = k_vec(crc.fin), bar = k_vec(crc.bar);
+	__m128i u, v, q;
+
+	/* u, bit n for x^(95 - n): A (x^96 mod P) + B x^32, below x^96 */
+	u = _mm_xor_si128(_mm_clmulepi64_si128(r, fin, 0x00), _mm_srli_si128(r, 8));
+	/* v, bits 32..95 for x^63..x^0: u's top 32 bits times x^64 mod P, plus its other 64 */
+	v = _mm_xor_si128(_mm_clmulepi64_si128(_mm_slli_epi64(u, 32), fin, 0x10), u);
+	v = _mm_xor_si128(v, extra);
+	/* Barrett: q = floor(v / P) from v's top 32 bits; v - q P leaves the CRC in bits 64..95 */
+	q = _mm_slli_epi64(_mm_clmulepi64_si128(_mm_srli_epi64(v, 32), bar, 0x10), 32);
+	v = _mm_xor_si128(v, _mm_clmulepi64_si128(q, bar, 0x00));
+	return ~(uint32_t)_mm_extract_epi32(v, 2);
+}
+
+/* ~(R(x) x^32 mod P) for the 16-byte remainder R of a message whose initial value is in it. */
+CRC_TARGET static inline uint32_t crc_final(__m128i r)
+{
+	return crc_final_plus(r, _mm_setzero_si128());
+}
+
+/*
  * CRC of @p pre (at most WIRE_CRC_PRE_MAX bytes) followed by @p len bytes at @p src, copied to
  * @p dst on the way unless dst is NULL. @p pre and the first len % 16 bytes of src make the
  * leading blocks, behind zeros, in a buffer on the stack; the rest of src is whole blocks, read
@@ -350,10 +348,9 @@ CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_
 				    uint8_t *dst, const uint8_t *src, uint32_t len)
 {
 	alignas(16) uint8_t lead[WIRE_CRC_PRE_MAX + 32];
-	uint32_t off = len & 15, lead_len = (pre_len + off + 15) & ~15u, w[4];
+	uint32_t off = len & 15, lead_len = (pre_len + off + 15) & ~15u;
 	uint32_t total = pre_len + len;
-	__m128i r, r_lead = _mm_setzero_si128();
-	uint64_t t;
+	__m128i r, r_lead = _mm_setzero_si128(), init;
 
 	if (total == 0)
 		return crc_in;
@@ -384,12 +381,10 @@ CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_
 			r = _mm_xor_si128(r, fold(r_lead, k_vec(k)));
 	}
 
-	/* R(x) x^32 = w0 x^128 + w1 x^96 + w2 x^64 + w3 x^32, plus I x^(8 len), to 64 bits */
-	_mm_storeu_si128((__m128i *)w, r);
-	t = (clmul32(w[0], crc.x128) ^ clmul32(w[1], crc.x96) ^ clmul32(w[2], crc.x64) ^
-	     clmul32(~crc_in, wire_x8n_mod_p(total))) << 1;
-	t ^= w[3];
-	return ~barrett(t);
+	/* R(x) x^32 plus I x^(8 len), I the initial value: bit n of the product for x^(63 - n) */
+	init = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)~crc_in),
+				    _mm_cvtsi64_si128((long long)wire_x8n_mod_p(total) << 1), 0x00);
+	return crc_final_plus(r, _mm_slli_si128(init, 4));
 }
 
 /*
@@ -420,18 +415,6 @@ CRC_TARGET static inline __m128i fold_tail(__m128i r, const uint8_t *end, uint32
 	return _mm_xor_si128(fold(out, k_vec(crc.k16)), stay);
 }
 
-/* ~(R(x) x^32 mod P) for the 16-byte remainder R of a message whose initial value is in it. */
-CRC_TARGET static inline uint32_t crc_final(__m128i r)
-{
-	uint32_t w[4];
-	uint64_t t;
-
-	_mm_storeu_si128((__m128i *)w, r);
-	t = (clmul32(w[0], crc.x128) ^ clmul32(w[1], crc.x96) ^ clmul32(w[2], crc.x64)) << 1;
-	t ^= w[3];
-	return ~barrett(t);
-}
-
 /* crc_fold_masked()'s first 64 bytes in one register, then the whole blocks up to @p whole. */
 CRC_TARGET_ZMM static __m128i fold_masked_zmm(const uint8_t *p, const uint8_t *mask, uint32_t whole,
 					      uint32_t *off)
@@ -448,6 +431,7 @@ CRC_TARGET_ZMM static __m128i fold_masked_zmm(const uint8_t *p, const uint8_t *m
  * ORed with @p mask, read in place from the front: the masked blocks are loaded and ORed in
  * registers, the initial value XORed into the first 4 bytes, the whole blocks folded as they
  * come and the last len % 16 bytes merged by fold_tail(). Nothing is copied, no x^8n is looked up.
+ * The 64-byte VPCLMULQDQ path; the others are icrc_xmm() and icrc_ymm().
  */
 CRC_TARGET static uint32_t crc_fold_masked(const uint8_t *p, uint32_t len, const uint8_t *mask,
 					   uint32_t mask_len)
@@ -473,7 +457,148 @@ CRC_TARGET static uint32_t crc_fold_masked(const uint8_t *p, uint32_t len, const
 		r = fold_tail(r, p + len, len - whole);
 	return crc_final(r);
 }
+
+/* Past this many bytes of whole blocks after the masked ones, fold_more()'s four accumulators. */
+#define ICRC_SHORT_MAX 192
+
+static inline __attribute__((always_inline)) __m128i ld16(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)p);
+}
+
+/*
+ * The ICRC of a longer frame from the remainder @p r of its first @p off bytes (whole blocks):
+ * fold_more()'s accumulators, then the tail. Apart, so that the short frames' function stays
+ * a leaf that saves no registers.
+ */
+CRC_TARGET static __attribute__((noinline)) uint32_t icrc_rest(__m128i r, const uint8_t *p,
+							      uint32_t off, uint32_t len)
+{
+	uint32_t whole = len & ~15u;
+
+	r = fold_more(r, NULL, p, off, whole);
+	if (len != whole)
+		r = fold_tail(r, p + len, len - whole);
+	return crc_final(r);
+}
+
+/*
+ * crc_fold_masked() for a frame of ICRC_SHORT_MAX bytes or so, where what is done once per
+ * frame weighs as much as the blocks: one 16-byte register, the masked blocks unrolled for the
+ * constant @p mask_len, two blocks a round (the remainder moves 32 bytes, the first of the two
+ * 16), no call. @p len >= mask_len.
+ */
+CRC_TARGET static inline __attribute__((always_inline)) uint32_t
+icrc_xmm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
+{
+	const __m128i init = _mm_set_epi32(0, 0, 0, -1);
+	__m128i k16 = k_vec(crc.k16), k32 = k_vec(crc.k32);
+	const uint8_t *q = p + mask_len, *end = p + (len & ~15u);
+	__m128i r = _mm_xor_si128(_mm_or_si128(ld16(p), ld16(mask)), init);
+
+	for (uint32_t off = 16; off < mask_len; off += 16)
+		r = _mm_xor_si128(fold(r, k16), _mm_or_si128(ld16(p + off), ld16(mask + off)));
+	if (roce_unlikely(end - q > ICRC_SHORT_MAX))
+		return icrc_rest(r, p, mask_len, len);
+	for (; q + 32 <= end; q += 32)
+		r = _mm_xor_si128(_mm_xor_si128(fold(r, k32), fold(ld16(q), k16)), ld16(q + 16));
+	if (q != end)
+		r = _mm_xor_si128(fold(r, k16), ld16(q));
+	if (len & 15)
+		r = fold_tail(r, p + len, len & 15);
+	return crc_final(r);
+}
+
+/*
+ * icrc_xmm() with 32-byte registers (VPCLMULQDQ on AVX2): the first 64 bytes, masked, in two,
+ * then 32 bytes a round. Frames under 64 bytes of whole blocks take icrc_xmm().
+ */
+CRC_TARGET_YMM static inline __attribute__((always_inline)) uint32_t
+icrc_ymm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
+{
+	const __m256i init = _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, -1);
+	const uint8_t *q = p + 64, *end = p + (len & ~15u);
+	__m256i y;
+	__m128i r;
+
+	if (len < 64)
+		return icrc_xmm(p, len, mask, mask_len);
+	/* mask arrays are WIRE_ICRC_MASK_MAX long: the bytes past mask_len are zero */
+	y = _mm256_xor_si256(_mm256_or_si256(_mm256_loadu_si256((const __m256i *)p),
+					     _mm256_loadu_si256((const __m256i *)mask)), init);
+	y = _mm256_xor_si256(fold2(y, crc.k32),
+			     _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p + 32)),
+					     _mm256_loadu_si256((const __m256i *)(mask + 32))));
+	if (roce_unlikely(end - q > ICRC_SHORT_MAX)) {
+		r = _mm_xor_si128(fold(_mm256_castsi256_si128(y), k_vec(crc.k16)),
+				  _mm256_extracti128_si256(y, 1));
+		return icrc_rest(r, p, 64, len);
+	}
+	for (; q + 32 <= end; q += 32)
+		y = _mm256_xor_si256(fold2(y, crc.k32), _mm256_loadu_si256((const __m256i *)q));
+	r = _mm_xor_si128(fold(_mm256_castsi256_si128(y), k_vec(crc.k16)),
+			  _mm256_extracti128_si256(y, 1));
+	if (q != end)
+		r = _mm_xor_si128(fold(r, k_vec(crc.k16)), ld16(q));
+	if (len & 15)
+		r = fold_tail(r, p + len, len & 15);
+	return crc_final(r);
+}
+
+/* The two shapes of a RoCEv2 frame the transport sends, on each path. */
+CRC_TARGET static uint32_t icrc_v4_xmm(const uint8_t *p, uint32_t len)
+{
+	return icrc_xmm(p, len, wire_icrc_mask_v4, 48);
+}
+
+CRC_TARGET static uint32_t icrc_v6_xmm(const uint8_t *p, uint32_t len)
+{
+	return icrc_xmm(p, len, wire_icrc_mask_v6, 64);
+}
+
+CRC_TARGET_YMM static uint32_t icrc_v4_ymm(const uint8_t *p, uint32_t len)
+{
+	return icrc_ymm(p, len, wire_icrc_mask_v4, 48);
+}
+
+CRC_TARGET_YMM static uint32_t icrc_v6_ymm(const uint8_t *p, uint32_t len)
+{
+	return icrc_ymm(p, len, wire_icrc_mask_v6, 64);
+}
 #endif /* __x86_64__ */
+
+/* ... on the 64-byte path and without PCLMULQDQ */
+static uint32_t icrc_v4_any(const uint8_t *p, uint32_t len)
+{
+	return wire_crc32_masked(p, len, wire_icrc_mask_v4, 48);
+}
+
+static uint32_t icrc_v6_any(const uint8_t *p, uint32_t len)
+{
+	return wire_crc32_masked(p, len, wire_icrc_mask_v6, 64);
+}
+
+wire_icrc_fn wire_icrc_v4 = icrc_v4_any;
+wire_icrc_fn wire_icrc_v6 = icrc_v6_any;
+
+void wire_crc_fold_select(bool simd128, bool simd256, bool simd512)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	crc.usable = simd128 && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("avx");
+	crc.zmm = crc.usable && simd512 && __builtin_cpu_supports("avx512f") &&
+		  __builtin_cpu_supports("vpclmulqdq");
+	crc.ymm = crc.usable && !crc.zmm && simd256 && __builtin_cpu_supports("avx2") &&
+		  __builtin_cpu_supports("vpclmulqdq");
+	/* the 64-byte path keeps crc_fold_masked(), whose first register holds the masked 64 */
+	wire_icrc_v4 = crc.ymm ? icrc_v4_ymm : crc.usable && !crc.zmm ? icrc_v4_xmm : icrc_v4_any;
+	wire_icrc_v6 = crc.ymm ? icrc_v6_ymm : crc.usable && !crc.zmm ? icrc_v6_xmm : icrc_v6_any;
+#else
+	(void)simd128;
+	(void)simd256;
+	(void)simd512;
+#endif
+}
 
 bool wire_crc_fold_usable(void)
 {

@@ -375,8 +375,10 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 	pkt->payload = buf + pkt->payload_off;
 	pkt->payload_len = body - pkt->pad;
 	pkt->icrc = rd32le(buf + end - ROCE_ICRC_LEN);
-	pkt->icrc_calc = wire_icrc(buf, ETHER_HDR_LEN, pkt->bth_off, end - ROCE_ICRC_LEN,
-				   pkt->ip_ver == 4, true);
+	/* rx_ip() took only the two shapes wire_icrc_v4/_v6 read in place */
+	pkt->icrc_calc = (pkt->ip_ver == 4 ? wire_icrc_v4 : wire_icrc_v6)(buf + ETHER_HDR_LEN - 8,
+									  end - ROCE_ICRC_LEN -
+									  ETHER_HDR_LEN + 8);
 	if (pkt->icrc_calc != pkt->icrc)
 		return roce_wire_parse(buf, len, 0, pkt);	/* a bad frame: decoded in full */
 	pkt->icrc_ok = true;

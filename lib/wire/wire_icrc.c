@@ -180,15 +180,15 @@ uint32_t wire_icrc_headers(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off
  */
 #define M_LRH [0 ... 7] = 0xff
 #define M_IPV6 [8] = 0x0f, [9 ... 11] = 0xff, [15] = 0xff	/* traffic class, flow label, hop limit */
-static const uint8_t icrc_mask_v4[WIRE_ICRC_MASK_MAX] = {
+const uint8_t wire_icrc_mask_v4[WIRE_ICRC_MASK_MAX] = {
 	M_LRH, [8 + 1] = 0xff, [8 + 8] = 0xff, [8 + 10 ... 8 + 11] = 0xff, /* TOS, TTL, checksum */
 	[8 + 26 ... 8 + 27] = 0xff,	/* UDP checksum */
 	[8 + 32] = 0xff,		/* BTH: FECN, BECN, resv6 */
 };
-static const uint8_t icrc_mask_v6[WIRE_ICRC_MASK_MAX] = {
+const uint8_t wire_icrc_mask_v6[WIRE_ICRC_MASK_MAX] = {
 	M_LRH, M_IPV6, [8 + 46 ... 8 + 47] = 0xff, [8 + 52] = 0xff,
 };
-static const uint8_t icrc_mask_v1[WIRE_ICRC_MASK_MAX] = {	/* GRH, then BTH */
+const uint8_t wire_icrc_mask_v1[WIRE_ICRC_MASK_MAX] = {	/* GRH, then BTH */
 	M_LRH, M_IPV6, [8 + 44] = 0xff,
 };
 
@@ -207,11 +207,11 @@ uint32_t wire_icrc(const uint8_t *buf, uint32_t l3_off, uint32_t bth_off, uint32
 		uint32_t len = end - l3_off + 8;
 
 		if (ipv4 && udp && l3_len == IPV4_HDR_LEN + UDP_HDR_LEN)
-			return wire_crc32_masked(p, len, icrc_mask_v4, 48);
+			return wire_icrc_v4(p, len);
 		if (!ipv4 && udp && l3_len == IPV6_HDR_LEN + UDP_HDR_LEN && len >= 64)
-			return wire_crc32_masked(p, len, icrc_mask_v6, 64);
+			return wire_icrc_v6(p, len);
 		if (!ipv4 && !udp && l3_len == IPV6_HDR_LEN && len >= 64)
-			return wire_crc32_masked(p, len, icrc_mask_v1, 64);
+			return wire_crc32_masked(p, len, wire_icrc_mask_v1, 64);
 	}
 
 	/*

@@ -156,6 +156,22 @@ uint32_t wire_crc32_copy(uint32_t crc, const uint8_t *pre, uint32_t pre_len, uin
  */
 uint32_t wire_crc32_masked(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len);
 
+/* The ICRC's masks for IPv4/UDP, IPv6/UDP and the GRH, from 8 bytes before the L3 header. */
+extern const uint8_t wire_icrc_mask_v4[WIRE_ICRC_MASK_MAX];
+extern const uint8_t wire_icrc_mask_v6[WIRE_ICRC_MASK_MAX];
+extern const uint8_t wire_icrc_mask_v1[WIRE_ICRC_MASK_MAX];
+
+typedef uint32_t (*wire_icrc_fn)(const uint8_t *p, uint32_t len);
+
+/*
+ * wire_crc32_masked() with the mask of a RoCEv2 frame over IPv4 without options (_v4,
+ * @p len >= 48) or over IPv6 (_v6, @p len >= 64): the ICRC of the @p len bytes from @p p, 8
+ * bytes before the IP header, to the ICRC field. Set by wire_crc_fold_select() to the path it
+ * chose, specialised for the shape: no per-frame choice of mask, path or loop shape.
+ */
+extern wire_icrc_fn wire_icrc_v4;
+extern wire_icrc_fn wire_icrc_v6;
+
 /* wire_crc32() runs on PCLMULQDQ (not on the rte_net_crc fallback). */
 bool wire_crc_fold_usable(void);
 
