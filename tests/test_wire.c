@@ -430,6 +430,20 @@ START_TEST(test_template)
 			REQUIRE(roce_wire_tmpl_build(&t, &other, got, (uint32_t)n - 1) == -ENOSPC, "%s",
 				roce_opcode[opcode].name);
 		}
+		/* every short payload copied from memory (the template copies up to 64 bytes inline) */
+		for (uint32_t len = 0; len <= 80 && (roce_opcode[opcode].mask & ROCE_F_PAYLOAD); len++) {
+			int n, m;
+
+			other = pkt;
+			other.payload_len = payload_len_for(opcode, len);
+			rnd_bytes(&s, payload, other.payload_len);
+			other.payload = payload;
+			n = roce_wire_build(&other, 0, want, sizeof(want));
+			m = roce_wire_tmpl_build(&t, &other, got, sizeof(got));
+			REQUIRE(n > 0 && m == n && memcmp(want, got, (size_t)n) == 0,
+				"%s IPv%u payload %u from memory", roce_opcode[opcode].name, ip_ver,
+				other.payload_len);
+		}
 		/* any header field changed: the template no longer fits */
 		other = pkt;
 		other.ttl++;

@@ -125,10 +125,25 @@ static int parse_grh(const uint8_t *buf, uint32_t len, uint32_t off, struct roce
 	return 0;
 }
 
-static void parse_ext(const uint8_t *h, const struct roce_opcode_info *info, struct roce_pkt *pkt)
+/* The extended headers but the RETH, the one an RDMA WRITE's first or only packet carries. */
+#define EXT_NOT_RETH (ROCE_F_DETH | ROCE_F_FETH | ROCE_F_ATMETH | ROCE_F_AETH | ROCE_F_ATMACK | \
+		      ROCE_F_IMMDT | ROCE_F_IETH)
+
+/* Inlined: roce_wire_parse_rx() runs it for every frame; the RETH first, the rest if any. */
+static inline __attribute__((always_inline)) void parse_ext(const uint8_t *h,
+							   const struct roce_opcode_info *info,
+							   struct roce_pkt *pkt)
 {
 	const uint8_t *p;
 
+	if (info->mask & ROCE_F_RETH) {
+		p = h + info->ext_off[ROCE_EXT_RETH];
+		pkt->reth.va = rd64(p);
+		pkt->reth.rkey = rd32(p + 8);
+		pkt->reth.dmalen = rd32(p + 12);
+	}
+	if (!(info->mask & EXT_NOT_RETH))
+		return;
 	if (info->mask & ROCE_F_DETH) {
 		p = h + info->ext_off[ROCE_EXT_DETH];
 		pkt->deth.qkey = rd32(p);
@@ -136,12 +151,6 @@ static void parse_ext(const uint8_t *h, const struct roce_opcode_info *info, str
 	}
 	if (info->mask & ROCE_F_FETH)
 		pkt->feth = rd32(h + info->ext_off[ROCE_EXT_FETH]);
-	if (info->mask & ROCE_F_RETH) {
-		p = h + info->ext_off[ROCE_EXT_RETH];
-		pkt->reth.va = rd64(p);
-		pkt->reth.rkey = rd32(p + 8);
-		pkt->reth.dmalen = rd32(p + 12);
-	}
 	if (info->mask & ROCE_F_ATMETH) {
 		p = h + info->ext_off[ROCE_EXT_ATMETH];
 		pkt->atmeth.va = rd64(p);
@@ -290,6 +299,26 @@ int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct
 }
 
 /*
+ * The header checksum of a 20-byte IPv4 header @p ip whose first byte is 0x45 is right: the
+ * one's-complement sum of its 16-bit words, checksum included, is 0xffff (RFC 1071). That is
+ * their integer sum being a multiple of 0xffff, and not 0 (0x45 is in it); since 2^16 = 1 mod
+ * 0xffff, the sum of its 32-bit words in memory order is that sum times 2^8 mod 0xffff, which
+ * is 0 exactly when the sum is: five adds and a test of divisibility, no fold.
+ */
+static inline uint64_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline bool ipv4_hdr20_ok(const uint8_t *ip)
+{
+	return (ld32(ip) + ld32(ip + 4) + ld32(ip + 8) + ld32(ip + 12) + ld32(ip + 16)) % 0xffff == 0;
+}
+
+/*
  * The untagged IPv4 or IPv6 header of a frame @p roce_wire_parse_rx() takes on its fast path:
  * every check of parse_ipv4()/parse_ipv6() and of the UDP length passes, with no IPv4 options
  * and no fragment bits. @return the end of the datagram, or 0 (let roce_wire_parse() decide)
@@ -304,7 +333,7 @@ static uint32_t rx_ip(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 		end = ETHER_HDR_LEN + rd16(ip + 2);
 		l4 = ETHER_HDR_LEN + IPV4_HDR_LEN;
 		if (ip[0] != 0x45 || ip[9] != IPPROTO_UDP_NUM || (rd16(ip + 6) & 0x3fff) != 0 ||
-		    end > len || wire_ipv4_sum(ip, IPV4_HDR_LEN, false) != 0xffff)
+		    end > len || !ipv4_hdr20_ok(ip))
 			return 0;
 		pkt->ip_ver = 4;
 		pkt->dscp = ip[1] >> 2;
@@ -345,7 +374,8 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 {
 	const struct roce_opcode_info *info;
 	const uint8_t *bth;
-	uint32_t end, body;
+	uint32_t end, body, b1;
+	uint64_t b0;
 
 	/* the smallest RoCEv2 frame: Ethernet, IPv4, UDP, BTH, ICRC */
 	if (len < ETHER_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN)
@@ -355,17 +385,20 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 		return roce_wire_parse(buf, len, 0, pkt);
 	pkt->bth_off = (uint16_t)(pkt->l4_off + UDP_HDR_LEN);
 	bth = buf + pkt->bth_off;
-	info = &roce_opcode[bth[0]];
-	if (info->name == NULL || (bth[1] & 0xf) != 0 ||
+	/* the BTH as two big-endian words: bytes 0-7 (opcode to dest QP) and 8-11 (AckReq, PSN) */
+	b0 = rd64(bth);
+	b1 = rd32(bth + 8);
+	info = &roce_opcode[b0 >> 56];
+	if (info->name == NULL || (b0 >> 48 & 0xf) != 0 ||
 	    end < (uint32_t)pkt->bth_off + info->hdr_len + ROCE_ICRC_LEN)
 		return roce_wire_parse(buf, len, 0, pkt);
-	pkt->opcode = bth[0];
-	pkt->se = bth[1] >> 7;
-	pkt->pad = (bth[1] >> 4) & 3;
-	pkt->becn = (bth[4] >> 6) & 1;
-	pkt->dqpn = rd24(bth + 5);
-	pkt->ackreq = bth[8] >> 7;
-	pkt->psn = rd24(bth + 9);
+	pkt->opcode = (uint8_t)(b0 >> 56);
+	pkt->se = b0 >> 55 & 1;
+	pkt->pad = b0 >> 52 & 3;
+	pkt->becn = b0 >> 30 & 1;
+	pkt->dqpn = b0 & 0xffffff;
+	pkt->ackreq = b1 >> 31;
+	pkt->psn = b1 & 0xffffff;
 	pkt->payload_off = (uint16_t)(pkt->bth_off + info->hdr_len);
 	body = end - ROCE_ICRC_LEN - pkt->payload_off;
 	if (pkt->pad > body || (!(info->mask & ROCE_F_PAYLOAD) && body != 0) ||
