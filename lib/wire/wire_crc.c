@@ -236,8 +236,8 @@ CRC_TARGET_YMM static inline __m256i load_block2(const uint8_t *src, uint8_t *ds
  * in flight, 128 bytes a round; the remainder of everything before *@p off_io is @p r, and at
  * least 32 bytes must follow it. Returns the 16-byte remainder up to @p len (*@p off_io = len).
  */
-CRC_TARGET_YMM static __m128i fold_ymm(__m128i r, uint8_t *dst, const uint8_t *src,
-				       uint32_t len, uint32_t *off_io)
+CRC_TARGET_YMM static inline __attribute__((always_inline)) __m128i
+fold_ymm(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t len, uint32_t *off_io)
 {
 	uint32_t off = *off_io, rem;
 	__m256i y = _mm256_xor_si256(_mm256_zextsi128_si256(fold(r, k_vec(crc.k16))),
@@ -271,17 +271,31 @@ CRC_TARGET_YMM static __m128i fold_ymm(__m128i r, uint8_t *dst, const uint8_t *s
 			     load_block(src, dst, off));
 }
 
+/* fold_ymm() made twice: hashing in place (the ICRC, a CRC) and copying on the way. */
+CRC_TARGET_YMM static __m128i fold_ymm_hash(__m128i r, const uint8_t *src, uint32_t len,
+					    uint32_t *off_io)
+{
+	return fold_ymm(r, NULL, src, len, off_io);
+}
+
+CRC_TARGET_YMM static __m128i fold_ymm_copy(__m128i r, uint8_t *dst, const uint8_t *src,
+					    uint32_t len, uint32_t *off_io)
+{
+	return fold_ymm(r, dst, src, len, off_io);
+}
+
 /*
  * The 16-byte remainder of @p r, the remainder of everything before @p off, followed by the
  * whole blocks of @p src from @p off to @p len (len - off a multiple of 16, maybe 0).
  */
-CRC_TARGET static __m128i fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off,
-				    uint32_t len)
+CRC_TARGET static inline __attribute__((always_inline)) __m128i
+fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
 {
 	if (crc.zmm && len - off >= 64)
 		r = fold_zmm(r, dst, src, len, &off);
 	else if (crc.ymm && len - off >= 32)
-		r = fold_ymm(r, dst, src, len, &off);
+		r = dst == NULL ? fold_ymm_hash(r, src, len, &off) :
+				  fold_ymm_copy(r, dst, src, len, &off);
 	if (len - off >= 48 + 64) {
 		/* four accumulators over consecutive blocks, each folded 64 bytes at a time */
 		__m128i k64 = k_vec(crc.k64);
@@ -303,7 +317,8 @@ CRC_TARGET static __m128i fold_more(__m128i r, uint8_t *dst, const uint8_t *src,
 }
 
 /* The 16-byte remainder of the whole blocks of @p src from @p off (< len) to @p len. */
-CRC_TARGET static __m128i fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
+CRC_TARGET static inline __attribute__((always_inline)) __m128i
+fold_blocks(uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
 {
 	return fold_more(load_block(src, dst, off), dst, src, off + 16, len);
 }
@@ -344,8 +359,9 @@ CRC_TARGET static inline uint32_t crc_final(__m128i r)
  * in place. The two parts are folded independently and merged at the end: reading back the
  * buffer just written waits for its stores, and the blocks of src need not wait with it.
  */
-CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len,
-				    uint8_t *dst, const uint8_t *src, uint32_t len)
+CRC_TARGET static inline __attribute__((always_inline)) uint32_t
+crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len, uint8_t *dst, const uint8_t *src,
+	 uint32_t len)
 {
 	alignas(16) uint8_t lead[WIRE_CRC_PRE_MAX + 32];
 	uint32_t off = len & 15, lead_len = (pre_len + off + 15) & ~15u;
@@ -385,6 +401,19 @@ CRC_TARGET static uint32_t crc_fold(uint32_t crc_in, const uint8_t *pre, uint32_
 	init = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)~crc_in),
 				    _mm_cvtsi64_si128((long long)wire_x8n_mod_p(total) << 1), 0x00);
 	return crc_final_plus(r, _mm_slli_si128(init, 4));
+}
+
+/* crc_fold() made twice: without a copy (every load's store left out) and with one. */
+CRC_TARGET static uint32_t crc_fold_hash(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len,
+					 const uint8_t *src, uint32_t len)
+{
+	return crc_fold(crc_in, pre, pre_len, NULL, src, len);
+}
+
+CRC_TARGET static uint32_t crc_fold_copy(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len,
+					 uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	return crc_fold(crc_in, pre, pre_len, dst, src, len);
 }
 
 /*
@@ -623,7 +652,7 @@ uint32_t wire_crc32(uint32_t crc_in, const uint8_t *data, uint32_t len)
 {
 #if defined(__x86_64__)
 	if (roce_likely(crc.usable))
-		return crc_fold(crc_in, NULL, 0, NULL, data, len);
+		return crc_fold_hash(crc_in, NULL, 0, data, len);
 #endif
 	return roce_crc32_combine(crc_in, rte_net_crc_calc(data, len, RTE_NET_CRC32_ETH), len);
 }
@@ -646,7 +675,8 @@ uint32_t wire_crc32_copy(uint32_t crc_in, const uint8_t *pre, uint32_t pre_len, 
 {
 #if defined(__x86_64__)
 	if (roce_likely(crc.usable))
-		return crc_fold(crc_in, pre, pre_len, dst, src, len);
+		return dst == NULL ? crc_fold_hash(crc_in, pre, pre_len, src, len) :
+				     crc_fold_copy(crc_in, pre, pre_len, dst, src, len);
 #endif
 	if (dst != NULL)
 		memcpy(dst, src, len);
