@@ -427,23 +427,25 @@ static int tmpl_frame_len(const struct roce_wire_tmpl *t, const struct roce_pkt 
 	return len > UINT16_MAX ? -EINVAL : (int)len;
 }
 
-/* Write the frame of @p len bytes (tmpl_frame_len()) for @p pkt from @p t into @p buf. */
+/*
+ * Write the frame of @p len bytes (tmpl_frame_len()) for @p pkt from @p t, whose IP header is
+ * IPv4 if @p v4 (a constant: one copy of this per shape, every offset known), into @p buf. A
+ * template is untagged (roce_wire_tmpl_init()): its IP header starts at ETHER_HDR_LEN. The
+ * packet's fields are read into locals first: the byte stores to @p buf may alias them.
+ */
 static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wire_tmpl *t,
 							      const struct roce_pkt *pkt, uint8_t *buf,
-							      uint32_t len)
+							      uint32_t len, bool v4)
 {
-	uint32_t pad = pad_of(pkt, 0), l4_len, icrc_off;
-	uint8_t *ip, *p;
-
-	/* constant lengths for the two shapes a template has: inlined copies, not a call */
-	if (t->ip_ver == 4)
-		memcpy(buf, t->hdr, ETHER_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN);
-	else
-		memcpy(buf, t->hdr, ETHER_HDR_LEN + IPV6_HDR_LEN + UDP_HDR_LEN);
+	const uint32_t bth_off = ETHER_HDR_LEN + (v4 ? IPV4_HDR_LEN : IPV6_HDR_LEN) + UDP_HDR_LEN;
+	const uint8_t *payload = pkt->payload;
+	uint32_t payload_len = pkt->payload_len, pad = pad_of(pkt, 0);
 	/* the lengths count from the UDP header to the end (roce_wire_build's l4_len) */
-	l4_len = len - (t->bth_off - UDP_HDR_LEN);
-	ip = buf + t->l3_off;
-	if (t->ip_ver == 4) {
+	uint32_t l4_len = len - (bth_off - UDP_HDR_LEN), icrc_off = len - ROCE_ICRC_LEN;
+	uint8_t *ip = buf + ETHER_HDR_LEN, *p;
+
+	memcpy(buf, t->hdr, bth_off);	/* a constant length: inlined moves, not a call */
+	if (v4) {
 		uint32_t sum = t->ip_sum + IPV4_HDR_LEN + l4_len;
 
 		/* RFC 1071: the sum is order-free, so the length is added to the rest's */
@@ -454,20 +456,19 @@ static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wi
 	} else {
 		wr16(ip + 4, (uint16_t)l4_len);
 	}
-	wr16(buf + t->bth_off - UDP_HDR_LEN + 4, (uint16_t)l4_len);
-	build_bth(pkt, (uint8_t)pad, buf + t->bth_off);
-	build_ext(pkt, buf + t->bth_off + ROCE_BTH_LEN);
+	wr16(buf + bth_off - UDP_HDR_LEN + 4, (uint16_t)l4_len);
+	build_bth(pkt, (uint8_t)pad, buf + bth_off);
+	build_ext(pkt, buf + bth_off + ROCE_BTH_LEN);
 
-	icrc_off = len - ROCE_ICRC_LEN;
-	p = buf + icrc_off - pad - pkt->payload_len;
-	if (pkt->payload != NULL)
-		copy_payload(p, pkt->payload, pkt->payload_len);
+	p = buf + icrc_off - pad - payload_len;
+	if (payload != NULL)
+		copy_payload(p, payload, payload_len);
 	else
-		fill_ramp(p, pkt->payload_len);
-	memset(p + pkt->payload_len, 0, pad);
+		fill_ramp(p, payload_len);
+	memset(p + payload_len, 0, pad);
 	/* the ICRC from 8 bytes before the IP header: the template's two shapes, in place */
-	wr32le(buf + icrc_off, (t->ip_ver == 4 ? wire_icrc_v4 : wire_icrc_v6)(ip - 8,
-									     icrc_off - t->l3_off + 8));
+	wr32le(buf + icrc_off, (v4 ? wire_icrc_v4 : wire_icrc_v6)(ip - 8,
+								   icrc_off - ETHER_HDR_LEN + 8));
 	return (int)len;
 }
 
@@ -480,7 +481,8 @@ int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *
 		return len;
 	if ((uint32_t)len > size)
 		return -ENOSPC;
-	return tmpl_write(t, pkt, buf, (uint32_t)len);
+	return t->ip_ver == 4 ? tmpl_write(t, pkt, buf, (uint32_t)len, true) :
+				tmpl_write(t, pkt, buf, (uint32_t)len, false);
 }
 
 int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
@@ -494,5 +496,6 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
 	if (dst == NULL)
 		return -ENOSPC;
-	return tmpl_write(t, pkt, dst, (uint32_t)len);
+	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true) :
+				tmpl_write(t, pkt, dst, (uint32_t)len, false);
 }
