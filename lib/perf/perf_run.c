@@ -73,7 +73,9 @@ struct perf_host {
 	struct roce_pd *pd;
 	struct roce_cq *scq, *rcq;
 	struct roce_qp *qp[PERF_MAX_QP];
+	uint32_t qpn[PERF_MAX_QP];	/* their numbers */
 	struct roce_mr *mr;
+	uint32_t lkey, rkey;		/* mr's keys */
 	struct roce_ah *ah;		/* UD: to the other host */
 	uint8_t *buf;			/* nqp * nslots * slot bytes */
 	size_t buf_len;			/* mapped length */
@@ -194,6 +196,8 @@ static int host_init(struct perf_ctx *c, int h)
 			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC);
 	if (p->mr == NULL)
 		return -ENOMEM;
+	p->lkey = roce_mr_lkey(p->mr);
+	p->rkey = roce_mr_rkey(p->mr);
 	for (uint32_t q = 0; q < conf->nqp; q++) {
 		struct roce_qp_init_attr init = {
 			.send_cq = p->scq,
@@ -211,6 +215,7 @@ static int host_init(struct perf_ctx *c, int h)
 		p->qp[q] = roce_create_qp(p->pd, &init);
 		if (p->qp[q] == NULL)
 			return -errno;
+		p->qpn[q] = roce_qp_num(p->qp[q]);
 	}
 	return 0;
 }
@@ -297,7 +302,7 @@ static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
 	struct roce_sge sge = {
 		.addr = (uintptr_t)slot_ptr(c, h, q, s),
 		.length = c->slot,
-		.lkey = roce_mr_lkey(p->mr),
+		.lkey = p->lkey,
 	};
 	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
 
@@ -309,13 +314,13 @@ static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool sig
 {
 	const struct roce_perf_conf *conf = c->conf;
 	struct perf_host *me = &c->host[h], *peer = &c->host[1 - h];
-	uint32_t s = (uint32_t)(i % c->nslots);
+	uint32_t s = c->nslots == 1 ? 0 : (uint32_t)(i % c->nslots);
 	/* write_lat polls slot 0 for the peer's write: it sends from slot 1 */
 	uint32_t src = conf->test == ROCE_PERF_WRITE_LAT ? 1 : s;
 	struct roce_sge sge = {
 		.addr = (uintptr_t)slot_ptr(c, h, q, src),
 		.length = conf->size,
-		.lkey = roce_mr_lkey(me->mr),
+		.lkey = me->lkey,
 	};
 	struct roce_send_wr wr = {
 		.wr_id = i,
@@ -332,20 +337,20 @@ static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool sig
 	case ROCE_PERF_WRITE_LAT:
 		wr.opcode = ROCE_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = roce_mr_rkey(peer->mr);
+		wr.wr.rdma.rkey = peer->rkey;
 		break;
 	case ROCE_PERF_READ_BW:
 	case ROCE_PERF_READ_LAT:
 		wr.opcode = ROCE_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = roce_mr_rkey(peer->mr);
+		wr.wr.rdma.rkey = peer->rkey;
 		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
 		break;
 	case ROCE_PERF_ATOMIC_BW:
 		/* every QP adds to one counter on the server: each add must land exactly once */
 		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.remote_addr = (uintptr_t)peer->buf;
-		wr.wr.atomic.rkey = roce_mr_rkey(peer->mr);
+		wr.wr.atomic.rkey = peer->rkey;
 		wr.wr.atomic.compare_add = PERF_ATOMIC_ADD;
 		wr.wr.atomic.swap = i;
 		sge.length = 8;
@@ -354,7 +359,7 @@ static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool sig
 		wr.opcode = ROCE_WR_SEND;
 		if (conf->qp_type == ROCE_QPT_UD) {
 			wr.wr.ud.ah = me->ah;
-			wr.wr.ud.remote_qpn = roce_qp_num(peer->qp[q]);
+			wr.wr.ud.remote_qpn = peer->qpn[q];
 			wr.wr.ud.remote_qkey = 0x11111111;
 		}
 		break;
@@ -486,7 +491,8 @@ static int run_bw(struct perf_ctx *c)
 			while (posted[q] - done[q] < conf->tx_depth &&
 			       (conf->duration > 0 || posted[q] < conf->iters)) {
 				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
-				bool sig = last || (posted[q] + 1) % conf->cq_mod == 0 ||
+				bool sig = last || conf->cq_mod == 1 ||
+					   (posted[q] + 1) % conf->cq_mod == 0 ||
 					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
 
 				if (post_send(c, 0, q, posted[q], sig) != 0)
@@ -500,7 +506,7 @@ static int run_bw(struct perf_ctx *c)
 				uint32_t q = 0;
 
 				for (; q < conf->nqp; q++)
-					if (roce_qp_num(c->host[0].qp[q]) == wc[i].qp_num)
+					if (c->host[0].qpn[q] == wc[i].qp_num)
 						break;
 				if (!wc_ok(c, &wc[i]))
 					continue;

@@ -46,18 +46,20 @@ static void comp_retire(struct roce_qp *qp)
 			break;
 		qp->sq_head++;
 		if (wqe->signaled || wqe->status != ROCE_WC_SUCCESS) {
-			struct roce_wc wc = {
+			struct roce_wc *wc = verbs_cq_reserve(qp->scq);
+
+			if (wc == NULL) {
+				cq_lost(qp);
+				return;
+			}
+			*wc = (struct roce_wc){
 				.wr_id = wqe->wr.wr_id,
 				.status = wqe->status,
 				.opcode = wc_opcode(wqe->wr.opcode),
 				.byte_len = wqe->length,
 				.qp_num = qp->qpn,
 			};
-
-			if (!verbs_cq_push(qp->scq, &wc)) {
-				cq_lost(qp);
-				return;
-			}
+			verbs_cq_commit(qp->scq);
 		}
 	}
 }
@@ -77,7 +79,13 @@ void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_
 		      enum roce_wc_opcode opcode, uint32_t byte_len, unsigned int flags,
 		      uint32_t imm, uint32_t src_qp)
 {
-	struct roce_wc wc = {
+	struct roce_wc *wc = verbs_cq_reserve(qp->rcq);
+
+	if (wc == NULL) {
+		cq_lost(qp);
+		return;
+	}
+	*wc = (struct roce_wc){
 		.wr_id = wqe->wr_id,
 		.status = status,
 		.opcode = opcode,
@@ -87,9 +95,7 @@ void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_
 		.src_qp = src_qp,
 		.wc_flags = status == ROCE_WC_SUCCESS ? flags : 0,
 	};
-
-	if (!verbs_cq_push(qp->rcq, &wc))
-		cq_lost(qp);
+	verbs_cq_commit(qp->rcq);
 }
 
 /* Fail @p wqe with @p status and put the QP in ERR, which flushes the rest. */

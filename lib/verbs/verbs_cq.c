@@ -46,14 +46,12 @@ int roce_destroy_cq(struct roce_cq *cq)
 
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc)
 {
-	if (cq->tail - cq->head >= cq->depth) {
-		cq->overflow = true;
-		VERBS_CNT(cq->dev, CQ_OVERFLOW);
+	struct roce_wc *slot = verbs_cq_reserve(cq);
+
+	if (slot == NULL)
 		return false;
-	}
-	cq->ring[cq->tail++ & cq->mask] = *wc;
-	if (cq->notify != NULL)
-		cq->notify(cq, cq->notify_arg);
+	*slot = *wc;
+	verbs_cq_commit(cq);
 	return true;
 }
 

@@ -15,6 +15,8 @@
 #define VERBS_MAX_CQE (1 << 20)
 #define VERBS_MAX_RD_ATOMIC 128
 
+#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
+
 /* Device-wide counters, named like an RNIC's hw_counters (see verbs_counter_name). */
 enum roce_dev_counter {
 	ROCE_CNT_RX_FRAMES,		/* frames handed to the device */
@@ -336,6 +338,30 @@ static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t i
 	return &qp->sq[idx & (qp->sq_size - 1)];
 }
 
+/*
+ * The slot the next completion of @p cq goes into, or NULL if the CQ is full (then marked
+ * overflowed and counted). The caller fills every field and calls verbs_cq_commit(): one
+ * write of the completion, where building it aside and copying it in took two. Inline: every
+ * message completes at least once.
+ */
+static inline struct roce_wc *verbs_cq_reserve(struct roce_cq *cq)
+{
+	if (roce_unlikely(cq->tail - cq->head >= cq->depth)) {
+		cq->overflow = true;
+		VERBS_CNT(cq->dev, CQ_OVERFLOW);
+		return NULL;
+	}
+	return &cq->ring[cq->tail & cq->mask];
+}
+
+/* The completion written into verbs_cq_reserve()'s slot is there: publish it, notify. */
+static inline void verbs_cq_commit(struct roce_cq *cq)
+{
+	cq->tail++;
+	if (cq->notify != NULL)
+		cq->notify(cq, cq->notify_arg);
+}
+
 /** Add a completion; false (and the CQ marked overflowed) if it is full. */
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
@@ -387,6 +413,5 @@ static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t 
 /** Move @p qp to @p state (no checks) and tell the transport. */
 void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);
 
-#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
 
 #endif /* VERBS_PRIVATE_H */
