@@ -3,6 +3,7 @@
 #define VERBS_PRIVATE_H
 
 #include <errno.h>
+#include <string.h>
 
 #include "roce_engine.h"
 #include "roce_verbs.h"
@@ -394,13 +395,52 @@ static inline int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t
 	return 0;
 }
 
-/** Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. */
-void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
-		    uint32_t len, bool to_sge);
+/* verbs_sge_copy() for any list: walks the SGEs. */
+void verbs_sge_copy_list(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
+			 uint8_t *buf, uint32_t len, bool to_sge);
 
-/** Check every SGE's lkey, bounds and (with LOCAL_WRITE in @p access) rights. @return 0 or -errno */
-int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
-		    unsigned int access);
+/**
+ * Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. Inline:
+ * the usual case, a copy within a one-entry list, is one memcpy.
+ */
+static inline void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
+				  uint8_t *buf, uint32_t len, bool to_sge)
+{
+	if (num_sge == 1 && offset <= sge[0].length && len <= sge[0].length - offset) {
+		uint8_t *p = (uint8_t *)(uintptr_t)sge[0].addr + offset;
+
+		if (to_sge)
+			memcpy(p, buf, len);
+		else
+			memcpy(buf, p, len);
+		return;
+	}
+	verbs_sge_copy_list(sge, num_sge, offset, buf, len, to_sge);
+}
+
+/**
+ * Check every SGE's lkey, bounds and (with LOCAL_WRITE in @p access) rights. Inline: every
+ * message checks its SGEs once at each end.
+ * @return 0 or -errno
+ */
+static inline int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
+				  unsigned int access)
+{
+	for (uint32_t i = 0; i < num_sge; i++) {
+		struct roce_mr *mr;
+		int rc;
+
+		if (sge[i].length == 0)
+			continue;
+		mr = verbs_mr_lookup(pd, sge[i].lkey, false);
+		if (mr == NULL)
+			return -EINVAL;
+		rc = verbs_mr_check(mr, sge[i].addr, sge[i].length, access);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
 
 /* The QP numbered @p qpn, or NULL; inline: every arriving frame looks its QP up. */
 static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn)
