@@ -9,6 +9,9 @@
 #include "roce_transport.h"
 #include "verbs_private.h"
 
+/* A per-packet helper with few callers: inlined even where gcc would not (no call, no frame). */
+#define TR_HOT static inline __attribute__((always_inline))
+
 #define TR_MAX_PKT_PER_ACK 64		/* ask for an ACK at least this often (as rxe) */
 #define TR_ACK_COALESCE 16		/* sub-PMTU messages one AckReq may cover at most */
 #define TR_MAX_INFLIGHT_PSN 8192	/* requester window in packets */
@@ -81,10 +84,53 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 		 const struct roce_ah_attr *av, uint32_t dqpn);
 const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roce_pkt *pkt,
 						  uint8_t opcode, unsigned int i);
-struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
-			      const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
-			      uint32_t nsge, uint32_t offset);
+void tr_pkt_gather(struct roce_qp *qp, struct roce_pkt *pkt, const struct roce_sge *sge,
+		   uint32_t nsge, uint32_t offset);
+const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct roce_pkt *pkt);
+void tr_pkt_build_failed(struct roce_qp *qp, struct rte_mbuf *m);
 void tr_nic_hdr_changed(struct roce_device *dev);
+
+/*
+ * Build @p pkt into a fresh mbuf, its headers from @p tmpl (from tr_pkt_init_conn()) or, if
+ * NULL, from whichever of the QP's last two sets matches. The payload comes from pkt->payload
+ * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
+ * Inline: every frame a QP sends is built here; the rare paths are out of line.
+ */
+TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
+				     const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
+				     uint32_t nsge, uint32_t offset)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
+
+	if (roce_unlikely(m == NULL)) {
+		VERBS_CNT(qp->dev, TX_NO_MBUF);
+		return NULL;
+	}
+	if (pkt->payload == NULL && pkt->payload_len != 0) {
+		uint32_t i = 0, off = offset;
+
+		while (i < nsge && off >= sge[i].length)
+			off -= sge[i++].length;
+		if (i < nsge && sge[i].length - off >= pkt->payload_len)
+			pkt->payload = (const uint8_t *)(uintptr_t)sge[i].addr + off;
+		else
+			tr_pkt_gather(qp, pkt, sge, nsge, offset);
+	}
+	if (tmpl == NULL)
+		tmpl = tr_pkt_tmpl_pick(qp, pkt);
+	/*
+	 * A template is refused only for headers roce_wire_build() refuses too (an address
+	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
+	 * lack them, then fails here as it would there.
+	 */
+	if (roce_unlikely((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) : -EINVAL) < 0)) {
+		tr_pkt_build_failed(qp, m);
+		return NULL;
+	}
+	qp->st.tx_pkts++;
+	qp->st.tx_bytes += pkt->payload_len;
+	return m;
+}
 
 /*
  * A packet @p qp sends on its own connection (RC, UC: to its address vector and dest_qp_num):

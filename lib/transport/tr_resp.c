@@ -212,8 +212,8 @@ static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *
 	}
 }
 
-/* RC and UC requests that arrived in order. */
-static void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+/* RC and UC requests that arrived in order (inline: tr_resp_rx runs it for most packets). */
+TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct tr_resp *resp = &qp->resp;
 	bool rc = qp->type == ROCE_QPT_RC;
