@@ -37,7 +37,7 @@ static void cq_lost(struct roce_qp *qp)
 }
 
 /* Retire DONE WQEs in posting order, with a CQE for the signaled ones and every error. */
-static void comp_retire(struct roce_qp *qp)
+TR_HOT void comp_retire(struct roce_qp *qp)
 {
 	while (qp->sq_head != qp->req.next_new) {
 		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, qp->sq_head);
@@ -64,7 +64,8 @@ static void comp_retire(struct roce_qp *qp)
 	}
 }
 
-void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+/* tr_comp_done(), inline for the completer's loop over what an ACK covers. */
+TR_HOT void comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
 	if (wqe->state == WQE_DONE)
 		return;
@@ -73,6 +74,11 @@ void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_s
 	wqe->state = WQE_DONE;
 	wqe->status = status;
 	comp_retire(qp);
+}
+
+void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+{
+	comp_done(qp, wqe, status);
 }
 
 void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_wc_status status,
@@ -278,7 +284,7 @@ static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
 			return false;
 		}
 		qp->comp.psn = (wqe->last_psn + 1) & ROCE_PSN_MASK;
-		tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
+		comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	}
 	/* a late ACK may cover what the requester was about to resend: skip it */
 	if ((int32_t)(qp->req.wqe - qp->sq_head) < 0) {
