@@ -29,7 +29,7 @@ static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
 }
 
 /* A completion could not be delivered: the CQ overflowed, which is fatal for the QP. */
-static void cq_lost(struct roce_qp *qp)
+void tr_cq_lost(struct roce_qp *qp)
 {
 	tr_trace(qp, "CQ overflow: completion lost");
 	if (qp->state != ROCE_QPS_ERR)
@@ -49,7 +49,7 @@ TR_HOT void comp_retire(struct roce_qp *qp)
 			struct roce_wc *wc = verbs_cq_reserve(qp->scq);
 
 			if (wc == NULL) {
-				cq_lost(qp);
+				tr_cq_lost(qp);
 				return;
 			}
 			*wc = (struct roce_wc){
@@ -79,29 +79,6 @@ TR_HOT void comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_
 void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
 	comp_done(qp, wqe, status);
-}
-
-void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_wc_status status,
-		      enum roce_wc_opcode opcode, uint32_t byte_len, unsigned int flags,
-		      uint32_t imm, uint32_t src_qp)
-{
-	struct roce_wc *wc = verbs_cq_reserve(qp->rcq);
-
-	if (wc == NULL) {
-		cq_lost(qp);
-		return;
-	}
-	*wc = (struct roce_wc){
-		.wr_id = wqe->wr_id,
-		.status = status,
-		.opcode = opcode,
-		.byte_len = byte_len,
-		.imm_data = imm,
-		.qp_num = qp->qpn,
-		.src_qp = src_qp,
-		.wc_flags = status == ROCE_WC_SUCCESS ? flags : 0,
-	};
-	verbs_cq_commit(qp->rcq);
 }
 
 /* Fail @p wqe with @p status and put the QP in ERR, which flushes the rest. */

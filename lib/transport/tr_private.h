@@ -193,9 +193,31 @@ void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_s
 void tr_comp_arm_ack_timer(struct roce_qp *qp);
 void tr_qp_error(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status);
 void tr_qp_flush(struct roce_qp *qp);
-void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_wc_status status,
-		      enum roce_wc_opcode opcode, uint32_t byte_len, unsigned int flags,
-		      uint32_t imm, uint32_t src_qp);
+void tr_cq_lost(struct roce_qp *qp);
+
+/* A receive completion for @p wqe on the QP's receive CQ (inline: one for every SEND). */
+TR_HOT void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe,
+			     enum roce_wc_status status, enum roce_wc_opcode opcode,
+			     uint32_t byte_len, unsigned int flags, uint32_t imm, uint32_t src_qp)
+{
+	struct roce_wc *wc = verbs_cq_reserve(qp->rcq);
+
+	if (wc == NULL) {
+		tr_cq_lost(qp);
+		return;
+	}
+	*wc = (struct roce_wc){
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.imm_data = imm,
+		.qp_num = qp->qpn,
+		.src_qp = src_qp,
+		.wc_flags = status == ROCE_WC_SUCCESS ? flags : 0,
+	};
+	verbs_cq_commit(qp->rcq);
+}
 void tr_timers_init(struct roce_qp *qp);
 void tr_timers_cancel(struct roce_qp *qp);
 
