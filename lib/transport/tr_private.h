@@ -139,13 +139,13 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
  * ACKs each have their template (with ECN on they differ in the ECN bits); a change of the
  * address vector or of the NIC's ECN policy makes both stale (hdr_gen). Inline: it runs for
  * every frame.
+ * @param i  the template: 1 for an ACK (ROCE_F_ACK in its opcode's mask), else 0
  * @return the template to give tr_pkt_build()
  */
-static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
-							     struct roce_pkt *pkt, uint8_t opcode)
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn_at(struct roce_qp *qp,
+								struct roce_pkt *pkt, uint8_t opcode,
+								unsigned int i)
 {
-	unsigned int i = (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0;
-
 	if (roce_unlikely(qp->tx_tmpl_gen[i] != qp->hdr_gen))
 		return tr_pkt_init_conn_new(qp, pkt, opcode, i);
 	memset(&pkt->opcode, 0, offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
@@ -155,6 +155,20 @@ static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
 	pkt->payload = NULL;
 	pkt->payload_len = 0;
 	return &qp->tx_tmpl[i];
+}
+
+/* tr_pkt_init_conn_at() for a packet of any opcode: ACKs take the second template. */
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
+							     struct roce_pkt *pkt, uint8_t opcode)
+{
+	return tr_pkt_init_conn_at(qp, pkt, opcode, (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0);
+}
+
+/* tr_pkt_init_conn() for a request (never an ACK: the data template, without the lookup). */
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn_req(struct roce_qp *qp,
+								 struct roce_pkt *pkt, uint8_t opcode)
+{
+	return tr_pkt_init_conn_at(qp, pkt, opcode, 0);
 }
 
 /* Priority of what @p qp sends, from its address vector's DSCP. */
@@ -232,9 +246,10 @@ static inline bool tr_last(uint32_t i, uint32_t npkts)
 	return i + 1 >= npkts;
 }
 
+/* Packets of a message of @p len bytes; @p mtu is a path MTU, a power of two: a shift, no divide. */
 static inline uint32_t tr_npkts(uint32_t len, uint32_t mtu)
 {
-	return len == 0 ? 1 : (len + mtu - 1) / mtu;
+	return len == 0 ? 1 : (len + mtu - 1) >> __builtin_ctz(mtu);
 }
 
 #endif /* TR_PRIVATE_H */

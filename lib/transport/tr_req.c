@@ -142,7 +142,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (qp->type == ROCE_QPT_UD)
 		tr_pkt_init(qp, &pkt, opcode, &wqe->av, wqe->wr.wr.ud.remote_qpn);
 	else
-		tmpl = tr_pkt_init_conn(qp, &pkt, opcode);
+		tmpl = tr_pkt_init_conn_req(qp, &pkt, opcode);
 	pkt.psn = req->psn;
 
 	switch (wqe->wr.opcode) {

@@ -515,7 +515,7 @@ static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
 	struct roce_pkt pkt;
 	struct rte_mbuf *m;
 
-	tmpl = tr_pkt_init_conn(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE);
+	tmpl = tr_pkt_init_conn_at(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE, 1);	/* an ACK */
 	pkt.psn = resp->ack_psn;
 	pkt.aeth.syndrome = resp->ack == RESP_ACK_NAK ? resp->nak_syndrome : AETH_ACK_NO_CREDIT;
 	pkt.aeth.msn = resp->msn;
