@@ -385,20 +385,19 @@ static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool sig
 
 /*
  * run_bw's post_send() with one slot a QP (no --verify): every WR of a QP is its first with
- * another wr_id, signaled flag and (atomics) swap value, so it is built once (bw_wr) and copied.
+ * another wr_id, signaled flag and (atomics) swap value, so it is built once (bw_wr, pointing
+ * at bw_sge) and only those are changed in place (post_send copies the WR).
  */
 static int post_send_bw(struct perf_ctx *c, uint32_t q, uint64_t i, bool signaled)
 {
-	struct roce_send_wr wr = c->bw_wr[q];
-	struct roce_sge sge = c->bw_sge[q];
+	struct roce_send_wr *wr = &c->bw_wr[q];
 
-	wr.wr_id = i;
-	wr.sg_list = &sge;
-	if (signaled)
-		wr.send_flags |= ROCE_SEND_SIGNALED;
+	wr->wr_id = i;
+	wr->send_flags = signaled ? wr->send_flags | ROCE_SEND_SIGNALED :
+			 wr->send_flags & ~(unsigned int)ROCE_SEND_SIGNALED;
 	if (c->conf->test == ROCE_PERF_ATOMIC_BW)
-		wr.wr.atomic.swap = i;
-	return roce_post_send(c->host[0].qp[q], &wr, NULL);
+		wr->wr.atomic.swap = i;
+	return roce_post_send(c->host[0].qp[q], wr, NULL);
 }
 
 /* Advance virtual time to the next event and fire it (and all at the same instant). */

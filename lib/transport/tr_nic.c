@@ -345,7 +345,7 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 {
 	const struct roce_device_conf *conf = &qp->dev->conf;
 
-	memset(pkt, 0, offsetof(struct roce_pkt, payload));
+	tr_zero(pkt, offsetof(struct roce_pkt, payload));
 	pkt->kind = ROCE_KIND_ROCEV2;
 	memcpy(pkt->dmac, av->dmac, 6);
 	memcpy(pkt->smac, conf->mac, 6);
