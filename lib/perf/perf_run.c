@@ -73,7 +73,9 @@ struct perf_host {
 	struct roce_pd *pd;
 	struct roce_cq *scq, *rcq;
 	struct roce_qp *qp[PERF_MAX_QP];
+	uint32_t qpn[PERF_MAX_QP];	/* their numbers */
 	struct roce_mr *mr;
+	uint32_t lkey, rkey;		/* mr's keys */
 	struct roce_ah *ah;		/* UD: to the other host */
 	uint8_t *buf;			/* nqp * nslots * slot bytes */
 	size_t buf_len;			/* mapped length */
@@ -98,6 +100,9 @@ struct perf_ctx {
 	roce_time_t win_t[4096];
 	uint64_t win_n[4096];
 	uint32_t win_len;
+	/* run_bw with one slot a QP: each QP's WR, built once (post_send_bw) */
+	struct roce_send_wr bw_wr[PERF_MAX_QP];
+	struct roce_sge bw_sge[PERF_MAX_QP];
 };
 
 static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
@@ -194,6 +199,8 @@ static int host_init(struct perf_ctx *c, int h)
 			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC);
 	if (p->mr == NULL)
 		return -ENOMEM;
+	p->lkey = roce_mr_lkey(p->mr);
+	p->rkey = roce_mr_rkey(p->mr);
 	for (uint32_t q = 0; q < conf->nqp; q++) {
 		struct roce_qp_init_attr init = {
 			.send_cq = p->scq,
@@ -211,6 +218,7 @@ static int host_init(struct perf_ctx *c, int h)
 		p->qp[q] = roce_create_qp(p->pd, &init);
 		if (p->qp[q] == NULL)
 			return -errno;
+		p->qpn[q] = roce_qp_num(p->qp[q]);
 	}
 	return 0;
 }
@@ -297,69 +305,99 @@ static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
 	struct roce_sge sge = {
 		.addr = (uintptr_t)slot_ptr(c, h, q, s),
 		.length = c->slot,
-		.lkey = roce_mr_lkey(p->mr),
+		.lkey = p->lkey,
 	};
 	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
 
 	return roce_post_recv(p->qp[q], &wr, NULL);
 }
 
-/* Post iteration @p i of QP @p q from host @p h, using slot i % nslots. */
-static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool signaled)
+/*
+ * The WR of iteration @p i of QP @p q from host @p h, using slot i % nslots, into @p wr and
+ * @p sge (@p wr points at @p sge).
+ */
+static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool signaled,
+		       struct roce_send_wr *wr, struct roce_sge *sge)
 {
 	const struct roce_perf_conf *conf = c->conf;
 	struct perf_host *me = &c->host[h], *peer = &c->host[1 - h];
-	uint32_t s = (uint32_t)(i % c->nslots);
+	uint32_t s = c->nslots == 1 ? 0 : (uint32_t)(i % c->nslots);
 	/* write_lat polls slot 0 for the peer's write: it sends from slot 1 */
 	uint32_t src = conf->test == ROCE_PERF_WRITE_LAT ? 1 : s;
-	struct roce_sge sge = {
+	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, conf->test == ROCE_PERF_WRITE_LAT ? 0 : s);
+
+	*sge = (struct roce_sge){
 		.addr = (uintptr_t)slot_ptr(c, h, q, src),
 		.length = conf->size,
-		.lkey = roce_mr_lkey(me->mr),
+		.lkey = me->lkey,
 	};
-	struct roce_send_wr wr = {
+	*wr = (struct roce_send_wr){
 		.wr_id = i,
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
 	};
-	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, conf->test == ROCE_PERF_WRITE_LAT ? 0 : s);
-
 	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
-		wr.send_flags |= ROCE_SEND_INLINE;
+		wr->send_flags |= ROCE_SEND_INLINE;
 	switch (conf->test) {
 	case ROCE_PERF_WRITE_BW:
 	case ROCE_PERF_WRITE_LAT:
-		wr.opcode = ROCE_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = roce_mr_rkey(peer->mr);
+		wr->opcode = ROCE_WR_RDMA_WRITE;
+		wr->wr.rdma.remote_addr = remote;
+		wr->wr.rdma.rkey = peer->rkey;
 		break;
 	case ROCE_PERF_READ_BW:
 	case ROCE_PERF_READ_LAT:
-		wr.opcode = ROCE_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = roce_mr_rkey(peer->mr);
-		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
+		wr->opcode = ROCE_WR_RDMA_READ;
+		wr->wr.rdma.remote_addr = remote;
+		wr->wr.rdma.rkey = peer->rkey;
+		wr->send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
 		break;
 	case ROCE_PERF_ATOMIC_BW:
 		/* every QP adds to one counter on the server: each add must land exactly once */
-		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
-		wr.wr.atomic.remote_addr = (uintptr_t)peer->buf;
-		wr.wr.atomic.rkey = roce_mr_rkey(peer->mr);
-		wr.wr.atomic.compare_add = PERF_ATOMIC_ADD;
-		wr.wr.atomic.swap = i;
-		sge.length = 8;
+		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr->wr.atomic.remote_addr = (uintptr_t)peer->buf;
+		wr->wr.atomic.rkey = peer->rkey;
+		wr->wr.atomic.compare_add = PERF_ATOMIC_ADD;
+		wr->wr.atomic.swap = i;
+		sge->length = 8;
 		break;
 	default:
-		wr.opcode = ROCE_WR_SEND;
+		wr->opcode = ROCE_WR_SEND;
 		if (conf->qp_type == ROCE_QPT_UD) {
-			wr.wr.ud.ah = me->ah;
-			wr.wr.ud.remote_qpn = roce_qp_num(peer->qp[q]);
-			wr.wr.ud.remote_qkey = 0x11111111;
+			wr->wr.ud.ah = me->ah;
+			wr->wr.ud.remote_qpn = peer->qpn[q];
+			wr->wr.ud.remote_qkey = 0x11111111;
 		}
 		break;
 	}
-	return roce_post_send(me->qp[q], &wr, NULL);
+}
+
+/* Post iteration @p i of QP @p q from host @p h, using slot i % nslots. */
+static int post_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool signaled)
+{
+	struct roce_send_wr wr;
+	struct roce_sge sge;
+
+	build_send(c, h, q, i, signaled, &wr, &sge);
+	return roce_post_send(c->host[h].qp[q], &wr, NULL);
+}
+
+/*
+ * run_bw's post_send() with one slot a QP (no --verify): every WR of a QP is its first with
+ * another wr_id, signaled flag and (atomics) swap value, so it is built once (bw_wr, pointing
+ * at bw_sge) and only those are changed in place (post_send copies the WR).
+ */
+static int post_send_bw(struct perf_ctx *c, uint32_t q, uint64_t i, bool signaled)
+{
+	struct roce_send_wr *wr = &c->bw_wr[q];
+
+	wr->wr_id = i;
+	wr->send_flags = signaled ? wr->send_flags | ROCE_SEND_SIGNALED :
+			 wr->send_flags & ~(unsigned int)ROCE_SEND_SIGNALED;
+	if (c->conf->test == ROCE_PERF_ATOMIC_BW)
+		wr->wr.atomic.swap = i;
+	return roce_post_send(c->host[0].qp[q], wr, NULL);
 }
 
 /* Advance virtual time to the next event and fire it (and all at the same instant). */
@@ -475,6 +513,8 @@ static int run_bw(struct perf_ctx *c)
 	roce_cq_set_notify(c->host[0].scq, perf_cq_notify, c);
 	if (wake_rx)
 		roce_cq_set_notify(c->host[1].rcq, perf_cq_notify, c);
+	for (uint32_t q = 0; q < conf->nqp && c->nslots == 1; q++)
+		build_send(c, 0, q, 0, false, &c->bw_wr[q], &c->bw_sge[q]);
 	c->t_start = roce_engine_now(c->eng);
 	record_window(c, 0);
 	for (;;) {
@@ -486,10 +526,12 @@ static int run_bw(struct perf_ctx *c)
 			while (posted[q] - done[q] < conf->tx_depth &&
 			       (conf->duration > 0 || posted[q] < conf->iters)) {
 				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
-				bool sig = last || (posted[q] + 1) % conf->cq_mod == 0 ||
+				bool sig = last || conf->cq_mod == 1 ||
+					   (posted[q] + 1) % conf->cq_mod == 0 ||
 					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
 
-				if (post_send(c, 0, q, posted[q], sig) != 0)
+				if ((c->nslots == 1 ? post_send_bw(c, q, posted[q], sig) :
+				     post_send(c, 0, q, posted[q], sig)) != 0)
 					break;
 				posted[q]++;
 			}
@@ -500,7 +542,7 @@ static int run_bw(struct perf_ctx *c)
 				uint32_t q = 0;
 
 				for (; q < conf->nqp; q++)
-					if (roce_qp_num(c->host[0].qp[q]) == wc[i].qp_num)
+					if (c->host[0].qpn[q] == wc[i].qp_num)
 						break;
 				if (!wc_ok(c, &wc[i]))
 					continue;

@@ -29,7 +29,7 @@ static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
 }
 
 /* A completion could not be delivered: the CQ overflowed, which is fatal for the QP. */
-static void cq_lost(struct roce_qp *qp)
+void tr_cq_lost(struct roce_qp *qp)
 {
 	tr_trace(qp, "CQ overflow: completion lost");
 	if (qp->state != ROCE_QPS_ERR)
@@ -37,7 +37,7 @@ static void cq_lost(struct roce_qp *qp)
 }
 
 /* Retire DONE WQEs in posting order, with a CQE for the signaled ones and every error. */
-static void comp_retire(struct roce_qp *qp)
+TR_HOT void comp_retire(struct roce_qp *qp)
 {
 	while (qp->sq_head != qp->req.next_new) {
 		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, qp->sq_head);
@@ -46,23 +46,26 @@ static void comp_retire(struct roce_qp *qp)
 			break;
 		qp->sq_head++;
 		if (wqe->signaled || wqe->status != ROCE_WC_SUCCESS) {
-			struct roce_wc wc = {
+			struct roce_wc *wc = verbs_cq_reserve(qp->scq);
+
+			if (wc == NULL) {
+				tr_cq_lost(qp);
+				return;
+			}
+			*wc = (struct roce_wc){
 				.wr_id = wqe->wr.wr_id,
 				.status = wqe->status,
 				.opcode = wc_opcode(wqe->wr.opcode),
 				.byte_len = wqe->length,
 				.qp_num = qp->qpn,
 			};
-
-			if (!verbs_cq_push(qp->scq, &wc)) {
-				cq_lost(qp);
-				return;
-			}
+			verbs_cq_commit(qp->scq);
 		}
 	}
 }
 
-void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+/* tr_comp_done(), inline for the completer's loop over what an ACK covers. */
+TR_HOT void comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
 	if (wqe->state == WQE_DONE)
 		return;
@@ -73,23 +76,9 @@ void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_s
 	comp_retire(qp);
 }
 
-void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_wc_status status,
-		      enum roce_wc_opcode opcode, uint32_t byte_len, unsigned int flags,
-		      uint32_t imm, uint32_t src_qp)
+void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
-	struct roce_wc wc = {
-		.wr_id = wqe->wr_id,
-		.status = status,
-		.opcode = opcode,
-		.byte_len = byte_len,
-		.imm_data = imm,
-		.qp_num = qp->qpn,
-		.src_qp = src_qp,
-		.wc_flags = status == ROCE_WC_SUCCESS ? flags : 0,
-	};
-
-	if (!verbs_cq_push(qp->rcq, &wc))
-		cq_lost(qp);
+	comp_done(qp, wqe, status);
 }
 
 /* Fail @p wqe with @p status and put the QP in ERR, which flushes the rest. */
@@ -272,7 +261,7 @@ static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
 			return false;
 		}
 		qp->comp.psn = (wqe->last_psn + 1) & ROCE_PSN_MASK;
-		tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
+		comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	}
 	/* a late ACK may cover what the requester was about to resend: skip it */
 	if ((int32_t)(qp->req.wqe - qp->sq_head) < 0) {

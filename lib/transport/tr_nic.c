@@ -234,9 +234,15 @@ static struct rte_mbuf *nic_pull(void *owner)
 {
 	struct roce_device *dev = owner;
 	struct tr_nic *nic = tr_nic(dev);
-	roce_time_t now = roce_engine_now(dev->eng), wake = ROCE_TIME_NEVER;
-	uint8_t paused = nic->paused != 0 ? nic_paused_now(nic, now) : 0;
+	/* the clock is read only when a pause or a rate limit needs it (not for most frames) */
+	roce_time_t now = ROCE_TIME_NEVER, wake = ROCE_TIME_NEVER;
+	uint8_t paused = 0;
 	struct roce_qp *stop = NULL;
+
+	if (nic->paused != 0) {
+		now = roce_engine_now(dev->eng);
+		paused = nic_paused_now(nic, now);
+	}
 
 	if (nic->cnp_head != nic->cnp_tail) {
 		uint8_t prio = nic->qos.dscp_prio[nic->qos.cnp_dscp];
@@ -257,14 +263,21 @@ static struct rte_mbuf *nic_pull(void *owner)
 			blocked = true;
 			wake = ROCE_MIN(wake, nic->paused_until[prio]);
 		} else {
-			m = tr_resp_next(qp);
+			/* tr_resp_next() has nothing to give without these: no call then */
+			if (qp->resp.res_active != 0 || qp->resp.ack != RESP_ACK_NONE)
+				m = tr_resp_next(qp);
+			if (m == NULL && qp->cc.rate != 0 && now == ROCE_TIME_NEVER)
+				now = roce_engine_now(dev->eng);
 			if (m == NULL && qp->cc.rate != 0 && now < qp->cc.tx_allowed_at) {
 				blocked = true;
 				wake = ROCE_MIN(wake, qp->cc.tx_allowed_at);
 			} else if (m == NULL) {
 				m = tr_req_next(qp);
-				if (m != NULL && qp->cc.conf != NULL)
+				if (m != NULL && qp->cc.conf != NULL) {
+					if (now == ROCE_TIME_NEVER)
+						now = roce_engine_now(dev->eng);
 					nic_cc_sent(qp, m, now);
+				}
 			}
 		}
 		tx_unlist_head(nic);
@@ -332,7 +345,7 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 {
 	const struct roce_device_conf *conf = &qp->dev->conf;
 
-	memset(pkt, 0, offsetof(struct roce_pkt, payload));
+	tr_zero(pkt, offsetof(struct roce_pkt, payload));
 	pkt->kind = ROCE_KIND_ROCEV2;
 	memcpy(pkt->dmac, av->dmac, 6);
 	memcpy(pkt->smac, conf->mac, 6);
@@ -378,63 +391,42 @@ void tr_nic_hdr_changed(struct roce_device *dev)
 			verbs_qp_hdr_changed(dev->qp[i]);
 }
 
-/*
- * Build @p pkt into a fresh mbuf, its headers from @p tmpl (from tr_pkt_init_conn()) or, if
- * NULL, from whichever of the QP's last two sets matches. The payload comes from pkt->payload
- * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
- */
-struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
-			      const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
-			      uint32_t nsge, uint32_t offset)
+/* tr_pkt_build()'s payload spans SGEs: gather it into the NIC's scratch buffer. */
+void tr_pkt_gather(struct roce_qp *qp, struct roce_pkt *pkt, const struct roce_sge *sge,
+		   uint32_t nsge, uint32_t offset)
 {
-	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
+	uint8_t *buf = tr_nic(qp->dev)->scratch;
 
-	if (m == NULL) {
-		VERBS_CNT(qp->dev, TX_NO_MBUF);
-		return NULL;
-	}
-	if (pkt->payload == NULL && pkt->payload_len != 0) {
-		uint32_t i = 0, off = offset;
+	verbs_sge_copy(sge, nsge, offset, buf, pkt->payload_len, false);
+	pkt->payload = buf;
+}
 
-		while (i < nsge && off >= sge[i].length)
-			off -= sge[i++].length;
-		if (i < nsge && sge[i].length - off >= pkt->payload_len) {
-			pkt->payload = (const uint8_t *)(uintptr_t)sge[i].addr + off;
-		} else {
-			uint8_t *buf = tr_nic(qp->dev)->scratch;
+/* tr_pkt_build() without a template: whichever of the QP's last two sets matches, or a new one. */
+const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct roce_pkt *pkt)
+{
+	const struct roce_wire_tmpl *tmpl;
 
-			verbs_sge_copy(sge, nsge, offset, buf, pkt->payload_len, false);
-			pkt->payload = buf;
-		}
-	}
-	if (tmpl == NULL) {
-		/* the last two sets of headers are kept: most packets only patch them */
-		tmpl = &qp->tx_tmpl[0];
+	/* the last two sets of headers are kept: most packets only patch them */
+	tmpl = &qp->tx_tmpl[0];
+	if (!roce_wire_tmpl_match(tmpl, pkt)) {
+		tmpl = &qp->tx_tmpl[1];
 		if (!roce_wire_tmpl_match(tmpl, pkt)) {
-			tmpl = &qp->tx_tmpl[1];
-			if (!roce_wire_tmpl_match(tmpl, pkt)) {
-				struct roce_wire_tmpl *t = &qp->tx_tmpl[qp->tx_tmpl_next];
+			struct roce_wire_tmpl *t = &qp->tx_tmpl[qp->tx_tmpl_next];
 
-				qp->tx_tmpl_gen[qp->tx_tmpl_next] = 0;
-				qp->tx_tmpl_next ^= 1;
-				(void)roce_wire_tmpl_init(t, pkt);
-				tmpl = t;
-			}
+			qp->tx_tmpl_gen[qp->tx_tmpl_next] = 0;
+			qp->tx_tmpl_next ^= 1;
+			(void)roce_wire_tmpl_init(t, pkt);
+			tmpl = t;
 		}
 	}
-	/*
-	 * A template is refused only for headers roce_wire_build() refuses too (an address
-	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
-	 * lack them, then fails here as it would there.
-	 */
-	if ((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) : -EINVAL) < 0) {
-		rte_pktmbuf_free(m);
-		VERBS_CNT(qp->dev, TX_NO_MBUF);
-		return NULL;
-	}
-	qp->st.tx_pkts++;
-	qp->st.tx_bytes += pkt->payload_len;
-	return m;
+	return tmpl;
+}
+
+/* tr_pkt_build() could not write the frame: the mbuf goes back, counted as for want of one. */
+void tr_pkt_build_failed(struct roce_qp *qp, struct rte_mbuf *m)
+{
+	rte_pktmbuf_free(m);
+	VERBS_CNT(qp->dev, TX_NO_MBUF);
 }
 
 /* ---- receive ---- */

@@ -5,9 +5,15 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "roce_transport.h"
 #include "verbs_private.h"
+
+/* A per-packet helper with few callers: inlined even where gcc would not (no call, no frame). */
+#define TR_HOT static inline __attribute__((always_inline))
 
 #define TR_MAX_PKT_PER_ACK 64		/* ask for an ACK at least this often (as rxe) */
 #define TR_ACK_COALESCE 16		/* sub-PMTU messages one AckReq may cover at most */
@@ -74,6 +80,30 @@ static inline struct tr_nic *tr_nic(const struct roce_device *dev)
 	return dev->nic;
 }
 
+/*
+ * memset(p, 0, len) for a @p len of at least 16 known at compile time: 16-byte stores, the
+ * last one overlapping. gcc makes a memset of a hundred-odd bytes a rep stos, which takes some
+ * 30 cycles to start on the cores this runs on; a packet's headers are cleared for every frame.
+ */
+static inline void tr_zero(void *p, size_t len)
+{
+#ifdef __SSE2__
+	__m128i z = _mm_setzero_si128();
+	uint8_t *b = p;
+	size_t i;
+
+#pragma GCC unroll 16
+	for (i = 0; i + 16 <= len; i += 16) {
+		_mm_storeu_si128((__m128i *)(void *)(b + i), z);
+		__asm__("" : "+x"(z));	/* z looks new each time: gcc cannot make this a memset */
+	}
+	if (i < len)
+		_mm_storeu_si128((__m128i *)(void *)(b + len - 16), z);
+#else
+	memset(p, 0, len);
+#endif
+}
+
 /* tr_nic.c */
 void tr_qp_kick(struct roce_qp *qp);
 void tr_trace(struct roce_qp *qp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,10 +111,53 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 		 const struct roce_ah_attr *av, uint32_t dqpn);
 const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roce_pkt *pkt,
 						  uint8_t opcode, unsigned int i);
-struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
-			      const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
-			      uint32_t nsge, uint32_t offset);
+void tr_pkt_gather(struct roce_qp *qp, struct roce_pkt *pkt, const struct roce_sge *sge,
+		   uint32_t nsge, uint32_t offset);
+const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct roce_pkt *pkt);
+void tr_pkt_build_failed(struct roce_qp *qp, struct rte_mbuf *m);
 void tr_nic_hdr_changed(struct roce_device *dev);
+
+/*
+ * Build @p pkt into a fresh mbuf, its headers from @p tmpl (from tr_pkt_init_conn()) or, if
+ * NULL, from whichever of the QP's last two sets matches. The payload comes from pkt->payload
+ * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
+ * Inline: every frame a QP sends is built here; the rare paths are out of line.
+ */
+TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
+				     const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
+				     uint32_t nsge, uint32_t offset)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
+
+	if (roce_unlikely(m == NULL)) {
+		VERBS_CNT(qp->dev, TX_NO_MBUF);
+		return NULL;
+	}
+	if (pkt->payload == NULL && pkt->payload_len != 0) {
+		uint32_t i = 0, off = offset;
+
+		while (i < nsge && off >= sge[i].length)
+			off -= sge[i++].length;
+		if (i < nsge && sge[i].length - off >= pkt->payload_len)
+			pkt->payload = (const uint8_t *)(uintptr_t)sge[i].addr + off;
+		else
+			tr_pkt_gather(qp, pkt, sge, nsge, offset);
+	}
+	if (tmpl == NULL)
+		tmpl = tr_pkt_tmpl_pick(qp, pkt);
+	/*
+	 * A template is refused only for headers roce_wire_build() refuses too (an address
+	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
+	 * lack them, then fails here as it would there.
+	 */
+	if (roce_unlikely((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) : -EINVAL) < 0)) {
+		tr_pkt_build_failed(qp, m);
+		return NULL;
+	}
+	qp->st.tx_pkts++;
+	qp->st.tx_bytes += pkt->payload_len;
+	return m;
+}
 
 /*
  * A packet @p qp sends on its own connection (RC, UC: to its address vector and dest_qp_num):
@@ -93,22 +166,36 @@ void tr_nic_hdr_changed(struct roce_device *dev);
  * ACKs each have their template (with ECN on they differ in the ECN bits); a change of the
  * address vector or of the NIC's ECN policy makes both stale (hdr_gen). Inline: it runs for
  * every frame.
+ * @param i  the template: 1 for an ACK (ROCE_F_ACK in its opcode's mask), else 0
  * @return the template to give tr_pkt_build()
  */
-static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
-							     struct roce_pkt *pkt, uint8_t opcode)
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn_at(struct roce_qp *qp,
+								struct roce_pkt *pkt, uint8_t opcode,
+								unsigned int i)
 {
-	unsigned int i = (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0;
-
 	if (roce_unlikely(qp->tx_tmpl_gen[i] != qp->hdr_gen))
 		return tr_pkt_init_conn_new(qp, pkt, opcode, i);
-	memset(&pkt->opcode, 0, offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
+	tr_zero(&pkt->opcode, offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
 	pkt->opcode = opcode;
 	pkt->pkey = 0xffff;
 	pkt->dqpn = qp->attr.dest_qp_num;
 	pkt->payload = NULL;
 	pkt->payload_len = 0;
 	return &qp->tx_tmpl[i];
+}
+
+/* tr_pkt_init_conn_at() for a packet of any opcode: ACKs take the second template. */
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
+							     struct roce_pkt *pkt, uint8_t opcode)
+{
+	return tr_pkt_init_conn_at(qp, pkt, opcode, (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0);
+}
+
+/* tr_pkt_init_conn() for a request (never an ACK: the data template, without the lookup). */
+static inline const struct roce_wire_tmpl *tr_pkt_init_conn_req(struct roce_qp *qp,
+								 struct roce_pkt *pkt, uint8_t opcode)
+{
+	return tr_pkt_init_conn_at(qp, pkt, opcode, 0);
 }
 
 /* Priority of what @p qp sends, from its address vector's DSCP. */
@@ -147,9 +234,32 @@ void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_s
 void tr_comp_arm_ack_timer(struct roce_qp *qp);
 void tr_qp_error(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status);
 void tr_qp_flush(struct roce_qp *qp);
-void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe, enum roce_wc_status status,
-		      enum roce_wc_opcode opcode, uint32_t byte_len, unsigned int flags,
-		      uint32_t imm, uint32_t src_qp);
+void tr_cq_lost(struct roce_qp *qp);
+
+/* A receive completion for @p wqe on the QP's receive CQ (inline: one for every SEND). */
+TR_HOT void tr_recv_complete(struct roce_qp *qp, struct verbs_recv_wqe *wqe,
+			     enum roce_wc_status status, enum roce_wc_opcode opcode,
+			     uint32_t byte_len, unsigned int flags, uint32_t imm, uint32_t src_qp)
+{
+	struct roce_wc *wc = verbs_cq_reserve(qp->rcq);
+
+	if (wc == NULL) {
+		tr_cq_lost(qp);
+		return;
+	}
+	/* field by field: gcc clears a compound literal here with a slow-starting rep stos */
+	wc->wr_id = wqe->wr_id;
+	wc->status = status;
+	wc->opcode = opcode;
+	wc->vendor_err = 0;
+	wc->byte_len = byte_len;
+	wc->imm_data = imm;
+	wc->qp_num = qp->qpn;
+	wc->src_qp = src_qp;
+	wc->wc_flags = status == ROCE_WC_SUCCESS ? flags : 0;
+	wc->sl = 0;
+	verbs_cq_commit(qp->rcq);
+}
 void tr_timers_init(struct roce_qp *qp);
 void tr_timers_cancel(struct roce_qp *qp);
 
@@ -164,9 +274,10 @@ static inline bool tr_last(uint32_t i, uint32_t npkts)
 	return i + 1 >= npkts;
 }
 
+/* Packets of a message of @p len bytes; @p mtu is a path MTU, a power of two: a shift, no divide. */
 static inline uint32_t tr_npkts(uint32_t len, uint32_t mtu)
 {
-	return len == 0 ? 1 : (len + mtu - 1) / mtu;
+	return len == 0 ? 1 : (len + mtu - 1) >> __builtin_ctz(mtu);
 }
 
 #endif /* TR_PRIVATE_H */

@@ -11,53 +11,46 @@ static bool wqe_is_rd_atomic(const struct verbs_send_wqe *wqe)
 	       wqe->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Opcode of packet @p i of @p n of a WQE (IBA 9.2 table 38), for RC or UC. */
-static uint8_t req_opcode(const struct roce_qp *qp, const struct verbs_send_wqe *wqe, uint32_t i,
-			  uint32_t n)
+/*
+ * RC opcode of a WQE's packet by work request opcode and position, [op][first][last] (IBA 9.2
+ * table 38). A table, not a switch: it is looked up for every packet. UC opcodes are RC's +
+ * 0x20 (post_send lets UC have only SENDs and WRITEs); UD has its own two.
+ */
+#define OPS(first, middle, last, only) { { middle, last }, { first, only } }
+static const uint8_t req_op_rc[ROCE_WR_SEND_WITH_INV + 1][2][2] = {
+	[ROCE_WR_RDMA_WRITE] = OPS(ROCE_OP_RC_RDMA_WRITE_FIRST, ROCE_OP_RC_RDMA_WRITE_MIDDLE,
+				   ROCE_OP_RC_RDMA_WRITE_LAST, ROCE_OP_RC_RDMA_WRITE_ONLY),
+	[ROCE_WR_RDMA_WRITE_WITH_IMM] = OPS(ROCE_OP_RC_RDMA_WRITE_FIRST,
+					    ROCE_OP_RC_RDMA_WRITE_MIDDLE,
+					    ROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+					    ROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE),
+	[ROCE_WR_SEND] = OPS(ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE, ROCE_OP_RC_SEND_LAST,
+			     ROCE_OP_RC_SEND_ONLY),
+	[ROCE_WR_SEND_WITH_IMM] = OPS(ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
+				      ROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE,
+				      ROCE_OP_RC_SEND_ONLY_WITH_IMMEDIATE),
+	[ROCE_WR_SEND_WITH_INV] = OPS(ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
+				      ROCE_OP_RC_SEND_LAST_WITH_INVALIDATE,
+				      ROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE),
+	/* one request whatever the response count */
+	[ROCE_WR_RDMA_READ] = OPS(ROCE_OP_RC_RDMA_READ_REQUEST, ROCE_OP_RC_RDMA_READ_REQUEST,
+				  ROCE_OP_RC_RDMA_READ_REQUEST, ROCE_OP_RC_RDMA_READ_REQUEST),
+	[ROCE_WR_ATOMIC_CMP_AND_SWP] = OPS(ROCE_OP_RC_COMPARE_SWAP, ROCE_OP_RC_COMPARE_SWAP,
+					   ROCE_OP_RC_COMPARE_SWAP, ROCE_OP_RC_COMPARE_SWAP),
+	[ROCE_WR_ATOMIC_FETCH_AND_ADD] = OPS(ROCE_OP_RC_FETCH_ADD, ROCE_OP_RC_FETCH_ADD,
+					     ROCE_OP_RC_FETCH_ADD, ROCE_OP_RC_FETCH_ADD),
+};
+#undef OPS
+
+/* Opcode of packet @p i of @p n of a WQE, for RC, UC or UD. */
+static inline uint8_t req_opcode(const struct roce_qp *qp, const struct verbs_send_wqe *wqe,
+				 uint32_t i, uint32_t n)
 {
-	uint8_t base = qp->type == ROCE_QPT_UC ? 0x20 : 0x00;	/* UC opcodes are RC's + 0x20 */
-	bool first = tr_first(i), last = tr_last(i, n);
-
-	switch (wqe->wr.opcode) {
-	case ROCE_WR_SEND:
-	case ROCE_WR_SEND_WITH_IMM:
-	case ROCE_WR_SEND_WITH_INV: {
-		bool imm = wqe->wr.opcode == ROCE_WR_SEND_WITH_IMM;
-		bool inv = wqe->wr.opcode == ROCE_WR_SEND_WITH_INV;
-
-		if (qp->type == ROCE_QPT_UD)
-			return imm ? ROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCE_OP_UD_SEND_ONLY;
-		if (first && last)
-			return inv ? ROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE :
-			       base + (imm ? ROCE_OP_RC_SEND_ONLY_WITH_IMMEDIATE : ROCE_OP_RC_SEND_ONLY);
-		if (first)
-			return base + ROCE_OP_RC_SEND_FIRST;
-		if (last)
-			return inv ? ROCE_OP_RC_SEND_LAST_WITH_INVALIDATE :
-			       base + (imm ? ROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE : ROCE_OP_RC_SEND_LAST);
-		return base + ROCE_OP_RC_SEND_MIDDLE;
-	}
-	case ROCE_WR_RDMA_WRITE:
-	case ROCE_WR_RDMA_WRITE_WITH_IMM: {
-		bool imm = wqe->wr.opcode == ROCE_WR_RDMA_WRITE_WITH_IMM;
-
-		if (first && last)
-			return base + (imm ? ROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
-				       ROCE_OP_RC_RDMA_WRITE_ONLY);
-		if (first)
-			return base + ROCE_OP_RC_RDMA_WRITE_FIRST;
-		if (last)
-			return base + (imm ? ROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
-				       ROCE_OP_RC_RDMA_WRITE_LAST);
-		return base + ROCE_OP_RC_RDMA_WRITE_MIDDLE;
-	}
-	case ROCE_WR_RDMA_READ:
-		return ROCE_OP_RC_RDMA_READ_REQUEST;
-	case ROCE_WR_ATOMIC_CMP_AND_SWP:
-		return ROCE_OP_RC_COMPARE_SWAP;
-	default:
-		return ROCE_OP_RC_FETCH_ADD;
-	}
+	if (qp->type == ROCE_QPT_UD)
+		return wqe->wr.opcode == ROCE_WR_SEND_WITH_IMM ?
+		       ROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCE_OP_UD_SEND_ONLY;
+	return (uint8_t)(req_op_rc[wqe->wr.opcode][tr_first(i)][tr_last(i, n)] +
+			 (qp->type == ROCE_QPT_UC ? 0x20 : 0));
 }
 
 /* First visit of a WQE: check it, give it its PSNs. false: it cannot start yet (or failed). */
@@ -149,7 +142,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (qp->type == ROCE_QPT_UD)
 		tr_pkt_init(qp, &pkt, opcode, &wqe->av, wqe->wr.wr.ud.remote_qpn);
 	else
-		tmpl = tr_pkt_init_conn(qp, &pkt, opcode);
+		tmpl = tr_pkt_init_conn_req(qp, &pkt, opcode);
 	pkt.psn = req->psn;
 
 	switch (wqe->wr.opcode) {

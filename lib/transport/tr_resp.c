@@ -47,7 +47,7 @@ static void resp_fatal(struct roce_qp *qp, uint32_t psn, enum roce_nak_code code
 }
 
 /* Receive completion for the WQE the responder is filling; releases it. */
-static void resp_recv_done(struct roce_qp *qp, enum roce_wc_status status, enum roce_wc_opcode op,
+TR_HOT void resp_recv_done(struct roce_qp *qp, enum roce_wc_status status, enum roce_wc_opcode op,
 			   uint32_t byte_len, unsigned int flags, uint32_t imm, uint32_t src_qp)
 {
 	tr_recv_complete(qp, qp->resp.wqe, status, op, byte_len, flags, imm, src_qp);
@@ -55,7 +55,7 @@ static void resp_recv_done(struct roce_qp *qp, enum roce_wc_status status, enum 
 }
 
 /* Take the next receive WQE into resp.wqe. false: none posted. */
-static bool resp_take_wqe(struct roce_qp *qp)
+TR_HOT bool resp_take_wqe(struct roce_qp *qp)
 {
 	struct verbs_rq *rq = verbs_qp_rq(qp);
 	struct verbs_recv_wqe *w = verbs_rq_peek(rq);
@@ -88,7 +88,7 @@ static void resp_uc_abort(struct roce_qp *qp)
 }
 
 /* Place a SEND payload into the current receive WQE. false: it does not fit, or bad lkey. */
-static int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t hdr_extra)
+TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t hdr_extra)
 {
 	struct verbs_recv_wqe *w = qp->resp.wqe;
 	uint32_t len = pkt->payload_len + hdr_extra;
@@ -116,7 +116,7 @@ static int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 }
 
 /* RETH/AtomicETH checks: key, bounds, the MR's and the QP's rights. */
-static struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
 				       unsigned int access)
 {
 	struct roce_mr *mr;
@@ -212,8 +212,8 @@ static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *
 	}
 }
 
-/* RC and UC requests that arrived in order. */
-static void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+/* RC and UC requests that arrived in order (inline: tr_resp_rx runs it for most packets). */
+TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct tr_resp *resp = &qp->resp;
 	bool rc = qp->type == ROCE_QPT_RC;
@@ -515,7 +515,7 @@ static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
 	struct roce_pkt pkt;
 	struct rte_mbuf *m;
 
-	tmpl = tr_pkt_init_conn(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE);
+	tmpl = tr_pkt_init_conn_at(qp, &pkt, ROCE_OP_RC_ACKNOWLEDGE, 1);	/* an ACK */
 	pkt.psn = resp->ack_psn;
 	pkt.aeth.syndrome = resp->ack == RESP_ACK_NAK ? resp->nak_syndrome : AETH_ACK_NO_CREDIT;
 	pkt.aeth.msn = resp->msn;

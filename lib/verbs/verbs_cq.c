@@ -46,14 +46,12 @@ int roce_destroy_cq(struct roce_cq *cq)
 
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc)
 {
-	if (cq->tail - cq->head >= cq->depth) {
-		cq->overflow = true;
-		VERBS_CNT(cq->dev, CQ_OVERFLOW);
+	struct roce_wc *slot = verbs_cq_reserve(cq);
+
+	if (slot == NULL)
 		return false;
-	}
-	cq->ring[cq->tail++ & cq->mask] = *wc;
-	if (cq->notify != NULL)
-		cq->notify(cq, cq->notify_arg);
+	*slot = *wc;
+	verbs_cq_commit(cq);
 	return true;
 }
 
@@ -107,10 +105,17 @@ int verbs_rq_post(struct verbs_rq *rq, const struct roce_recv_wr *wr, const stru
 		w = (struct verbs_recv_wqe *)(rq->ring + (size_t)(rq->tail & (rq->size - 1)) * rq->stride);
 		w->wr_id = wr->wr_id;
 		w->num_sge = (uint32_t)wr->num_sge;
-		w->length = 0;
-		for (int i = 0; i < wr->num_sge; i++) {
-			w->sge[i] = wr->sg_list[i];
-			w->length += wr->sg_list[i].length;
+		if (wr->num_sge == 1) {
+			w->sge[0] = wr->sg_list[0];
+			w->length = wr->sg_list[0].length;
+		} else {
+			uint32_t length = 0;
+
+			for (int i = 0; i < wr->num_sge; i++) {
+				w->sge[i] = wr->sg_list[i];
+				length += wr->sg_list[i].length;
+			}
+			w->length = length;
 		}
 		rq->tail++;
 	}

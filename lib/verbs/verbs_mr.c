@@ -95,27 +95,8 @@ uint32_t roce_mr_rkey(const struct roce_mr *mr)
 	return mr->rkey;
 }
 
-int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
-		    unsigned int access)
-{
-	for (uint32_t i = 0; i < num_sge; i++) {
-		struct roce_mr *mr;
-		int rc;
-
-		if (sge[i].length == 0)
-			continue;
-		mr = verbs_mr_lookup(pd, sge[i].lkey, false);
-		if (mr == NULL)
-			return -EINVAL;
-		rc = verbs_mr_check(mr, sge[i].addr, sge[i].length, access);
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
-}
-
-void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
-		    uint32_t len, bool to_sge)
+void verbs_sge_copy_list(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
+			 uint8_t *buf, uint32_t len, bool to_sge)
 {
 	uint32_t i = 0;
 

@@ -3,6 +3,7 @@
 #define VERBS_PRIVATE_H
 
 #include <errno.h>
+#include <string.h>
 
 #include "roce_engine.h"
 #include "roce_verbs.h"
@@ -14,6 +15,8 @@
 #define VERBS_MAX_INLINE 1024
 #define VERBS_MAX_CQE (1 << 20)
 #define VERBS_MAX_RD_ATOMIC 128
+
+#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
 
 /* Device-wide counters, named like an RNIC's hw_counters (see verbs_counter_name). */
 enum roce_dev_counter {
@@ -336,6 +339,30 @@ static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t i
 	return &qp->sq[idx & (qp->sq_size - 1)];
 }
 
+/*
+ * The slot the next completion of @p cq goes into, or NULL if the CQ is full (then marked
+ * overflowed and counted). The caller fills every field and calls verbs_cq_commit(): one
+ * write of the completion, where building it aside and copying it in took two. Inline: every
+ * message completes at least once.
+ */
+static inline struct roce_wc *verbs_cq_reserve(struct roce_cq *cq)
+{
+	if (roce_unlikely(cq->tail - cq->head >= cq->depth)) {
+		cq->overflow = true;
+		VERBS_CNT(cq->dev, CQ_OVERFLOW);
+		return NULL;
+	}
+	return &cq->ring[cq->tail & cq->mask];
+}
+
+/* The completion written into verbs_cq_reserve()'s slot is there: publish it, notify. */
+static inline void verbs_cq_commit(struct roce_cq *cq)
+{
+	cq->tail++;
+	if (cq->notify != NULL)
+		cq->notify(cq, cq->notify_arg);
+}
+
 /** Add a completion; false (and the CQ marked overflowed) if it is full. */
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
@@ -368,13 +395,52 @@ static inline int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t
 	return 0;
 }
 
-/** Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. */
-void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset, uint8_t *buf,
-		    uint32_t len, bool to_sge);
+/* verbs_sge_copy() for any list: walks the SGEs. */
+void verbs_sge_copy_list(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
+			 uint8_t *buf, uint32_t len, bool to_sge);
 
-/** Check every SGE's lkey, bounds and (with LOCAL_WRITE in @p access) rights. @return 0 or -errno */
-int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
-		    unsigned int access);
+/**
+ * Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. Inline:
+ * the usual case, a copy within a one-entry list, is one memcpy.
+ */
+static inline void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
+				  uint8_t *buf, uint32_t len, bool to_sge)
+{
+	if (num_sge == 1 && offset <= sge[0].length && len <= sge[0].length - offset) {
+		uint8_t *p = (uint8_t *)(uintptr_t)sge[0].addr + offset;
+
+		if (to_sge)
+			memcpy(p, buf, len);
+		else
+			memcpy(buf, p, len);
+		return;
+	}
+	verbs_sge_copy_list(sge, num_sge, offset, buf, len, to_sge);
+}
+
+/**
+ * Check every SGE's lkey, bounds and (with LOCAL_WRITE in @p access) rights. Inline: every
+ * message checks its SGEs once at each end.
+ * @return 0 or -errno
+ */
+static inline int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
+				  unsigned int access)
+{
+	for (uint32_t i = 0; i < num_sge; i++) {
+		struct roce_mr *mr;
+		int rc;
+
+		if (sge[i].length == 0)
+			continue;
+		mr = verbs_mr_lookup(pd, sge[i].lkey, false);
+		if (mr == NULL)
+			return -EINVAL;
+		rc = verbs_mr_check(mr, sge[i].addr, sge[i].length, access);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
 
 /* The QP numbered @p qpn, or NULL; inline: every arriving frame looks its QP up. */
 static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t qpn)
@@ -387,6 +453,5 @@ static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t 
 /** Move @p qp to @p state (no checks) and tell the transport. */
 void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);
 
-#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
 
 #endif /* VERBS_PRIVATE_H */

@@ -413,7 +413,7 @@ static bool opcode_valid(enum roce_qp_type type, enum roce_wr_opcode op)
 static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 {
 	struct verbs_send_wqe *wqe;
-	uint64_t length = 0;
+	uint64_t length;
 
 	if (!opcode_valid(qp->type, wr->opcode) || wr->num_sge < 0 ||
 	    (uint32_t)wr->num_sge > qp->attr.cap.max_send_sge)
@@ -422,8 +422,14 @@ static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 		return -EINVAL;
 	if (qp->sq_tail - qp->sq_head >= qp->attr.cap.max_send_wr)
 		return -ENOMEM;
-	for (int i = 0; i < wr->num_sge; i++)
-		length += wr->sg_list[i].length;
+	/* the common single-SGE WR: no loop, no memcpy call */
+	if (wr->num_sge == 1) {
+		length = wr->sg_list[0].length;
+	} else {
+		length = 0;
+		for (int i = 0; i < wr->num_sge; i++)
+			length += wr->sg_list[i].length;
+	}
 	if ((wr->send_flags & ROCE_SEND_INLINE) && length > qp->attr.cap.max_inline_data)
 		return -EINVAL;
 	if (length > (1ull << 31))
@@ -442,6 +448,8 @@ static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 		verbs_sge_copy(wr->sg_list, (uint32_t)wr->num_sge, 0, wqe->inline_data,
 			       (uint32_t)length, false);
 		wqe->wr.num_sge = 0;
+	} else if (wr->num_sge == 1) {
+		wqe->sge[0] = wr->sg_list[0];
 	} else {
 		memcpy(wqe->sge, wr->sg_list, sizeof(*wqe->sge) * (size_t)wr->num_sge);
 	}
