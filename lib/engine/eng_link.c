@@ -27,7 +27,10 @@ struct link_dir {
 	struct roce_link *link;		/* back pointer */
 	struct roce_link_end src;	/* sender: pulled when the wire is idle */
 	struct roce_link_end dst;	/* receiver: gets arrivals */
-	bool busy;			/* a frame is being serialised (tx_done armed) */
+	bool busy;			/* being pulled, or a frame is being serialised (tx_done armed) */
+	bool lazy;			/* the last frame ends at (@idle_at, @idle_seq), tx_done unarmed */
+	roce_time_t idle_at;		/* lazy: end of the last frame */
+	uint64_t idle_seq;		/* lazy: the arm number its tx_done would have had */
 	uint32_t ser_len;		/* frame length of the last ser_time() (0: none yet) */
 	uint64_t ser_rate;		/* ...at this rate... */
 	roce_time_t ser_ps;		/* ...took this long: most frames repeat it (no division) */
@@ -305,8 +308,21 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 		end = start + ser;
 		stop = l->eng->clock != ROCE_CLOCK_WALL || burst == LINK_WALL_BURST ||
 		       end > eng_now(l->eng);
-		if (stop)	/* armed before the arrival: equal times fire in this order */
+		/*
+		 * Armed before the arrival: equal times fire in this order. A quiet sender (one
+		 * that has nothing left and will kick when it has) would give the frame's end
+		 * nothing to pull: the event is left out, its arm number taken, and a kick
+		 * before that end arms it as it would have been (roce_link_kick()).
+		 */
+		if (stop && d->src.quiet != NULL && !d->impaired && d->src.quiet(d->src.owner) &&
+		    l->eng->clock == ROCE_CLOCK_VIRTUAL) {
+			d->lazy = true;
+			d->idle_at = end;
+			d->idle_seq = eng_timer_reserve(l->eng);
+			d->busy = false;
+		} else if (stop) {
 			roce_timer_arm(l->eng, &d->tx_done, end);
+		}
 		if (!l->up) {
 			d->st.down_drops++;
 			rte_pktmbuf_free(m);
@@ -440,8 +456,18 @@ void roce_link_kick(struct roce_link *link, int dir)
 {
 	struct link_dir *d = &link->d[dir & 1];
 
-	if (!d->busy)
-		dir_pull(d, eng_now(link->eng));
+	if (d->busy)
+		return;
+	if (d->lazy) {
+		d->lazy = false;
+		/* the frame on the wire has not ended: pull at its end, as tx_done would have */
+		if (!eng_passed(link->eng, d->idle_at, d->idle_seq)) {
+			d->busy = true;
+			eng_timer_arm_seq(link->eng, &d->tx_done, d->idle_at, d->idle_seq);
+			return;
+		}
+	}
+	dir_pull(d, eng_now(link->eng));
 }
 
 static bool prob_ok(double p)

@@ -45,6 +45,8 @@ struct roce_engine {
 	enum roce_clock clock;		/* virtual or wall */
 	roce_time_t now;		/* virtual clock: time of the event being dispatched */
 	uint64_t seq;			/* arm counter: tie-break at equal expiry */
+	uint64_t fired_seq;		/* seq of the event firing or last fired at @now; all of
+					 * @now's fired: UINT64_MAX (eng_passed) */
 	bool stop;			/* roce_engine_stop() was called during run */
 
 	struct eng_wheel wheel;		/* armed timers */
@@ -67,6 +69,29 @@ static inline roce_time_t eng_now(const struct roce_engine *eng)
 {
 	return eng->clock == ROCE_CLOCK_VIRTUAL ? eng->now : roce_engine_now(eng);
 }
+
+/*
+ * Virtual clock: has an event at (@p when, @p seq) fired already (or would it have, were it
+ * armed)? The events of an instant fire in seq order, and a run that ends without a stop has
+ * fired every event of its last instant.
+ */
+static inline bool eng_passed(const struct roce_engine *eng, roce_time_t when, uint64_t seq)
+{
+	return when < eng->now || (when == eng->now && seq <= eng->fired_seq);
+}
+
+/** Take an arm number now for a timer that may be armed later (eng_timer_arm_seq). */
+static inline uint64_t eng_timer_reserve(struct roce_engine *eng)
+{
+	return eng->seq++;
+}
+
+/**
+ * Arm idle @p t at (@p when, @p seq), @p seq from eng_timer_reserve(): it fires where a timer
+ * armed when the number was taken would have. @p when must not have passed (eng_passed).
+ */
+void eng_timer_arm_seq(struct roce_engine *eng, struct roce_timer *t, roce_time_t when,
+		       uint64_t seq);
 
 /** Prepare the timer queue with room for @p cap timers due at once. @return 0 or -ENOMEM */
 int eng_timer_init(struct roce_engine *eng, uint32_t cap);

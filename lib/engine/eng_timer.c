@@ -315,11 +315,15 @@ void eng_timer_run(struct roce_engine *eng, roce_time_t until)
 		w->count--;
 		t->slot = ROCE_TIMER_IDLE;
 		eng->now = t->when;
+		eng->fired_seq = t->seq;
 		eng->stats.timers_fired++;
 		t->fn(eng, t, t->arg);
 	}
 	if (w->hole)
 		fill_hole(w);
+	/* every timer due by @until fired: so did all of now's (now <= until: the run tiles time) */
+	if (!eng->stop && until >= eng->now)
+		eng->fired_seq = UINT64_MAX;
 }
 
 void roce_timer_init(struct roce_timer *t, roce_timer_fn fn, void *arg)
@@ -345,6 +349,17 @@ void roce_timer_arm(struct roce_engine *eng, struct roce_timer *t, roce_time_t w
 	}
 	t->when = when;
 	t->seq = eng->seq++;
+	wheel_insert(eng, t);
+}
+
+void eng_timer_arm_seq(struct roce_engine *eng, struct roce_timer *t, roce_time_t when,
+		       uint64_t seq)
+{
+	eng->stats.timers_armed++;
+	if (++eng->wheel.count > eng->stats.max_pending)
+		eng->stats.max_pending = eng->wheel.count;
+	t->when = when;
+	t->seq = seq;
 	wheel_insert(eng, t);
 }
 

@@ -161,6 +161,14 @@ struct roce_link_end {
 	struct rte_mbuf *(*pull)(void *owner);
 	/** A frame arrived; the callee owns @p m. */
 	void (*rx)(void *owner, struct rte_mbuf *m);
+	/**
+	 * Optional (NULL: none), asked after each frame pulled: true if the endpoint has nothing
+	 * left to send, so that a pull would return NULL and change nothing, and will kick the
+	 * link before that changes. The link then leaves out the end-of-frame event of a frame
+	 * that nothing waits behind (virtual clock, unimpaired direction); the order of events
+	 * stays as if it were there.
+	 */
+	bool (*quiet)(void *owner);
 };
 
 /* Impairments of one direction of a link; all off when zeroed. */

@@ -672,6 +672,17 @@ static struct rte_mbuf *sw_pull(void *owner)
 	return m;
 }
 
+/*
+ * Nothing to pull and nothing that a pull would change: no frame queued, no PFC frame to send,
+ * no pause to settle. Whatever queues a frame (sw_rx) or a PFC frame (fab_pfc.c) kicks.
+ */
+static bool sw_quiet(void *owner)
+{
+	const struct sw_port *p = owner;
+
+	return (p->qbusy | p->qpaused | p->pfc_xoff | p->pfc_xon) == 0;
+}
+
 /* ---- objects ---- */
 
 static int meta_register(void)
@@ -804,6 +815,7 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 		e.owner = &sw->port[port];
 		e.pull = sw_pull;
 		e.rx = sw_rx;
+		e.quiet = sw_quiet;
 	}
 	return e;
 }
