@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rte_atomic.h>
 #include <rte_cycles.h>
@@ -15,6 +16,7 @@
 #define ENG_DEF_MBUFS 16384	/* conf.nb_mbufs == 0 */
 #define ENG_DEF_DATA 9216	/* conf.mbuf_data == 0: a jumbo frame, plus the headroom */
 #define ENG_POOL_CACHE 256	/* per-lcore mempool cache */
+#define ENG_HUGE_SHIFT 21	/* 2 MiB: the transparent huge page of x86-64 and arm64 */
 
 /* Pool names must be unique in the process: tests and scale-out runs create several engines. */
 static uint32_t eng_instances;
@@ -68,6 +70,80 @@ roce_time_t roce_engine_now(const struct roce_engine *eng)
 	return eng->now;
 }
 
+static void private_pool_unmap(struct rte_mempool_memhdr *memhdr, void *opaque)
+{
+	(void)munmap(memhdr->addr, (size_t)opaque);
+}
+
+/*
+ * A LIFO pool whose frames live in private memory on transparent huge pages. Without
+ * hugetlbfs (the default, --no-huge) DPDK's memory is a memfd in 4 KiB pages (shmem, which
+ * transparent huge pages do not cover): a fabric that queues 40 MB of frames then takes a TLB
+ * miss on nearly every frame it touches, and its page tables crowd the L2. A virtual-clock
+ * engine hands its frames to no device, so they need no DMA-able memory. NULL (rte_errno
+ * set) when any step fails; the caller then takes DPDK's memory.
+ */
+static struct rte_mempool *private_pool_create(const char *name, unsigned int nb,
+					       unsigned int cache, uint16_t data)
+{
+	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data };
+	size_t huge = (size_t)1 << ENG_HUGE_SHIFT, per_page, len;
+	struct rte_mempool *mp;
+	uint8_t *p;
+	int rc;
+
+	mp = rte_mempool_create_empty(name, nb, sizeof(struct rte_mbuf) + data, cache,
+				      sizeof(struct rte_pktmbuf_pool_private), SOCKET_ID_ANY, 0);
+	if (mp == NULL)
+		return NULL;
+	rc = rte_mempool_set_ops_byname(mp, "stack", NULL);
+	if (rc != 0)
+		goto err_free;
+	rte_pktmbuf_pool_init(mp, &priv);
+	/* objects do not straddle the pages they are populated on */
+	per_page = huge / (mp->header_size + mp->elt_size + mp->trailer_size);
+	if (per_page == 0) {
+		rc = -EINVAL;
+		goto err_free;
+	}
+	len = (nb + per_page - 1) / per_page * huge;
+	/* over-map by a huge page to start on a huge-page boundary, then trim */
+	p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		rc = -ENOMEM;
+		goto err_free;
+	}
+	{
+		uint8_t *start = RTE_PTR_ALIGN_CEIL(p, huge);
+
+		if (start > p)
+			munmap(p, (size_t)(start - p));
+		munmap(start + len, (size_t)(p + huge - start));
+		p = start;
+	}
+	(void)madvise(p, len, MADV_HUGEPAGE);
+	/* every chunk unmaps its own range: the pool's memory goes with the pool */
+	for (size_t off = 0; off < len; off += huge) {
+		rc = rte_mempool_populate_virt(mp, (char *)p + off, huge, huge, private_pool_unmap,
+					       (void *)huge);
+		if (rc < 0) {
+			munmap(p + off, len - off);	/* not the pool's yet */
+			goto err_free;
+		}
+	}
+	if (mp->populated_size != mp->size) {
+		rc = -ENOMEM;
+		goto err_free;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+
+err_free:
+	rte_mempool_free(mp);
+	rte_errno = rc < 0 ? -rc : ENOMEM;
+	return NULL;
+}
+
 struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 {
 	static const struct roce_engine_conf defaults = { .clock = ROCE_CLOCK_VIRTUAL };
@@ -117,8 +193,11 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 	 * mbufs as it ever holds at once, in cache, instead of cycling through the whole pool
 	 * (the default ring is FIFO: every mbuf, every page, every cache line, in turn).
 	 */
-	eng->pool = rte_pktmbuf_pool_create_by_ops(pool_name, nb, cache, 0, data, SOCKET_ID_ANY,
-						   "stack");
+	if (conf->clock == ROCE_CLOCK_VIRTUAL && !rte_eal_has_hugepages())
+		eng->pool = private_pool_create(pool_name, nb, cache, data);
+	if (eng->pool == NULL)
+		eng->pool = rte_pktmbuf_pool_create_by_ops(pool_name, nb, cache, 0, data,
+							   SOCKET_ID_ANY, "stack");
 	if (eng->pool == NULL)	/* the stack driver is a plugin: it may be missing */
 		eng->pool = rte_pktmbuf_pool_create(pool_name, nb, cache, 0, data, SOCKET_ID_ANY);
 	if (eng->pool == NULL) {

@@ -142,6 +142,7 @@ static int arena_init(struct roce_fabric *fab, size_t len)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
+	(void)madvise(p, fab->arena_len, MADV_HUGEPAGE);
 	fab->arena = p;
 	return 0;
 }
