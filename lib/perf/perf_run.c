@@ -502,6 +502,10 @@ static int run_bw(struct perf_ctx *c)
 	bool wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
 	struct roce_wc wc[PERF_CQ_BATCH];
 	uint64_t atomic_start = 0;
+	/* what the post loop reads for every message, in locals (the calls it makes may write) */
+	const uint64_t tx_depth = conf->tx_depth, iters = conf->iters;
+	const bool timed = conf->duration > 0, untimed = conf->duration == 0;
+	const bool sig_all = conf->cq_mod == 1 || conf->verify;	/* every send signaled */
 
 	if (conf->test == ROCE_PERF_ATOMIC_BW)
 		memcpy(&atomic_start, c->host[1].buf, 8);
@@ -523,12 +527,10 @@ static int run_bw(struct perf_ctx *c)
 		int n;
 
 		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
-			while (posted[q] - done[q] < conf->tx_depth &&
-			       (conf->duration > 0 || posted[q] < conf->iters)) {
-				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
-				bool sig = last || conf->cq_mod == 1 ||
-					   (posted[q] + 1) % conf->cq_mod == 0 ||
-					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
+			while (posted[q] - done[q] < tx_depth && (timed || posted[q] < iters)) {
+				bool last = untimed && posted[q] + 1 == iters;
+				bool sig = last || sig_all || (posted[q] + 1) % conf->cq_mod == 0 ||
+					   posted[q] - done[q] + 1 >= tx_depth;
 
 				if ((c->nslots == 1 ? post_send_bw(c, q, posted[q], sig) :
 				     post_send(c, 0, q, posted[q], sig)) != 0)
