@@ -103,6 +103,9 @@ struct perf_ctx {
 	/* run_bw with one slot a QP: each QP's WR, built once (post_send_bw) */
 	struct roce_send_wr bw_wr[PERF_MAX_QP];
 	struct roce_sge bw_sge[PERF_MAX_QP];
+	/* send_bw with one slot a QP: each QP's receive WR (slot 0), built once */
+	struct roce_recv_wr bw_rwr[PERF_MAX_QP];
+	struct roce_sge bw_rsge[PERF_MAX_QP];
 };
 
 static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
@@ -299,17 +302,25 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 	return 0;
 }
 
-static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
+/* The receive WR of slot @p s of QP @p q on host @p h into @p wr and @p sge (@p wr points at it). */
+static void build_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s, struct roce_recv_wr *wr,
+		       struct roce_sge *sge)
 {
-	struct perf_host *p = &c->host[h];
-	struct roce_sge sge = {
+	*sge = (struct roce_sge){
 		.addr = (uintptr_t)slot_ptr(c, h, q, s),
 		.length = c->slot,
-		.lkey = p->lkey,
+		.lkey = c->host[h].lkey,
 	};
-	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
+	*wr = (struct roce_recv_wr){ .wr_id = (uint64_t)q << 32 | s, .sg_list = sge, .num_sge = 1 };
+}
 
-	return roce_post_recv(p->qp[q], &wr, NULL);
+static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
+{
+	struct roce_recv_wr wr;
+	struct roce_sge sge;
+
+	build_recv(c, h, q, s, &wr, &sge);
+	return roce_post_recv(c->host[h].qp[q], &wr, NULL);
 }
 
 /*
@@ -517,8 +528,10 @@ static int run_bw(struct perf_ctx *c)
 	roce_cq_set_notify(c->host[0].scq, perf_cq_notify, c);
 	if (wake_rx)
 		roce_cq_set_notify(c->host[1].rcq, perf_cq_notify, c);
-	for (uint32_t q = 0; q < conf->nqp && c->nslots == 1; q++)
+	for (uint32_t q = 0; q < conf->nqp && c->nslots == 1; q++) {
 		build_send(c, 0, q, 0, false, &c->bw_wr[q], &c->bw_sge[q]);
+		build_recv(c, 1, q, 0, &c->bw_rwr[q], &c->bw_rsge[q]);
+	}
 	c->t_start = roce_engine_now(c->eng);
 	record_window(c, 0);
 	for (;;) {
@@ -573,7 +586,10 @@ static int run_bw(struct perf_ctx *c)
 					if (conf->verify && wc[i].byte_len != conf->size + grh)
 						verify_fail(c, "receive of %llu bytes, expected %llu",
 							    wc[i].byte_len, conf->size + grh);
-					post_recv(c, 1, q, s);
+					if (c->nslots == 1)	/* s is 0: the WR built above */
+						roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q], NULL);
+					else
+						post_recv(c, 1, q, s);
 				}
 			}
 		}
