@@ -302,7 +302,7 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 	return 0;
 }
 
-/* The receive WR of slot @p s of QP @p q on host @p h into @p wr and @p sge (@p wr points at it). */
+/* Slot @p s of QP @p q on host @p h: its receive WR into @p wr, pointing at @p sge. */
 static void build_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s, struct roce_recv_wr *wr,
 		       struct roce_sge *sge)
 {
@@ -335,7 +335,8 @@ static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool s
 	uint32_t s = c->nslots == 1 ? 0 : (uint32_t)(i % c->nslots);
 	/* write_lat polls slot 0 for the peer's write: it sends from slot 1 */
 	uint32_t src = conf->test == ROCE_PERF_WRITE_LAT ? 1 : s;
-	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, conf->test == ROCE_PERF_WRITE_LAT ? 0 : s);
+	uint32_t dst = conf->test == ROCE_PERF_WRITE_LAT ? 0 : s;
+	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, dst);
 
 	*sge = (struct roce_sge){
 		.addr = (uintptr_t)slot_ptr(c, h, q, src),
@@ -366,7 +367,8 @@ static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool s
 		break;
 	case ROCE_PERF_ATOMIC_BW:
 		/* every QP adds to one counter on the server: each add must land exactly once */
-		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP :
+			     ROCE_WR_ATOMIC_FETCH_AND_ADD;
 		wr->wr.atomic.remote_addr = (uintptr_t)peer->buf;
 		wr->wr.atomic.rkey = peer->rkey;
 		wr->wr.atomic.compare_add = PERF_ATOMIC_ADD;
@@ -587,7 +589,8 @@ static int run_bw(struct perf_ctx *c)
 						verify_fail(c, "receive of %llu bytes, expected %llu",
 							    wc[i].byte_len, conf->size + grh);
 					if (c->nslots == 1)	/* s is 0: the WR built above */
-						roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q], NULL);
+						roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q],
+							       NULL);
 					else
 						post_recv(c, 1, q, s);
 				}

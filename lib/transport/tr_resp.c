@@ -122,8 +122,8 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 }
 
 /* RETH/AtomicETH checks: key, bounds, the MR's and the QP's rights. */
-static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
-				       unsigned int access)
+static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va,
+					      uint64_t len, unsigned int access)
 {
 	struct roce_mr *mr;
 

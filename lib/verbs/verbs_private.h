@@ -345,7 +345,8 @@ static inline int verbs_rq_post(struct verbs_rq *rq, const struct roce_recv_wr *
 			*bad = wr;
 			return -ENOMEM;
 		}
-		w = (struct verbs_recv_wqe *)(rq->ring + (size_t)(rq->tail & (rq->size - 1)) * rq->stride);
+		w = (struct verbs_recv_wqe *)(rq->ring +
+					      (size_t)(rq->tail & (rq->size - 1)) * rq->stride);
 		w->wr_id = wr->wr_id;
 		w->num_sge = (uint32_t)wr->num_sge;
 		if (wr->num_sge == 1) {
