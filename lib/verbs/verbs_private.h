@@ -283,6 +283,7 @@ struct roce_qp {
 	struct roce_sge *sq_sge;	/* size * max_send_sge */
 	uint8_t *sq_inline;		/* size * max_inline_data */
 	uint32_t sq_size;		/* power of two */
+	uint32_t sq_mask;		/* sq_size - 1 */
 	uint32_t sq_head;		/* oldest WQE not retired (the completer's position) */
 	uint32_t sq_tail;		/* next free */
 	struct verbs_rq rq;		/* own receive queue (unused with an SRQ) */
@@ -374,7 +375,7 @@ static inline struct verbs_rq *verbs_qp_rq(struct roce_qp *qp)
 
 static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t idx)
 {
-	return &qp->sq[idx & (qp->sq_size - 1)];
+	return &qp->sq[idx & qp->sq_mask];
 }
 
 /*
