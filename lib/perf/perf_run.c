@@ -96,6 +96,7 @@ struct perf_ctx {
 	uint64_t nlat;
 	roce_time_t t_start;
 	bool waiting;			/* run_to_completion() runs until a completion */
+	bool wake_rx;			/* run_bw: a receive completion ends the wait too */
 	/* bandwidth peak: completion counts at times */
 	roce_time_t win_t[4096];
 	uint64_t win_n[4096];
@@ -424,7 +425,20 @@ static bool step(struct perf_ctx *c)
 	return true;
 }
 
-/* A completion while run_to_completion() waits for one: end the run after this event. */
+static void perf_cq_notify(struct roce_cq *cq, void *arg);
+
+/* The CQs whose completions end run_to_completion()'s wait notify (@p on) or not. */
+static void perf_cq_watch(struct perf_ctx *c, bool on)
+{
+	roce_cq_set_notify(c->host[0].scq, on ? perf_cq_notify : NULL, on ? c : NULL);
+	if (c->wake_rx)
+		roce_cq_set_notify(c->host[1].rcq, on ? perf_cq_notify : NULL, on ? c : NULL);
+}
+
+/*
+ * A completion while run_to_completion() waits for one: end the run after this event. The
+ * CQs stop notifying until the next wait: the other completions of the instant need no call.
+ */
 static void perf_cq_notify(struct roce_cq *cq, void *arg)
 {
 	struct perf_ctx *c = arg;
@@ -433,6 +447,7 @@ static void perf_cq_notify(struct roce_cq *cq, void *arg)
 	if (c->waiting) {
 		c->waiting = false;
 		roce_engine_stop(c->eng);
+		perf_cq_watch(c, false);
 	}
 }
 
@@ -459,8 +474,10 @@ static bool run_to_completion(struct perf_ctx *c, bool polled)
 	if (roce_engine_next(c->eng) == ROCE_TIME_NEVER)
 		return false;
 	c->waiting = true;
+	perf_cq_watch(c, true);
 	roce_engine_run(c->eng, ROCE_TIME_NEVER);
 	c->waiting = false;
+	perf_cq_watch(c, false);
 	now = roce_engine_now(c->eng);
 	while (roce_engine_next(c->eng) <= now)
 		roce_engine_run(c->eng, now);
@@ -512,7 +529,7 @@ static int run_bw(struct perf_ctx *c)
 	 * (one ACK may cover several messages), not once per message. UC and UD complete a
 	 * send when it leaves, so more than tx_depth may be on their way: they keep waking.
 	 */
-	bool wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
+	c->wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
 	struct roce_wc wc[PERF_CQ_BATCH];
 	uint64_t atomic_start = 0;
 	/* what the post loop reads for every message, in locals (the calls it makes may write) */
@@ -527,9 +544,6 @@ static int run_bw(struct perf_ctx *c)
 			for (uint32_t s = 0; s < conf->rx_depth; s++)
 				if (post_recv(c, 1, q, s % c->nslots) != 0)
 					return -ENOMEM;
-	roce_cq_set_notify(c->host[0].scq, perf_cq_notify, c);
-	if (wake_rx)
-		roce_cq_set_notify(c->host[1].rcq, perf_cq_notify, c);
 	for (uint32_t q = 0; q < conf->nqp && c->nslots == 1; q++) {
 		build_send(c, 0, q, 0, false, &c->bw_wr[q], &c->bw_sge[q]);
 		build_recv(c, 1, q, 0, &c->bw_rwr[q], &c->bw_rsge[q]);
