@@ -96,6 +96,7 @@ struct perf_ctx {
 	uint64_t nlat;
 	roce_time_t t_start;
 	bool waiting;			/* run_to_completion() runs until a completion */
+	bool wake_rx;			/* run_bw: a receive completion ends the wait too */
 	/* bandwidth peak: completion counts at times */
 	roce_time_t win_t[4096];
 	uint64_t win_n[4096];
@@ -103,6 +104,9 @@ struct perf_ctx {
 	/* run_bw with one slot a QP: each QP's WR, built once (post_send_bw) */
 	struct roce_send_wr bw_wr[PERF_MAX_QP];
 	struct roce_sge bw_sge[PERF_MAX_QP];
+	/* send_bw with one slot a QP: each QP's receive WR (slot 0), built once */
+	struct roce_recv_wr bw_rwr[PERF_MAX_QP];
+	struct roce_sge bw_rsge[PERF_MAX_QP];
 };
 
 static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
@@ -299,17 +303,25 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 	return 0;
 }
 
-static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
+/* Slot @p s of QP @p q on host @p h: its receive WR into @p wr, pointing at @p sge. */
+static void build_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s, struct roce_recv_wr *wr,
+		       struct roce_sge *sge)
 {
-	struct perf_host *p = &c->host[h];
-	struct roce_sge sge = {
+	*sge = (struct roce_sge){
 		.addr = (uintptr_t)slot_ptr(c, h, q, s),
 		.length = c->slot,
-		.lkey = p->lkey,
+		.lkey = c->host[h].lkey,
 	};
-	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
+	*wr = (struct roce_recv_wr){ .wr_id = (uint64_t)q << 32 | s, .sg_list = sge, .num_sge = 1 };
+}
 
-	return roce_post_recv(p->qp[q], &wr, NULL);
+static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
+{
+	struct roce_recv_wr wr;
+	struct roce_sge sge;
+
+	build_recv(c, h, q, s, &wr, &sge);
+	return roce_post_recv(c->host[h].qp[q], &wr, NULL);
 }
 
 /*
@@ -324,7 +336,8 @@ static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool s
 	uint32_t s = c->nslots == 1 ? 0 : (uint32_t)(i % c->nslots);
 	/* write_lat polls slot 0 for the peer's write: it sends from slot 1 */
 	uint32_t src = conf->test == ROCE_PERF_WRITE_LAT ? 1 : s;
-	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, conf->test == ROCE_PERF_WRITE_LAT ? 0 : s);
+	uint32_t dst = conf->test == ROCE_PERF_WRITE_LAT ? 0 : s;
+	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, dst);
 
 	*sge = (struct roce_sge){
 		.addr = (uintptr_t)slot_ptr(c, h, q, src),
@@ -355,7 +368,8 @@ static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool s
 		break;
 	case ROCE_PERF_ATOMIC_BW:
 		/* every QP adds to one counter on the server: each add must land exactly once */
-		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP :
+			     ROCE_WR_ATOMIC_FETCH_AND_ADD;
 		wr->wr.atomic.remote_addr = (uintptr_t)peer->buf;
 		wr->wr.atomic.rkey = peer->rkey;
 		wr->wr.atomic.compare_add = PERF_ATOMIC_ADD;
@@ -411,7 +425,20 @@ static bool step(struct perf_ctx *c)
 	return true;
 }
 
-/* A completion while run_to_completion() waits for one: end the run after this event. */
+static void perf_cq_notify(struct roce_cq *cq, void *arg);
+
+/* The CQs whose completions end run_to_completion()'s wait notify (@p on) or not. */
+static void perf_cq_watch(struct perf_ctx *c, bool on)
+{
+	roce_cq_set_notify(c->host[0].scq, on ? perf_cq_notify : NULL, on ? c : NULL);
+	if (c->wake_rx)
+		roce_cq_set_notify(c->host[1].rcq, on ? perf_cq_notify : NULL, on ? c : NULL);
+}
+
+/*
+ * A completion while run_to_completion() waits for one: end the run after this event. The
+ * CQs stop notifying until the next wait: the other completions of the instant need no call.
+ */
 static void perf_cq_notify(struct roce_cq *cq, void *arg)
 {
 	struct perf_ctx *c = arg;
@@ -420,6 +447,7 @@ static void perf_cq_notify(struct roce_cq *cq, void *arg)
 	if (c->waiting) {
 		c->waiting = false;
 		roce_engine_stop(c->eng);
+		perf_cq_watch(c, false);
 	}
 }
 
@@ -446,8 +474,10 @@ static bool run_to_completion(struct perf_ctx *c, bool polled)
 	if (roce_engine_next(c->eng) == ROCE_TIME_NEVER)
 		return false;
 	c->waiting = true;
+	perf_cq_watch(c, true);
 	roce_engine_run(c->eng, ROCE_TIME_NEVER);
 	c->waiting = false;
+	perf_cq_watch(c, false);
 	now = roce_engine_now(c->eng);
 	while (roce_engine_next(c->eng) <= now)
 		roce_engine_run(c->eng, now);
@@ -499,9 +529,13 @@ static int run_bw(struct perf_ctx *c)
 	 * (one ACK may cover several messages), not once per message. UC and UD complete a
 	 * send when it leaves, so more than tx_depth may be on their way: they keep waking.
 	 */
-	bool wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
+	c->wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
 	struct roce_wc wc[PERF_CQ_BATCH];
 	uint64_t atomic_start = 0;
+	/* what the post loop reads for every message, in locals (the calls it makes may write) */
+	const uint64_t tx_depth = conf->tx_depth, iters = conf->iters;
+	const bool timed = conf->duration > 0, untimed = conf->duration == 0;
+	const bool sig_all = conf->cq_mod == 1 || conf->verify;	/* every send signaled */
 
 	if (conf->test == ROCE_PERF_ATOMIC_BW)
 		memcpy(&atomic_start, c->host[1].buf, 8);
@@ -510,11 +544,10 @@ static int run_bw(struct perf_ctx *c)
 			for (uint32_t s = 0; s < conf->rx_depth; s++)
 				if (post_recv(c, 1, q, s % c->nslots) != 0)
 					return -ENOMEM;
-	roce_cq_set_notify(c->host[0].scq, perf_cq_notify, c);
-	if (wake_rx)
-		roce_cq_set_notify(c->host[1].rcq, perf_cq_notify, c);
-	for (uint32_t q = 0; q < conf->nqp && c->nslots == 1; q++)
+	for (uint32_t q = 0; q < conf->nqp && c->nslots == 1; q++) {
 		build_send(c, 0, q, 0, false, &c->bw_wr[q], &c->bw_sge[q]);
+		build_recv(c, 1, q, 0, &c->bw_rwr[q], &c->bw_rsge[q]);
+	}
 	c->t_start = roce_engine_now(c->eng);
 	record_window(c, 0);
 	for (;;) {
@@ -523,12 +556,10 @@ static int run_bw(struct perf_ctx *c)
 		int n;
 
 		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
-			while (posted[q] - done[q] < conf->tx_depth &&
-			       (conf->duration > 0 || posted[q] < conf->iters)) {
-				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
-				bool sig = last || conf->cq_mod == 1 ||
-					   (posted[q] + 1) % conf->cq_mod == 0 ||
-					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
+			while (posted[q] - done[q] < tx_depth && (timed || posted[q] < iters)) {
+				bool last = untimed && posted[q] + 1 == iters;
+				bool sig = last || sig_all || (posted[q] + 1) % conf->cq_mod == 0 ||
+					   posted[q] - done[q] + 1 >= tx_depth;
 
 				if ((c->nslots == 1 ? post_send_bw(c, q, posted[q], sig) :
 				     post_send(c, 0, q, posted[q], sig)) != 0)
@@ -571,7 +602,11 @@ static int run_bw(struct perf_ctx *c)
 					if (conf->verify && wc[i].byte_len != conf->size + grh)
 						verify_fail(c, "receive of %llu bytes, expected %llu",
 							    wc[i].byte_len, conf->size + grh);
-					post_recv(c, 1, q, s);
+					if (c->nslots == 1)	/* s is 0: the WR built above */
+						roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q],
+							       NULL);
+					else
+						post_recv(c, 1, q, s);
 				}
 			}
 		}

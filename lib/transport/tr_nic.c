@@ -280,6 +280,11 @@ static struct rte_mbuf *nic_pull(void *owner)
 				}
 			}
 		}
+		if (m != NULL && qp->tx_next == NULL) {
+			/* alone on the list: the back of the line is where it is */
+			VERBS_CNT(dev, TX_FRAMES);
+			return m;
+		}
 		tx_unlist_head(nic);
 		if (m == NULL && !blocked)
 			continue;

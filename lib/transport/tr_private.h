@@ -95,7 +95,7 @@ static inline void tr_zero(void *p, size_t len)
 #pragma GCC unroll 16
 	for (i = 0; i + 16 <= len; i += 16) {
 		_mm_storeu_si128((__m128i *)(void *)(b + i), z);
-		__asm__("" : "+x"(z));	/* z looks new each time: gcc cannot make this a memset */
+		__asm__("" : "+x"(z));	/* z looks new: gcc cannot make this a memset */
 	}
 	if (i < len)
 		_mm_storeu_si128((__m128i *)(void *)(b + len - 16), z);
@@ -169,13 +169,13 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
  * @param i  the template: 1 for an ACK (ROCE_F_ACK in its opcode's mask), else 0
  * @return the template to give tr_pkt_build()
  */
-static inline const struct roce_wire_tmpl *tr_pkt_init_conn_at(struct roce_qp *qp,
-								struct roce_pkt *pkt, uint8_t opcode,
-								unsigned int i)
+static inline const struct roce_wire_tmpl *
+tr_pkt_init_conn_at(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode, unsigned int i)
 {
 	if (roce_unlikely(qp->tx_tmpl_gen[i] != qp->hdr_gen))
 		return tr_pkt_init_conn_new(qp, pkt, opcode, i);
-	tr_zero(&pkt->opcode, offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
+	tr_zero(&pkt->opcode,
+		offsetof(struct roce_pkt, payload) - offsetof(struct roce_pkt, opcode));
 	pkt->opcode = opcode;
 	pkt->pkey = 0xffff;
 	pkt->dqpn = qp->attr.dest_qp_num;
@@ -188,12 +188,14 @@ static inline const struct roce_wire_tmpl *tr_pkt_init_conn_at(struct roce_qp *q
 static inline const struct roce_wire_tmpl *tr_pkt_init_conn(struct roce_qp *qp,
 							     struct roce_pkt *pkt, uint8_t opcode)
 {
-	return tr_pkt_init_conn_at(qp, pkt, opcode, (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0);
+	unsigned int i = (roce_opcode[opcode].mask & ROCE_F_ACK) ? 1 : 0;
+
+	return tr_pkt_init_conn_at(qp, pkt, opcode, i);
 }
 
 /* tr_pkt_init_conn() for a request (never an ACK: the data template, without the lookup). */
-static inline const struct roce_wire_tmpl *tr_pkt_init_conn_req(struct roce_qp *qp,
-								 struct roce_pkt *pkt, uint8_t opcode)
+static inline const struct roce_wire_tmpl *
+tr_pkt_init_conn_req(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode)
 {
 	return tr_pkt_init_conn_at(qp, pkt, opcode, 0);
 }
@@ -274,7 +276,7 @@ static inline bool tr_last(uint32_t i, uint32_t npkts)
 	return i + 1 >= npkts;
 }
 
-/* Packets of a message of @p len bytes; @p mtu is a path MTU, a power of two: a shift, no divide. */
+/* Packets of a message of @p len bytes; @p mtu, a path MTU, is a power of two: no divide. */
 static inline uint32_t tr_npkts(uint32_t len, uint32_t mtu)
 {
 	return len == 0 ? 1 : (len + mtu - 1) >> __builtin_ctz(mtu);

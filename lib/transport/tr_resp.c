@@ -73,7 +73,13 @@ TR_HOT bool resp_take_wqe(struct roce_qp *qp)
 		if (qp->resp.wqe == NULL)
 			return false;
 	}
-	memcpy(qp->resp.wqe, w, sizeof(*w) + w->num_sge * sizeof(struct roce_sge));
+	if (w->num_sge == 1) {
+		/* the usual one SGE: two 16-byte copies, not a memcpy call */
+		*qp->resp.wqe = *w;
+		qp->resp.wqe->sge[0] = w->sge[0];
+	} else {
+		memcpy(qp->resp.wqe, w, sizeof(*w) + w->num_sge * sizeof(struct roce_sge));
+	}
 	verbs_rq_pop(rq);
 	qp->resp.wqe_offset = 0;
 	return true;
@@ -116,8 +122,8 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 }
 
 /* RETH/AtomicETH checks: key, bounds, the MR's and the QP's rights. */
-static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
-				       unsigned int access)
+static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va,
+					      uint64_t len, unsigned int access)
 {
 	struct roce_mr *mr;
 

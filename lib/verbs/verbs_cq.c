@@ -89,39 +89,6 @@ void verbs_rq_free(struct verbs_rq *rq)
 	rq->ring = NULL;
 }
 
-int verbs_rq_post(struct verbs_rq *rq, const struct roce_recv_wr *wr, const struct roce_recv_wr **bad)
-{
-	for (; wr != NULL; wr = wr->next) {
-		struct verbs_recv_wqe *w;
-
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
-			*bad = wr;
-			return -EINVAL;
-		}
-		if (rq->tail - rq->head >= rq->max_wr) {
-			*bad = wr;
-			return -ENOMEM;
-		}
-		w = (struct verbs_recv_wqe *)(rq->ring + (size_t)(rq->tail & (rq->size - 1)) * rq->stride);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		if (wr->num_sge == 1) {
-			w->sge[0] = wr->sg_list[0];
-			w->length = wr->sg_list[0].length;
-		} else {
-			uint32_t length = 0;
-
-			for (int i = 0; i < wr->num_sge; i++) {
-				w->sge[i] = wr->sg_list[i];
-				length += wr->sg_list[i].length;
-			}
-			w->length = length;
-		}
-		rq->tail++;
-	}
-	return 0;
-}
-
 struct roce_srq *roce_create_srq(struct roce_pd *pd, uint32_t max_wr, uint32_t max_sge)
 {
 	struct roce_device *dev = pd->dev;

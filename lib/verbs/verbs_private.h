@@ -283,6 +283,7 @@ struct roce_qp {
 	struct roce_sge *sq_sge;	/* size * max_send_sge */
 	uint8_t *sq_inline;		/* size * max_inline_data */
 	uint32_t sq_size;		/* power of two */
+	uint32_t sq_mask;		/* sq_size - 1 */
 	uint32_t sq_head;		/* oldest WQE not retired (the completer's position) */
 	uint32_t sq_tail;		/* next free */
 	struct verbs_rq rq;		/* own receive queue (unused with an SRQ) */
@@ -315,7 +316,6 @@ static inline void verbs_qp_hdr_changed(struct roce_qp *qp)
 /* Receive queue helpers, shared by QP RQs and SRQs. */
 int verbs_rq_init(struct verbs_rq *rq, uint32_t max_wr, uint32_t max_sge);
 void verbs_rq_free(struct verbs_rq *rq);
-int verbs_rq_post(struct verbs_rq *rq, const struct roce_recv_wr *wr, const struct roce_recv_wr **bad);
 
 static inline struct verbs_recv_wqe *verbs_rq_peek(struct verbs_rq *rq)
 {
@@ -328,6 +328,45 @@ static inline void verbs_rq_pop(struct verbs_rq *rq)
 	rq->head++;
 }
 
+/*
+ * Post @p wr's chain to @p rq (inline: a receive is posted for every SEND).
+ * @return 0, or -EINVAL (too many SGEs) / -ENOMEM (full) with *@p bad the WR refused
+ */
+static inline int verbs_rq_post(struct verbs_rq *rq, const struct roce_recv_wr *wr,
+				const struct roce_recv_wr **bad)
+{
+	for (; wr != NULL; wr = wr->next) {
+		struct verbs_recv_wqe *w;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
+			*bad = wr;
+			return -EINVAL;
+		}
+		if (rq->tail - rq->head >= rq->max_wr) {
+			*bad = wr;
+			return -ENOMEM;
+		}
+		w = (struct verbs_recv_wqe *)(rq->ring +
+					      (size_t)(rq->tail & (rq->size - 1)) * rq->stride);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		if (wr->num_sge == 1) {
+			w->sge[0] = wr->sg_list[0];
+			w->length = wr->sg_list[0].length;
+		} else {
+			uint32_t length = 0;
+
+			for (int i = 0; i < wr->num_sge; i++) {
+				w->sge[i] = wr->sg_list[i];
+				length += wr->sg_list[i].length;
+			}
+			w->length = length;
+		}
+		rq->tail++;
+	}
+	return 0;
+}
+
 /** The RQ a QP receives from: its SRQ's, or its own. */
 static inline struct verbs_rq *verbs_qp_rq(struct roce_qp *qp)
 {
@@ -336,7 +375,7 @@ static inline struct verbs_rq *verbs_qp_rq(struct roce_qp *qp)
 
 static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t idx)
 {
-	return &qp->sq[idx & (qp->sq_size - 1)];
+	return &qp->sq[idx & qp->sq_mask];
 }
 
 /*

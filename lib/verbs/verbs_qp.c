@@ -151,6 +151,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	if (cap->max_send_sge == 0)
 		cap->max_send_sge = 1;
 	qp->sq_size = rte_align32pow2(cap->max_send_wr);
+	qp->sq_mask = qp->sq_size - 1;
 	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
 	qp->sq_sge = calloc((size_t)qp->sq_size * cap->max_send_sge, sizeof(*qp->sq_sge));
 	if (cap->max_inline_data != 0)
