@@ -493,6 +493,7 @@ CRC_TARGET static uint32_t crc_fold_masked(const uint8_t *p, uint32_t len, const
  */
 #define ICRC_SHORT_MAX 192
 #define ICRC_SHORT_MAX_YMM 320
+ROCE_STATIC_ASSERT(ICRC_SHORT_MAX <= 6 * 32);	/* icrc_xmm()'s unrolled pairs */
 
 static inline __attribute__((always_inline)) __m128i ld16(const uint8_t *p)
 {
@@ -533,10 +534,29 @@ icrc_xmm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 		r = _mm_xor_si128(fold(r, k16), _mm_or_si128(ld16(p + off), ld16(mask + off)));
 	if (roce_unlikely(end - q > ICRC_SHORT_MAX))
 		return icrc_rest(r, p, mask_len, len);
-	for (; q + 32 <= end; q += 32)
-		r = _mm_xor_si128(_mm_xor_si128(fold(r, k32), fold(ld16(q), k16)), ld16(q + 16));
-	if (q != end)
+	if ((uint32_t)(end - q) & 16) {
 		r = _mm_xor_si128(fold(r, k16), ld16(q));
+		q += 16;
+	}
+	/* the pairs of blocks left, unrolled: each case folds the pair at its distance from the end */
+	switch ((uint32_t)(end - q) / 32) {
+#define ICRC_PAIR(n) \
+	case n: \
+		r = _mm_xor_si128(_mm_xor_si128(fold(r, k32), fold(ld16(end - 32 * (n)), k16)), \
+				  ld16(end - 32 * (n) + 16)); \
+		__attribute__((fallthrough))
+	ICRC_PAIR(6);
+	ICRC_PAIR(5);
+	ICRC_PAIR(4);
+	ICRC_PAIR(3);
+	ICRC_PAIR(2);
+	ICRC_PAIR(1);
+#undef ICRC_PAIR
+	case 0:
+		break;
+	default:
+		__builtin_unreachable();	/* at most ICRC_SHORT_MAX bytes left */
+	}
 	if (len & 15)
 		r = fold_tail(r, p + len, len & 15);
 	return crc_final(r);
