@@ -239,7 +239,7 @@ CRC_TARGET_YMM static inline __m256i load_block2(const uint8_t *src, uint8_t *ds
 CRC_TARGET_YMM static inline __attribute__((always_inline)) __m128i
 fold_ymm(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t len, uint32_t *off_io)
 {
-	uint32_t off = *off_io, rem;
+	size_t off = *off_io, rem;	/* 64 bits, as in fold_more() */
 	__m256i y = _mm256_xor_si256(_mm256_zextsi128_si256(fold(r, k_vec(crc.k16))),
 				     load_block2(src, dst, off));
 	__m128i lo, hi;
@@ -289,13 +289,17 @@ CRC_TARGET_YMM static __m128i fold_ymm_copy(__m128i r, uint8_t *dst, const uint8
  * whole blocks of @p src from @p off to @p len (len - off a multiple of 16, maybe 0).
  */
 CRC_TARGET static inline __attribute__((always_inline)) __m128i
-fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
+fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off_in, uint32_t len)
 {
-	if (crc.zmm && len - off >= 64)
-		r = fold_zmm(r, dst, src, len, &off);
-	else if (crc.ymm && len - off >= 32)
-		r = dst == NULL ? fold_ymm_hash(r, src, len, &off) :
-				  fold_ymm_copy(r, dst, src, len, &off);
+	uint32_t done = off_in;
+	size_t off;	/* 64 bits: src + off + 16 is one addressing mode, no zero-extension */
+
+	if (crc.zmm && len - done >= 64)
+		r = fold_zmm(r, dst, src, len, &done);
+	else if (crc.ymm && len - done >= 32)
+		r = dst == NULL ? fold_ymm_hash(r, src, len, &done) :
+				  fold_ymm_copy(r, dst, src, len, &done);
+	off = done;
 	if (len - off >= 48 + 64) {
 		/* four accumulators over consecutive blocks, each folded 64 bytes at a time */
 		__m128i k64 = k_vec(crc.k64);
