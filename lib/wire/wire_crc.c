@@ -42,7 +42,7 @@ static struct {
 	struct fold_k k16, k32, k48, k64;	/* fold by 16, 32, 48, 64 bytes */
 	struct fold_k k96, k128, k192, k256;	/* ... and by 96 to 256 (VPCLMULQDQ) */
 	struct fold_k kb[7];			/* kb[n]: fold by 16 n bytes (n >= 1) */
-	struct fold_k fin;			/* x^96 and x^64 mod P, as fold_k: R x^32 to 64 bits */
+	struct fold_k fin;			/* x^96, x^64 mod P: R x^32 to 64 bits */
 	struct fold_k bar;			/* P and floor(x^64 / P), 33 bits reflected */
 	bool usable;				/* fold with PCLMULQDQ (else rte_net_crc) */
 	bool zmm;				/* fold 64 bytes per instruction (VPCLMULQDQ) */
