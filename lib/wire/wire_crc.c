@@ -491,12 +491,8 @@ CRC_TARGET static uint32_t crc_fold_masked(const uint8_t *p, uint32_t len, const
 	return crc_final(r);
 }
 
-/*
- * Past this many bytes of whole blocks after the masked ones, fold_more()'s four accumulators:
- * icrc_xmm() has one, icrc_ymm() two (of 32 bytes each).
- */
+/* Past this many bytes of whole blocks after the masked ones, icrc_xmm() takes fold_more(). */
 #define ICRC_SHORT_MAX 192
-#define ICRC_SHORT_MAX_YMM 320
 ROCE_STATIC_ASSERT(ICRC_SHORT_MAX <= 6 * 32);	/* icrc_xmm()'s unrolled pairs */
 
 static inline __attribute__((always_inline)) __m128i ld16(const uint8_t *p)
@@ -567,17 +563,18 @@ icrc_xmm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 }
 
 /*
- * icrc_xmm() with 32-byte registers (VPCLMULQDQ on AVX2): the first 64 bytes, masked, in two
- * accumulators that then take 64 bytes a round (each moves 64 bytes: two folds in flight),
- * merged into one for the last 32 and into a 16-byte remainder for the last 16. Frames under
- * 64 bytes of whole blocks take icrc_xmm().
+ * icrc_xmm() with 32-byte registers (VPCLMULQDQ on AVX2), for frames of any length: the first
+ * 64 bytes, masked, in two accumulators, and when 64 more follow, those in two more; the four
+ * then take 128 bytes a round (four folds in flight), are merged in one step, each moved by its
+ * own distance, and the last 32 and 16 bytes follow one by one. Frames under 64 bytes of whole
+ * blocks take icrc_xmm().
  */
 CRC_TARGET_YMM static inline __attribute__((always_inline)) uint32_t
 icrc_ymm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 {
 	const __m256i init = _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, -1);
 	const uint8_t *q = p + 64, *end = p + (len & ~15u);
-	__m256i y0, y1;
+	__m256i y0, y1, y2, y3;
 	__m128i r;
 
 	if (len < 64)
@@ -587,22 +584,26 @@ icrc_ymm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 					      _mm256_loadu_si256((const __m256i *)mask)), init);
 	y1 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p + 32)),
 			     _mm256_loadu_si256((const __m256i *)(mask + 32)));
-	if (roce_unlikely(end - q > ICRC_SHORT_MAX_YMM)) {
+	if (q + 64 <= end) {
+		y2 = _mm256_loadu_si256((const __m256i *)q);
+		y3 = _mm256_loadu_si256((const __m256i *)(q + 32));
+		for (q += 64; q + 128 <= end; q += 128) {
+			y0 = _mm256_xor_si256(fold2(y0, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)q));
+			y1 = _mm256_xor_si256(fold2(y1, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)(q + 32)));
+			y2 = _mm256_xor_si256(fold2(y2, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)(q + 64)));
+			y3 = _mm256_xor_si256(fold2(y3, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)(q + 96)));
+		}
+		y0 = _mm256_xor_si256(_mm256_xor_si256(fold2(y0, crc.k96), fold2(y1, crc.k64)),
+				      _mm256_xor_si256(fold2(y2, crc.k32), y3));
+	} else {
 		y0 = _mm256_xor_si256(fold2(y0, crc.k32), y1);
-		r = _mm_xor_si128(fold(_mm256_castsi256_si128(y0), k_vec(crc.k16)),
-				  _mm256_extracti128_si256(y0, 1));
-		return icrc_rest(r, p, 64, len);
 	}
-	for (; q + 64 <= end; q += 64) {
-		y0 = _mm256_xor_si256(fold2(y0, crc.k64), _mm256_loadu_si256((const __m256i *)q));
-		y1 = _mm256_xor_si256(fold2(y1, crc.k64),
-				      _mm256_loadu_si256((const __m256i *)(q + 32)));
-	}
-	y0 = _mm256_xor_si256(fold2(y0, crc.k32), y1);
-	if (q + 32 <= end) {
+	for (; q + 32 <= end; q += 32)
 		y0 = _mm256_xor_si256(fold2(y0, crc.k32), _mm256_loadu_si256((const __m256i *)q));
-		q += 32;
-	}
 	r = _mm_xor_si128(fold(_mm256_castsi256_si128(y0), k_vec(crc.k16)),
 			  _mm256_extracti128_si256(y0, 1));
 	if (q != end)
