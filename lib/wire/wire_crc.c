@@ -42,7 +42,7 @@ static struct {
 	struct fold_k k16, k32, k48, k64;	/* fold by 16, 32, 48, 64 bytes */
 	struct fold_k k96, k128, k192, k256;	/* ... and by 96 to 256 (VPCLMULQDQ) */
 	struct fold_k kb[7];			/* kb[n]: fold by 16 n bytes (n >= 1) */
-	struct fold_k fin;			/* x^96 and x^64 mod P, as fold_k: R x^32 to 64 bits */
+	struct fold_k fin;			/* x^96, x^64 mod P: R x^32 to 64 bits */
 	struct fold_k bar;			/* P and floor(x^64 / P), 33 bits reflected */
 	bool usable;				/* fold with PCLMULQDQ (else rte_net_crc) */
 	bool zmm;				/* fold 64 bytes per instruction (VPCLMULQDQ) */
@@ -239,7 +239,7 @@ CRC_TARGET_YMM static inline __m256i load_block2(const uint8_t *src, uint8_t *ds
 CRC_TARGET_YMM static inline __attribute__((always_inline)) __m128i
 fold_ymm(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t len, uint32_t *off_io)
 {
-	uint32_t off = *off_io, rem;
+	size_t off = *off_io, rem;	/* 64 bits, as in fold_more() */
 	__m256i y = _mm256_xor_si256(_mm256_zextsi128_si256(fold(r, k_vec(crc.k16))),
 				     load_block2(src, dst, off));
 	__m128i lo, hi;
@@ -289,13 +289,17 @@ CRC_TARGET_YMM static __m128i fold_ymm_copy(__m128i r, uint8_t *dst, const uint8
  * whole blocks of @p src from @p off to @p len (len - off a multiple of 16, maybe 0).
  */
 CRC_TARGET static inline __attribute__((always_inline)) __m128i
-fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off, uint32_t len)
+fold_more(__m128i r, uint8_t *dst, const uint8_t *src, uint32_t off_in, uint32_t len)
 {
-	if (crc.zmm && len - off >= 64)
-		r = fold_zmm(r, dst, src, len, &off);
-	else if (crc.ymm && len - off >= 32)
-		r = dst == NULL ? fold_ymm_hash(r, src, len, &off) :
-				  fold_ymm_copy(r, dst, src, len, &off);
+	uint32_t done = off_in;
+	size_t off;	/* 64 bits: src + off + 16 is one addressing mode, no zero-extension */
+
+	if (crc.zmm && len - done >= 64)
+		r = fold_zmm(r, dst, src, len, &done);
+	else if (crc.ymm && len - done >= 32)
+		r = dst == NULL ? fold_ymm_hash(r, src, len, &done) :
+				  fold_ymm_copy(r, dst, src, len, &done);
+	off = done;
 	if (len - off >= 48 + 64) {
 		/* four accumulators over consecutive blocks, each folded 64 bytes at a time */
 		__m128i k64 = k_vec(crc.k64);
@@ -487,12 +491,9 @@ CRC_TARGET static uint32_t crc_fold_masked(const uint8_t *p, uint32_t len, const
 	return crc_final(r);
 }
 
-/*
- * Past this many bytes of whole blocks after the masked ones, fold_more()'s four accumulators:
- * icrc_xmm() has one, icrc_ymm() two (of 32 bytes each).
- */
+/* Past this many bytes of whole blocks after the masked ones, icrc_xmm() takes fold_more(). */
 #define ICRC_SHORT_MAX 192
-#define ICRC_SHORT_MAX_YMM 320
+ROCE_STATIC_ASSERT(ICRC_SHORT_MAX <= 6 * 32);	/* icrc_xmm()'s unrolled pairs */
 
 static inline __attribute__((always_inline)) __m128i ld16(const uint8_t *p)
 {
@@ -533,27 +534,47 @@ icrc_xmm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 		r = _mm_xor_si128(fold(r, k16), _mm_or_si128(ld16(p + off), ld16(mask + off)));
 	if (roce_unlikely(end - q > ICRC_SHORT_MAX))
 		return icrc_rest(r, p, mask_len, len);
-	for (; q + 32 <= end; q += 32)
-		r = _mm_xor_si128(_mm_xor_si128(fold(r, k32), fold(ld16(q), k16)), ld16(q + 16));
-	if (q != end)
+	if ((uint32_t)(end - q) & 16) {
 		r = _mm_xor_si128(fold(r, k16), ld16(q));
+		q += 16;
+	}
+	/* the pairs of blocks left, unrolled: each case folds the pair at its distance from the end */
+	switch ((uint32_t)(end - q) / 32) {
+#define ICRC_PAIR(n) \
+	case n: \
+		r = _mm_xor_si128(_mm_xor_si128(fold(r, k32), fold(ld16(end - 32 * (n)), k16)), \
+				  ld16(end - 32 * (n) + 16)); \
+		__attribute__((fallthrough))
+	ICRC_PAIR(6);
+	ICRC_PAIR(5);
+	ICRC_PAIR(4);
+	ICRC_PAIR(3);
+	ICRC_PAIR(2);
+	ICRC_PAIR(1);
+#undef ICRC_PAIR
+	case 0:
+		break;
+	default:
+		__builtin_unreachable();	/* at most ICRC_SHORT_MAX bytes left */
+	}
 	if (len & 15)
 		r = fold_tail(r, p + len, len & 15);
 	return crc_final(r);
 }
 
 /*
- * icrc_xmm() with 32-byte registers (VPCLMULQDQ on AVX2): the first 64 bytes, masked, in two
- * accumulators that then take 64 bytes a round (each moves 64 bytes: two folds in flight),
- * merged into one for the last 32 and into a 16-byte remainder for the last 16. Frames under
- * 64 bytes of whole blocks take icrc_xmm().
+ * icrc_xmm() with 32-byte registers (VPCLMULQDQ on AVX2), for frames of any length: the first
+ * 64 bytes, masked, in two accumulators, and when 64 more follow, those in two more; the four
+ * then take 128 bytes a round (four folds in flight), are merged in one step, each moved by its
+ * own distance, and the last 32 and 16 bytes follow one by one. Frames under 64 bytes of whole
+ * blocks take icrc_xmm().
  */
 CRC_TARGET_YMM static inline __attribute__((always_inline)) uint32_t
 icrc_ymm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 {
 	const __m256i init = _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, -1);
 	const uint8_t *q = p + 64, *end = p + (len & ~15u);
-	__m256i y0, y1;
+	__m256i y0, y1, y2, y3;
 	__m128i r;
 
 	if (len < 64)
@@ -563,22 +584,26 @@ icrc_ymm(const uint8_t *p, uint32_t len, const uint8_t *mask, uint32_t mask_len)
 					      _mm256_loadu_si256((const __m256i *)mask)), init);
 	y1 = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(p + 32)),
 			     _mm256_loadu_si256((const __m256i *)(mask + 32)));
-	if (roce_unlikely(end - q > ICRC_SHORT_MAX_YMM)) {
+	if (q + 64 <= end) {
+		y2 = _mm256_loadu_si256((const __m256i *)q);
+		y3 = _mm256_loadu_si256((const __m256i *)(q + 32));
+		for (q += 64; q + 128 <= end; q += 128) {
+			y0 = _mm256_xor_si256(fold2(y0, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)q));
+			y1 = _mm256_xor_si256(fold2(y1, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)(q + 32)));
+			y2 = _mm256_xor_si256(fold2(y2, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)(q + 64)));
+			y3 = _mm256_xor_si256(fold2(y3, crc.k128),
+					      _mm256_loadu_si256((const __m256i *)(q + 96)));
+		}
+		y0 = _mm256_xor_si256(_mm256_xor_si256(fold2(y0, crc.k96), fold2(y1, crc.k64)),
+				      _mm256_xor_si256(fold2(y2, crc.k32), y3));
+	} else {
 		y0 = _mm256_xor_si256(fold2(y0, crc.k32), y1);
-		r = _mm_xor_si128(fold(_mm256_castsi256_si128(y0), k_vec(crc.k16)),
-				  _mm256_extracti128_si256(y0, 1));
-		return icrc_rest(r, p, 64, len);
 	}
-	for (; q + 64 <= end; q += 64) {
-		y0 = _mm256_xor_si256(fold2(y0, crc.k64), _mm256_loadu_si256((const __m256i *)q));
-		y1 = _mm256_xor_si256(fold2(y1, crc.k64),
-				      _mm256_loadu_si256((const __m256i *)(q + 32)));
-	}
-	y0 = _mm256_xor_si256(fold2(y0, crc.k32), y1);
-	if (q + 32 <= end) {
+	for (; q + 32 <= end; q += 32)
 		y0 = _mm256_xor_si256(fold2(y0, crc.k32), _mm256_loadu_si256((const __m256i *)q));
-		q += 32;
-	}
 	r = _mm_xor_si128(fold(_mm256_castsi256_si128(y0), k_vec(crc.k16)),
 			  _mm256_extracti128_si256(y0, 1));
 	if (q != end)

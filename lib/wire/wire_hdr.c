@@ -134,40 +134,41 @@ static inline __attribute__((always_inline)) void parse_ext(const uint8_t *h,
 							   const struct roce_opcode_info *info,
 							   struct roce_pkt *pkt)
 {
+	uint32_t mask = info->mask;	/* read once: the stores to pkt may alias the table */
 	const uint8_t *p;
 
-	if (info->mask & ROCE_F_RETH) {
+	if (mask & ROCE_F_RETH) {
 		p = h + info->ext_off[ROCE_EXT_RETH];
 		pkt->reth.va = rd64(p);
 		pkt->reth.rkey = rd32(p + 8);
 		pkt->reth.dmalen = rd32(p + 12);
 	}
-	if (!(info->mask & EXT_NOT_RETH))
+	if (!(mask & EXT_NOT_RETH))
 		return;
-	if (info->mask & ROCE_F_DETH) {
+	if (mask & ROCE_F_DETH) {
 		p = h + info->ext_off[ROCE_EXT_DETH];
 		pkt->deth.qkey = rd32(p);
 		pkt->deth.srcqp = rd24(p + 5);
 	}
-	if (info->mask & ROCE_F_FETH)
+	if (mask & ROCE_F_FETH)
 		pkt->feth = rd32(h + info->ext_off[ROCE_EXT_FETH]);
-	if (info->mask & ROCE_F_ATMETH) {
+	if (mask & ROCE_F_ATMETH) {
 		p = h + info->ext_off[ROCE_EXT_ATMETH];
 		pkt->atmeth.va = rd64(p);
 		pkt->atmeth.rkey = rd32(p + 8);
 		pkt->atmeth.swap = rd64(p + 12);
 		pkt->atmeth.cmp = rd64(p + 20);
 	}
-	if (info->mask & ROCE_F_AETH) {
+	if (mask & ROCE_F_AETH) {
 		p = h + info->ext_off[ROCE_EXT_AETH];
 		pkt->aeth.syndrome = p[0];
 		pkt->aeth.msn = rd24(p + 1);
 	}
-	if (info->mask & ROCE_F_ATMACK)
+	if (mask & ROCE_F_ATMACK)
 		pkt->atmack_orig = rd64(h + info->ext_off[ROCE_EXT_ATMACK]);
-	if (info->mask & ROCE_F_IMMDT)
+	if (mask & ROCE_F_IMMDT)
 		pkt->immdt = rd32(h + info->ext_off[ROCE_EXT_IMMDT]);
-	if (info->mask & ROCE_F_IETH)
+	if (mask & ROCE_F_IETH)
 		pkt->ieth_rkey = rd32(h + info->ext_off[ROCE_EXT_IETH]);
 }
 
@@ -318,54 +319,70 @@ static inline bool ipv4_hdr20_ok(const uint8_t *ip)
 	return (ld32(ip) + ld32(ip + 4) + ld32(ip + 8) + ld32(ip + 12) + ld32(ip + 16)) % 0xffff == 0;
 }
 
+/* A UDP header to port 4791 at @p l4, its length to @p end, room in it for a BTH and an ICRC. */
+static inline bool rx_udp_ok(const uint8_t *buf, uint32_t l4, uint32_t end)
+{
+	return end >= l4 + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN &&
+	       rd16(buf + l4 + 2) == ROCE_UDP_PORT && rd16(buf + l4 + 4) == end - l4;
+}
+
 /*
  * The untagged IPv4 or IPv6 header of a frame @p roce_wire_parse_rx() takes on its fast path:
  * every check of parse_ipv4()/parse_ipv6() and of the UDP length passes, with no IPv4 options
- * and no fragment bits. @return the end of the datagram, or 0 (let roce_wire_parse() decide)
+ * and no fragment bits. Checked before anything is stored, and the bytes read before the
+ * stores, which may alias them. @return the end of the datagram, or 0 (let roce_wire_parse()
+ * decide)
  */
-static uint32_t rx_ip(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
+static inline __attribute__((always_inline)) uint32_t rx_ip(const uint8_t *buf, uint32_t len,
+							     struct roce_pkt *pkt)
 {
 	const uint8_t *ip = buf + ETHER_HDR_LEN;
-	uint32_t end, l4;
+	uint32_t end, l4, vtc;
+	uint16_t sport;
+	uint8_t ttl;
 
 	switch (rd16(buf + 12)) {
 	case ETHERTYPE_IPV4:
 		end = ETHER_HDR_LEN + rd16(ip + 2);
 		l4 = ETHER_HDR_LEN + IPV4_HDR_LEN;
 		if (ip[0] != 0x45 || ip[9] != IPPROTO_UDP_NUM || (rd16(ip + 6) & 0x3fff) != 0 ||
-		    end > len || !ipv4_hdr20_ok(ip))
+		    end > len || !ipv4_hdr20_ok(ip) || !rx_udp_ok(buf, l4, end))
 			return 0;
+		vtc = ip[1];
+		ttl = ip[8];
+		sport = rd16(buf + l4);
 		pkt->ip_ver = 4;
-		pkt->dscp = ip[1] >> 2;
-		pkt->ecn = ip[1] & 3;
-		pkt->ttl = ip[8];
-		memset(pkt->src.b + 4, 0, 12);
-		memset(pkt->dst.b + 4, 0, 12);
+		pkt->dscp = (uint8_t)(vtc >> 2);
+		pkt->ecn = vtc & 3;
+		pkt->ttl = ttl;
 		memcpy(pkt->src.b, ip + 12, 4);
 		memcpy(pkt->dst.b, ip + 16, 4);
+		memset(pkt->src.b + 4, 0, 12);
+		memset(pkt->dst.b + 4, 0, 12);
 		break;
 	case ETHERTYPE_IPV6:
 		end = ETHER_HDR_LEN + IPV6_HDR_LEN + rd16(ip + 4);
 		l4 = ETHER_HDR_LEN + IPV6_HDR_LEN;
-		if (ip[0] >> 4 != 6 || ip[6] != IPPROTO_UDP_NUM || end > len)
+		if (ip[0] >> 4 != 6 || ip[6] != IPPROTO_UDP_NUM || end > len ||
+		    !rx_udp_ok(buf, l4, end))
 			return 0;
+		vtc = rd32(ip);
+		ttl = ip[7];
+		sport = rd16(buf + l4);
 		pkt->ip_ver = 6;
-		pkt->dscp = (uint8_t)(rd32(ip) >> 22) & 0x3f;
-		pkt->ecn = (rd32(ip) >> 20) & 3;
-		pkt->ttl = ip[7];
+		pkt->dscp = (uint8_t)(vtc >> 22) & 0x3f;
+		pkt->ecn = (vtc >> 20) & 3;
+		pkt->ttl = ttl;
 		memcpy(pkt->src.b, ip + 8, 16);
 		memcpy(pkt->dst.b, ip + 24, 16);
 		break;
 	default:
 		return 0;
 	}
-	/* a UDP header, a BTH and an ICRC fit in the datagram, which fits in the frame */
-	if (end < l4 + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN ||
-	    rd16(buf + l4 + 2) != ROCE_UDP_PORT || rd16(buf + l4 + 4) != end - l4)
-		return 0;
 	pkt->l3_off = ETHER_HDR_LEN;
 	pkt->l4_off = (uint16_t)l4;
-	pkt->sport = rd16(buf + l4);
+	pkt->bth_off = (uint16_t)(l4 + UDP_HDR_LEN);
+	pkt->sport = sport;
 	pkt->dport = ROCE_UDP_PORT;
 	return end;
 }
@@ -373,8 +390,8 @@ static uint32_t rx_ip(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 {
 	const struct roce_opcode_info *info;
+	uint32_t end, body, bth_off, payload_off, pad, mask, icrc, b1;
 	const uint8_t *bth;
-	uint32_t end, body, b1;
 	uint64_t b0;
 
 	/* the smallest RoCEv2 frame: Ethernet, IPv4, UDP, BTH, ICRC */
@@ -383,36 +400,40 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt)
 	end = rx_ip(buf, len, pkt);
 	if (end == 0)
 		return roce_wire_parse(buf, len, 0, pkt);
-	pkt->bth_off = (uint16_t)(pkt->l4_off + UDP_HDR_LEN);
-	bth = buf + pkt->bth_off;
+	/* the rest is checked, and the bytes read, before the stores (which may alias them) */
+	bth_off = pkt->bth_off;
+	bth = buf + bth_off;
 	/* the BTH as two big-endian words: bytes 0-7 (opcode to dest QP) and 8-11 (AckReq, PSN) */
 	b0 = rd64(bth);
 	b1 = rd32(bth + 8);
 	info = &roce_opcode[b0 >> 56];
-	if (info->name == NULL || (b0 >> 48 & 0xf) != 0 ||
-	    end < (uint32_t)pkt->bth_off + info->hdr_len + ROCE_ICRC_LEN)
+	mask = info->mask;
+	payload_off = bth_off + info->hdr_len;
+	if (info->name == NULL || (b0 >> 48 & 0xf) != 0 || end < payload_off + ROCE_ICRC_LEN)
 		return roce_wire_parse(buf, len, 0, pkt);
+	pad = b0 >> 52 & 3;
+	body = end - ROCE_ICRC_LEN - payload_off;
+	if (pad > body || (!(mask & ROCE_F_PAYLOAD) && body != 0) ||
+	    ((mask & ROCE_F_PAYLOAD_FIXED) && body - pad != 8))
+		return roce_wire_parse(buf, len, 0, pkt);
+	icrc = rd32le(buf + end - ROCE_ICRC_LEN);
 	pkt->opcode = (uint8_t)(b0 >> 56);
 	pkt->se = b0 >> 55 & 1;
-	pkt->pad = b0 >> 52 & 3;
+	pkt->pad = (uint8_t)pad;
 	pkt->becn = b0 >> 30 & 1;
 	pkt->dqpn = b0 & 0xffffff;
 	pkt->ackreq = b1 >> 31;
 	pkt->psn = b1 & 0xffffff;
-	pkt->payload_off = (uint16_t)(pkt->bth_off + info->hdr_len);
-	body = end - ROCE_ICRC_LEN - pkt->payload_off;
-	if (pkt->pad > body || (!(info->mask & ROCE_F_PAYLOAD) && body != 0) ||
-	    ((info->mask & ROCE_F_PAYLOAD_FIXED) && body - pkt->pad != 8))
-		return roce_wire_parse(buf, len, 0, pkt);
+	pkt->payload_off = (uint16_t)payload_off;
 	parse_ext(bth + ROCE_BTH_LEN, info, pkt);
-	pkt->payload = buf + pkt->payload_off;
-	pkt->payload_len = body - pkt->pad;
-	pkt->icrc = rd32le(buf + end - ROCE_ICRC_LEN);
+	pkt->payload = buf + payload_off;
+	pkt->payload_len = body - pad;
+	pkt->icrc = icrc;
 	/* rx_ip() took only the two shapes wire_icrc_v4/_v6 read in place */
 	pkt->icrc_calc = (pkt->ip_ver == 4 ? wire_icrc_v4 : wire_icrc_v6)(buf + ETHER_HDR_LEN - 8,
 									  end - ROCE_ICRC_LEN -
 									  ETHER_HDR_LEN + 8);
-	if (pkt->icrc_calc != pkt->icrc)
+	if (pkt->icrc_calc != icrc)
 		return roce_wire_parse(buf, len, 0, pkt);	/* a bad frame: decoded in full */
 	pkt->icrc_ok = true;
 	pkt->kind = ROCE_KIND_ROCEV2;
