@@ -46,9 +46,10 @@ struct eng_poller {
 struct roce_engine {
 	enum roce_clock clock;		/* virtual or wall */
 	roce_time_t now;		/* virtual clock: time of the event being dispatched */
-	uint64_t seq;			/* arm counter: tie-break at equal expiry */
 	uint64_t fired_seq;		/* seq of the event firing or last fired at @now; all of
-					 * @now's fired: UINT64_MAX (eng_passed) */
+					 * @now's fired: UINT64_MAX (eng_passed). Beside @now:
+					 * both are copied from the timer at once (eng_timer_run) */
+	uint64_t seq;			/* arm counter: tie-break at equal expiry */
 	bool stop;			/* roce_engine_stop() was called during run */
 
 	struct eng_wheel wheel;		/* armed timers */
