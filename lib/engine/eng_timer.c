@@ -318,7 +318,9 @@ void eng_timer_run(struct roce_engine *eng, roce_time_t until)
 		w->hole = true;
 		w->count--;
 		t->slot = ROCE_TIMER_IDLE;
-		memcpy(&eng->now, &t->when, 16);	/* now = t->when, fired_seq = t->seq */
+		/* now = t->when, fired_seq = t->seq: one 16-byte move */
+		memcpy((char *)eng + offsetof(struct roce_engine, now),
+		       (const char *)t + offsetof(struct roce_timer, when), 2 * sizeof(uint64_t));
 		eng->stats.timers_fired++;
 		t->fn(eng, t, t->arg);
 	}
