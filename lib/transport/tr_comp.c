@@ -261,7 +261,37 @@ static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
 			return false;
 		}
 		qp->comp.psn = (wqe->last_psn + 1) & ROCE_PSN_MASK;
-		comp_done(qp, wqe, ROCE_WC_SUCCESS);
+		if (roce_unlikely(wqe->state == WQE_DONE)) {
+			comp_done(qp, wqe, ROCE_WC_SUCCESS);
+			continue;
+		}
+		/*
+		 * comp_done() for a WQE at the head that is neither a READ nor an atomic: it
+		 * retires at once, without comp_retire() looking it up again; the DONE WQEs
+		 * behind it (if any) then go as comp_retire() would take them.
+		 */
+		wqe->state = WQE_DONE;
+		wqe->status = ROCE_WC_SUCCESS;
+		qp->sq_head++;
+		if (wqe->signaled) {
+			struct roce_wc *wc = verbs_cq_reserve(qp->scq);
+
+			if (wc == NULL) {
+				tr_cq_lost(qp);
+				continue;
+			}
+			*wc = (struct roce_wc){
+				.wr_id = wqe->wr.wr_id,
+				.status = ROCE_WC_SUCCESS,
+				.opcode = wc_opcode(wqe->wr.opcode),
+				.byte_len = wqe->length,
+				.qp_num = qp->qpn,
+			};
+			verbs_cq_commit(qp->scq);
+		}
+		if (qp->sq_head != qp->req.next_new &&
+		    roce_unlikely(verbs_sq_wqe(qp, qp->sq_head)->state == WQE_DONE))
+			comp_retire(qp);
 	}
 	/* a late ACK may cover what the requester was about to resend: skip it */
 	if ((int32_t)(qp->req.wqe - qp->sq_head) < 0) {

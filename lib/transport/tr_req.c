@@ -113,6 +113,66 @@ static bool ack_wanted(const struct roce_qp *qp, const struct verbs_send_wqe *wq
 	       (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new);
 }
 
+/*
+ * tr_req_next() for the commonest case, a WQE starting now that fits in one packet of less
+ * than a PMTU on an RC QP (a WRITE or a SEND, neither inline nor fenced, its SGEs valid): what
+ * req_start() and the general path do for it, without their tests on the QP's type, the
+ * opcode's kind, the packet's position or the message's length. The caller has checked the QP
+ * may send.
+ */
+static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe *wqe)
+{
+	struct tr_req *req = &qp->req;
+	const struct roce_wire_tmpl *tmpl;
+	struct roce_pkt pkt;
+	struct rte_mbuf *m;
+	uint32_t len = wqe->length;
+	uint32_t psn = req->psn;
+
+	wqe->first_psn = psn;
+	wqe->npsn = 1;
+	wqe->last_psn = psn;
+	req->next_new++;
+
+	tmpl = tr_pkt_init_conn_req(qp, &pkt, req_op_rc[wqe->wr.opcode][1][1]);
+	pkt.psn = psn;
+	pkt.reth.va = wqe->wr.wr.rdma.remote_addr;
+	pkt.reth.rkey = wqe->wr.wr.rdma.rkey;
+	pkt.reth.dmalen = len;
+	pkt.immdt = wqe->wr.imm_data;
+	pkt.ieth_rkey = wqe->wr.invalidate_rkey;
+	pkt.payload_len = len;
+	if (wqe->wr.send_flags & ROCE_SEND_SOLICITED)
+		pkt.se = true;
+	/* ack_wanted() for a message shorter than a PMTU, neither a READ nor an atomic */
+	req->noack_pkts++;
+	req->noack_bytes += len;
+	if (req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->mtu ||
+	    req->wqe + 1 == qp->sq_tail ||
+	    (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new)) {
+		pkt.ackreq = true;
+		req->noack_pkts = 0;
+		req->noack_bytes = 0;
+	}
+	m = tr_pkt_build(qp, &pkt, tmpl, wqe->sge, (uint32_t)wqe->wr.num_sge, 0);
+	if (m == NULL)
+		return NULL;
+
+	if (roce_psn_diff(psn, req->psn_hw) < 0) {
+		qp->st.retransmits++;
+		VERBS_CNT(qp->dev, RETRANSMITS);
+	}
+	psn = (psn + 1) & ROCE_PSN_MASK;
+	req->psn = psn;
+	if (roce_psn_diff(psn, req->psn_hw) > 0)
+		req->psn_hw = psn;
+	wqe->state = WQE_PENDING;
+	req->wqe++;
+	if (!roce_timer_armed(&qp->comp.ack_timer))
+		tr_comp_arm_ack_timer(qp);
+	return m;
+}
+
 /* The next request packet of @p qp, or NULL if it has none to send now. */
 struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 {
@@ -133,6 +193,11 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
 		return NULL;
 	wqe = verbs_sq_wqe(qp, req->wqe);
+	if (qp->type == ROCE_QPT_RC && req->wqe == req->next_new && req->offset == 0 &&
+	    wqe->length < qp->mtu && !(wqe->wr.send_flags & (ROCE_SEND_INLINE | ROCE_SEND_FENCE)) &&
+	    (wqe->wr.opcode < ROCE_WR_RDMA_READ || wqe->wr.opcode == ROCE_WR_SEND_WITH_INV) &&
+	    verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, 0) == 0)
+		return req_next_short(qp, wqe);
 	if (req->wqe == req->next_new && !req_start(qp, wqe))
 		return NULL;
 
