@@ -101,12 +101,17 @@ struct sw_route {
 	uint16_t port[SW_ECMP_MAX];	/* egress ports */
 };
 
-/* A remembered lookup: destination -> index in routes (or -1: no route). */
+/*
+ * A remembered lookup: destination -> index in routes (or -1: no route), and the egress port
+ * itself when the group has one, so that a hit does not read the 192-byte route.
+ */
 struct sw_route_cache {
 	struct roce_ip_addr dst;
 	uint8_t ip_ver;			/* 0: empty */
+	uint16_t port;			/* the one egress port, or SW_CACHE_GROUP */
 	int32_t route;
 };
+#define SW_CACHE_GROUP UINT16_MAX	/* no route, or an ECMP group: look at the route */
 #define SW_ROUTE_CACHE 1024		/* direct-mapped by a hash of the destination */
 
 struct roce_switch {
@@ -140,9 +145,39 @@ void fab_release(struct roce_switch *sw, struct rte_mbuf *m);
 /* fab_pfc.c */
 void fab_pfc_init(struct sw_port *p);
 void fab_pfc_fini(struct sw_port *p);
-uint64_t fab_threshold(const struct roce_switch *sw);
-void fab_pfc_check_xoff(struct sw_port *p, int prio);
-void fab_pfc_check_xon(struct sw_port *p, int prio);
+void fab_pfc_xoff_test(struct sw_port *p, int prio);
+void fab_pfc_xon_test(struct sw_port *p, int prio);
+
+/* Shared bytes one ingress (port, priority) may hold before XOFF (and, lossy, before drops). */
+static inline uint64_t fab_threshold(const struct roce_switch *sw)
+{
+	if (sw->conf.pfc_mode == ROCE_PFC_STATIC)
+		return sw->conf.xoff;
+	if (sw->shared_used >= sw->shared_size)
+		return 0;	/* a port attached late shrank the pool below what is in use */
+	return (uint64_t)(sw->conf.alpha * (double)(sw->shared_size - sw->shared_used));
+}
+
+/*
+ * Send XOFF for (@p p, @p prio) if its ingress holds too much. Inline for the every-hop
+ * answer, "no": a lossy priority, one already paused, or one with nothing in the shared pool
+ * or the headroom never reaches the threshold test (fab_pfc_xoff_test()).
+ */
+static inline void fab_pfc_check_xoff(struct sw_port *p, int prio)
+{
+	const struct sw_ingress *in = &p->in[prio];
+
+	if (!p->sw->conf.prio[prio].lossless || in->xoff || (in->hdrm | in->shared) == 0)
+		return;
+	fab_pfc_xoff_test(p, prio);
+}
+
+/* Send XON for (@p p, @p prio) if it is paused and has drained (inline: most are not paused). */
+static inline void fab_pfc_check_xon(struct sw_port *p, int prio)
+{
+	if (p->in[prio].xoff)
+		fab_pfc_xon_test(p, prio);
+}
 struct rte_mbuf *fab_pfc_frame(struct sw_port *p);
 void fab_pfc_rx(struct sw_port *p, const struct roce_pkt *pkt);
 void fab_pause_settle(struct sw_port *p, roce_time_t now);

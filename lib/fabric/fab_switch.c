@@ -341,6 +341,8 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 
 	c = &sw->cache[cache_slot(h)];
 	if (c->ip_ver == h->ip_ver && memcmp(c->dst.b, h->dst.b, sizeof(c->dst.b)) == 0) {
+		if (c->port != SW_CACHE_GROUP)
+			return c->port;
 		i = c->route;
 	} else {
 		i = route_find(sw, h);
@@ -348,6 +350,9 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 		c->ip_ver = h->ip_ver;
 		c->dst = h->dst;
 		c->route = i;
+		c->port = SW_CACHE_GROUP;
+		if (i >= 0 && sw->routes[i].nports == 1)
+			c->port = sw->routes[i].port[0];
 	}
 	if (i < 0)
 		return -1;
@@ -642,7 +647,8 @@ static struct rte_mbuf *sw_pull(void *owner)
 			return m;
 		}
 	}
-	fab_pause_settle(p, roce_engine_now(sw->eng));
+	if (p->qpaused != 0)		/* (no pause, nothing to settle: no clock read) */
+		fab_pause_settle(p, roce_engine_now(sw->eng));
 	prio = pick(p);
 	if (prio < 0)
 		return NULL;
