@@ -263,8 +263,8 @@ void fab_pfc_rx(struct sw_port *p, const struct roce_pkt *pkt)
 
 /* ---- the PFC watchdog ---- */
 
-/* Arm the queue's watchdog while it is paused with frames, disarm it otherwise. */
-void fab_wd_update(struct sw_queue *q)
+/* fab_wd_update() for a queue that is paused or has its watchdog armed. */
+void fab_wd_set(struct sw_queue *q)
 {
 	struct roce_switch *sw = q->port->sw;
 	bool stuck = q->paused && q->len != 0;

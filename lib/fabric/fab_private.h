@@ -138,9 +138,15 @@ struct roce_switch {
 /* fab_switch.c */
 void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void fab_kick(struct sw_port *p);
 struct rte_mbuf *fab_queue_pop(struct sw_queue *q);
 void fab_release(struct roce_switch *sw, struct rte_mbuf *m);
+
+/* Tell @p p's link that the port may have a frame to send. */
+static inline void fab_kick(struct sw_port *p)
+{
+	if (p->link != NULL)
+		roce_link_kick(p->link, p->dir);
+}
 
 /* fab_pfc.c */
 void fab_pfc_init(struct sw_port *p);
@@ -181,7 +187,17 @@ static inline void fab_pfc_check_xon(struct sw_port *p, int prio)
 struct rte_mbuf *fab_pfc_frame(struct sw_port *p);
 void fab_pfc_rx(struct sw_port *p, const struct roce_pkt *pkt);
 void fab_pause_settle(struct sw_port *p, roce_time_t now);
-void fab_wd_update(struct sw_queue *q);
+void fab_wd_set(struct sw_queue *q);
+
+/*
+ * Arm the queue's watchdog while it is paused with frames, disarm it otherwise. Inline for
+ * the every-hop case, a queue neither paused nor watched: nothing to arm or cancel.
+ */
+static inline void fab_wd_update(struct sw_queue *q)
+{
+	if (q->paused || roce_timer_armed(&q->wd))
+		fab_wd_set(q);
+}
 uint64_t fab_headroom_size(const struct roce_link *link);
 
 /** Do the first @p plen bits of @p a match @p prefix? (the switch's routes, rocelab switch's) */

@@ -490,12 +490,6 @@ static void forward_ttl(struct rte_mbuf *m, const struct sw_hdr *h)
 	}
 }
 
-void fab_kick(struct sw_port *p)
-{
-	if (p->link != NULL)
-		roce_link_kick(p->link, p->dir);
-}
-
 static void sw_rx(void *owner, struct rte_mbuf *m)
 {
 	struct sw_port *p = owner, *out;
