@@ -662,7 +662,8 @@ static struct rte_mbuf *sw_pull(void *owner)
 		rte_prefetch0(queue_head(q));
 		rte_prefetch0(sw_meta(queue_head(q)));
 	}
-	if (sw->conf.prio[prio].ecn)
+	/* (fab_ecn_mark() leaves a frame of a queue at or below K_min alone: no call then) */
+	if (sw->conf.prio[prio].ecn && qbytes > sw->conf.prio[prio].kmin)
 		fab_ecn_mark(sw, m, &sw->conf.prio[prio], qbytes, st);
 	st->tx_frames++;
 	st->tx_bytes += sw_meta(m)->len;
