@@ -138,8 +138,19 @@ struct roce_switch {
 /* fab_switch.c */
 void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-struct rte_mbuf *fab_queue_pop(struct sw_queue *q);
 void fab_release(struct roce_switch *sw, struct rte_mbuf *m);
+
+/* Take the oldest frame of @p q (which holds one); inline: sw_pull() takes one a hop. */
+static inline struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
+{
+	struct rte_mbuf *m = q->ring[q->head];
+
+	q->head = (q->head + 1) & (q->cap - 1);
+	if (--q->len == 0)
+		q->port->qbusy &= (uint8_t)~(1u << q->prio);
+	q->bytes -= sw_meta(m)->len;
+	return m;
+}
 
 /* Tell @p p's link that the port may have a frame to send. */
 static inline void fab_kick(struct sw_port *p)

@@ -106,17 +106,6 @@ static inline struct rte_mbuf *queue_head(const struct sw_queue *q)
 	return q->ring[q->head];
 }
 
-struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
-{
-	struct rte_mbuf *m = q->ring[q->head];
-
-	q->head = (q->head + 1) & (q->cap - 1);
-	if (--q->len == 0)
-		q->port->qbusy &= (uint8_t)~(1u << q->prio);
-	q->bytes -= sw_meta(m)->len;
-	return m;
-}
-
 /* ---- buffer accounting ---- */
 
 /* What a frame of @p len bytes takes of the buffer: whole cells, or its bytes. */
