@@ -177,14 +177,16 @@ static inline uint64_t fab_threshold(const struct roce_switch *sw)
 
 /*
  * Send XOFF for (@p p, @p prio) if its ingress holds too much. Inline for the every-hop
- * answer, "no": a lossy priority, one already paused, or one with nothing in the shared pool
- * or the headroom never reaches the threshold test (fab_pfc_xoff_test()).
+ * answer, "no": a lossy priority, one already paused, or one with no headroom used and its
+ * shared bytes below the threshold never calls fab_pfc_xoff_test().
  */
 static inline void fab_pfc_check_xoff(struct sw_port *p, int prio)
 {
 	const struct sw_ingress *in = &p->in[prio];
 
-	if (!p->sw->conf.prio[prio].lossless || in->xoff || (in->hdrm | in->shared) == 0)
+	if (!p->sw->conf.prio[prio].lossless || in->xoff)
+		return;
+	if (in->hdrm == 0 && (in->shared == 0 || in->shared < fab_threshold(p->sw)))
 		return;
 	fab_pfc_xoff_test(p, prio);
 }
