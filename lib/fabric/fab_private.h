@@ -138,7 +138,32 @@ struct roce_switch {
 /* fab_switch.c */
 void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void fab_release(struct roce_switch *sw, struct rte_mbuf *m);
+
+/* What a frame of @p len bytes takes of the buffer: whole cells, or its bytes. */
+static inline uint32_t fab_charge(const struct roce_switch *sw, uint32_t len)
+{
+	uint32_t c = sw->conf.cell;
+
+	return c == 0 ? len : (len + c - 1) / c * c;
+}
+
+/* A frame leaves the buffer (sent or dropped at egress): headroom first, then shared, reserved. */
+static inline void fab_release(struct roce_switch *sw, struct rte_mbuf *m)
+{
+	const struct sw_meta *meta = sw_meta(m);
+	struct sw_ingress *in = &sw->port[meta->in_port].in[meta->prio];
+	uint64_t len = fab_charge(sw, meta->len), n;
+
+	n = ROCE_MIN(len, in->hdrm);
+	in->hdrm -= n;
+	len -= n;
+	n = ROCE_MIN(len, in->shared);
+	in->shared -= n;
+	sw->shared_used -= n;
+	len -= n;
+	in->rsv -= ROCE_MIN(len, in->rsv);
+	sw->used -= fab_charge(sw, meta->len);
+}
 
 /* Take the oldest frame of @p q (which holds one); inline: sw_pull() takes one a hop. */
 static inline struct rte_mbuf *fab_queue_pop(struct sw_queue *q)

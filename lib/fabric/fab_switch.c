@@ -108,14 +108,6 @@ static inline struct rte_mbuf *queue_head(const struct sw_queue *q)
 
 /* ---- buffer accounting ---- */
 
-/* What a frame of @p len bytes takes of the buffer: whole cells, or its bytes. */
-static inline uint32_t charge(const struct roce_switch *sw, uint32_t len)
-{
-	uint32_t c = sw->conf.cell;
-
-	return c == 0 ? len : (len + c - 1) / c * c;
-}
-
 /*
  * Admit a frame of @p frame_len bytes arriving on (@p p, @p prio): reserved space first, then
  * the shared pool up to the PFC threshold, then (lossless) the headroom. @return false: no
@@ -125,7 +117,7 @@ static bool admit(struct roce_switch *sw, struct sw_port *p, int prio, uint32_t 
 {
 	struct sw_ingress *in = &p->in[prio];
 	uint64_t thr = fab_threshold(sw);
-	uint32_t len = charge(sw, frame_len);
+	uint32_t len = fab_charge(sw, frame_len);
 
 	if (in->rsv + len <= sw->conf.reserved) {
 		in->rsv += len;
@@ -142,24 +134,6 @@ static bool admit(struct roce_switch *sw, struct sw_port *p, int prio, uint32_t 
 	if (sw->used > sw->max_used)
 		sw->max_used = sw->used;
 	return true;
-}
-
-/* A frame leaves the buffer (sent or dropped at egress): headroom first, then shared, reserved. */
-void fab_release(struct roce_switch *sw, struct rte_mbuf *m)
-{
-	const struct sw_meta *meta = sw_meta(m);
-	struct sw_ingress *in = &sw->port[meta->in_port].in[meta->prio];
-	uint64_t len = charge(sw, meta->len), n;
-
-	n = ROCE_MIN(len, in->hdrm);
-	in->hdrm -= n;
-	len -= n;
-	n = ROCE_MIN(len, in->shared);
-	in->shared -= n;
-	sw->shared_used -= n;
-	len -= n;
-	in->rsv -= ROCE_MIN(len, in->rsv);
-	sw->used -= charge(sw, meta->len);
 }
 
 uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used)
