@@ -56,16 +56,6 @@ uint64_t fab_headroom_size(const struct roce_link *link)
 	       (uint64_t)resp * PFC_QUANTUM_BITS / 8;
 }
 
-/* Shared bytes one ingress (port, priority) may hold before XOFF (and, lossy, before drops). */
-uint64_t fab_threshold(const struct roce_switch *sw)
-{
-	if (sw->conf.pfc_mode == ROCE_PFC_STATIC)
-		return sw->conf.xoff;
-	if (sw->shared_used >= sw->shared_size)
-		return 0;	/* a port attached late shrank the pool below what is in use */
-	return (uint64_t)(sw->conf.alpha * (double)(sw->shared_size - sw->shared_used));
-}
-
 /* The rate pause quanta of port @p p are timed at: the wire's, which a shaping link may hide. */
 static uint64_t pause_rate(const struct sw_port *p)
 {
@@ -86,7 +76,7 @@ static void arm_refresh(struct sw_port *p)
 	roce_timer_arm(sw->eng, &p->pfc_refresh, roce_engine_now(sw->eng) + (t ? t : 1));
 }
 
-void fab_pfc_check_xoff(struct sw_port *p, int prio)
+void fab_pfc_xoff_test(struct sw_port *p, int prio)
 {
 	struct roce_switch *sw = p->sw;
 	struct sw_ingress *in = &p->in[prio];
@@ -110,7 +100,7 @@ static bool should_resume(const struct roce_switch *sw, const struct sw_ingress 
 	       (in->shared == 0 || in->shared + sw->conf.xon_delta <= fab_threshold(sw));
 }
 
-void fab_pfc_check_xon(struct sw_port *p, int prio)
+void fab_pfc_xon_test(struct sw_port *p, int prio)
 {
 	struct roce_switch *sw = p->sw;
 	struct sw_ingress *in = &p->in[prio];
@@ -273,8 +263,8 @@ void fab_pfc_rx(struct sw_port *p, const struct roce_pkt *pkt)
 
 /* ---- the PFC watchdog ---- */
 
-/* Arm the queue's watchdog while it is paused with frames, disarm it otherwise. */
-void fab_wd_update(struct sw_queue *q)
+/* fab_wd_update() for a queue that is paused or has its watchdog armed. */
+void fab_wd_set(struct sw_queue *q)
 {
 	struct roce_switch *sw = q->port->sw;
 	bool stuck = q->paused && q->len != 0;

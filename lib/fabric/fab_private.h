@@ -101,12 +101,17 @@ struct sw_route {
 	uint16_t port[SW_ECMP_MAX];	/* egress ports */
 };
 
-/* A remembered lookup: destination -> index in routes (or -1: no route). */
+/*
+ * A remembered lookup: destination -> index in routes (or -1: no route), and the egress port
+ * itself when the group has one, so that a hit does not read the 192-byte route.
+ */
 struct sw_route_cache {
 	struct roce_ip_addr dst;
 	uint8_t ip_ver;			/* 0: empty */
+	uint16_t port;			/* the one egress port, or SW_CACHE_GROUP */
 	int32_t route;
 };
+#define SW_CACHE_GROUP UINT16_MAX	/* no route, or an ECMP group: look at the route */
 #define SW_ROUTE_CACHE 1024		/* direct-mapped by a hash of the destination */
 
 struct roce_switch {
@@ -133,20 +138,104 @@ struct roce_switch {
 /* fab_switch.c */
 void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void fab_kick(struct sw_port *p);
-struct rte_mbuf *fab_queue_pop(struct sw_queue *q);
-void fab_release(struct roce_switch *sw, struct rte_mbuf *m);
+
+/* What a frame of @p len bytes takes of the buffer: whole cells, or its bytes. */
+static inline uint32_t fab_charge(const struct roce_switch *sw, uint32_t len)
+{
+	uint32_t c = sw->conf.cell;
+
+	return c == 0 ? len : (len + c - 1) / c * c;
+}
+
+/* A frame leaves the buffer (sent or dropped at egress): headroom first, then shared, reserved. */
+static inline void fab_release(struct roce_switch *sw, struct rte_mbuf *m)
+{
+	const struct sw_meta *meta = sw_meta(m);
+	struct sw_ingress *in = &sw->port[meta->in_port].in[meta->prio];
+	uint64_t len = fab_charge(sw, meta->len), n;
+
+	n = ROCE_MIN(len, in->hdrm);
+	in->hdrm -= n;
+	len -= n;
+	n = ROCE_MIN(len, in->shared);
+	in->shared -= n;
+	sw->shared_used -= n;
+	len -= n;
+	in->rsv -= ROCE_MIN(len, in->rsv);
+	sw->used -= fab_charge(sw, meta->len);
+}
+
+/* Take the oldest frame of @p q (which holds one); inline: sw_pull() takes one a hop. */
+static inline struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
+{
+	struct rte_mbuf *m = q->ring[q->head];
+
+	q->head = (q->head + 1) & (q->cap - 1);
+	if (--q->len == 0)
+		q->port->qbusy &= (uint8_t)~(1u << q->prio);
+	q->bytes -= sw_meta(m)->len;
+	return m;
+}
+
+/* Tell @p p's link that the port may have a frame to send. */
+static inline void fab_kick(struct sw_port *p)
+{
+	if (p->link != NULL)
+		roce_link_kick(p->link, p->dir);
+}
 
 /* fab_pfc.c */
 void fab_pfc_init(struct sw_port *p);
 void fab_pfc_fini(struct sw_port *p);
-uint64_t fab_threshold(const struct roce_switch *sw);
-void fab_pfc_check_xoff(struct sw_port *p, int prio);
-void fab_pfc_check_xon(struct sw_port *p, int prio);
+void fab_pfc_xoff_test(struct sw_port *p, int prio);
+void fab_pfc_xon_test(struct sw_port *p, int prio);
+
+/* Shared bytes one ingress (port, priority) may hold before XOFF (and, lossy, before drops). */
+static inline uint64_t fab_threshold(const struct roce_switch *sw)
+{
+	if (sw->conf.pfc_mode == ROCE_PFC_STATIC)
+		return sw->conf.xoff;
+	if (sw->shared_used >= sw->shared_size)
+		return 0;	/* a port attached late shrank the pool below what is in use */
+	return (uint64_t)(sw->conf.alpha * (double)(sw->shared_size - sw->shared_used));
+}
+
+/*
+ * Send XOFF for (@p p, @p prio) if its ingress holds too much. Inline for the every-hop
+ * answer, "no": a lossy priority, one already paused, or one with no headroom used and its
+ * shared bytes below the threshold never calls fab_pfc_xoff_test().
+ */
+static inline void fab_pfc_check_xoff(struct sw_port *p, int prio)
+{
+	const struct sw_ingress *in = &p->in[prio];
+
+	if (!p->sw->conf.prio[prio].lossless || in->xoff)
+		return;
+	if (in->hdrm == 0 && (in->shared == 0 || in->shared < fab_threshold(p->sw)))
+		return;
+	fab_pfc_xoff_test(p, prio);
+}
+
+/* Send XON for (@p p, @p prio) if it is paused and has drained (inline: most are not paused). */
+static inline void fab_pfc_check_xon(struct sw_port *p, int prio)
+{
+	if (p->in[prio].xoff)
+		fab_pfc_xon_test(p, prio);
+}
 struct rte_mbuf *fab_pfc_frame(struct sw_port *p);
 void fab_pfc_rx(struct sw_port *p, const struct roce_pkt *pkt);
 void fab_pause_settle(struct sw_port *p, roce_time_t now);
-void fab_wd_update(struct sw_queue *q);
+void fab_wd_set(struct sw_queue *q);
+
+/*
+ * Arm the queue's watchdog while it is paused with frames, disarm it otherwise. Inline for
+ * the every-hop case, a queue neither paused nor watched: nothing to arm or cancel.
+ */
+static inline void fab_wd_update(struct sw_queue *q)
+{
+	if (q->paused || roce_timer_armed(&q->wd))
+		fab_wd_set(q);
+}
 uint64_t fab_headroom_size(const struct roce_link *link);
 
 /** Do the first @p plen bits of @p a match @p prefix? (the switch's routes, rocelab switch's) */

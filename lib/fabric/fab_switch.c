@@ -106,26 +106,7 @@ static inline struct rte_mbuf *queue_head(const struct sw_queue *q)
 	return q->ring[q->head];
 }
 
-struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
-{
-	struct rte_mbuf *m = q->ring[q->head];
-
-	q->head = (q->head + 1) & (q->cap - 1);
-	if (--q->len == 0)
-		q->port->qbusy &= (uint8_t)~(1u << q->prio);
-	q->bytes -= sw_meta(m)->len;
-	return m;
-}
-
 /* ---- buffer accounting ---- */
-
-/* What a frame of @p len bytes takes of the buffer: whole cells, or its bytes. */
-static inline uint32_t charge(const struct roce_switch *sw, uint32_t len)
-{
-	uint32_t c = sw->conf.cell;
-
-	return c == 0 ? len : (len + c - 1) / c * c;
-}
 
 /*
  * Admit a frame of @p frame_len bytes arriving on (@p p, @p prio): reserved space first, then
@@ -136,7 +117,7 @@ static bool admit(struct roce_switch *sw, struct sw_port *p, int prio, uint32_t 
 {
 	struct sw_ingress *in = &p->in[prio];
 	uint64_t thr = fab_threshold(sw);
-	uint32_t len = charge(sw, frame_len);
+	uint32_t len = fab_charge(sw, frame_len);
 
 	if (in->rsv + len <= sw->conf.reserved) {
 		in->rsv += len;
@@ -153,24 +134,6 @@ static bool admit(struct roce_switch *sw, struct sw_port *p, int prio, uint32_t 
 	if (sw->used > sw->max_used)
 		sw->max_used = sw->used;
 	return true;
-}
-
-/* A frame leaves the buffer (sent or dropped at egress): headroom first, then shared, reserved. */
-void fab_release(struct roce_switch *sw, struct rte_mbuf *m)
-{
-	const struct sw_meta *meta = sw_meta(m);
-	struct sw_ingress *in = &sw->port[meta->in_port].in[meta->prio];
-	uint64_t len = charge(sw, meta->len), n;
-
-	n = ROCE_MIN(len, in->hdrm);
-	in->hdrm -= n;
-	len -= n;
-	n = ROCE_MIN(len, in->shared);
-	in->shared -= n;
-	sw->shared_used -= n;
-	len -= n;
-	in->rsv -= ROCE_MIN(len, in->rsv);
-	sw->used -= charge(sw, meta->len);
 }
 
 uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used)
@@ -341,6 +304,8 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 
 	c = &sw->cache[cache_slot(h)];
 	if (c->ip_ver == h->ip_ver && memcmp(c->dst.b, h->dst.b, sizeof(c->dst.b)) == 0) {
+		if (c->port != SW_CACHE_GROUP)
+			return c->port;
 		i = c->route;
 	} else {
 		i = route_find(sw, h);
@@ -348,6 +313,9 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 		c->ip_ver = h->ip_ver;
 		c->dst = h->dst;
 		c->route = i;
+		c->port = SW_CACHE_GROUP;
+		if (i >= 0 && sw->routes[i].nports == 1)
+			c->port = sw->routes[i].port[0];
 	}
 	if (i < 0)
 		return -1;
@@ -483,12 +451,6 @@ static void forward_ttl(struct rte_mbuf *m, const struct sw_hdr *h)
 	} else {
 		((struct rte_ipv6_hdr *)l3)->hop_limits--;
 	}
-}
-
-void fab_kick(struct sw_port *p)
-{
-	if (p->link != NULL)
-		roce_link_kick(p->link, p->dir);
 }
 
 static void sw_rx(void *owner, struct rte_mbuf *m)
@@ -642,7 +604,8 @@ static struct rte_mbuf *sw_pull(void *owner)
 			return m;
 		}
 	}
-	fab_pause_settle(p, roce_engine_now(sw->eng));
+	if (p->qpaused != 0)		/* (no pause, nothing to settle: no clock read) */
+		fab_pause_settle(p, roce_engine_now(sw->eng));
 	prio = pick(p);
 	if (prio < 0)
 		return NULL;
@@ -662,7 +625,8 @@ static struct rte_mbuf *sw_pull(void *owner)
 		rte_prefetch0(queue_head(q));
 		rte_prefetch0(sw_meta(queue_head(q)));
 	}
-	if (sw->conf.prio[prio].ecn)
+	/* (fab_ecn_mark() leaves a frame of a queue at or below K_min alone: no call then) */
+	if (sw->conf.prio[prio].ecn && qbytes > sw->conf.prio[prio].kmin)
 		fab_ecn_mark(sw, m, &sw->conf.prio[prio], qbytes, st);
 	st->tx_frames++;
 	st->tx_bytes += sw_meta(m)->len;
