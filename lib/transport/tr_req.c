@@ -94,6 +94,16 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
 	return true;
 }
 
+/* Is an ACK due for a message shorter than a PMTU? (ack_wanted(), below, says when.) */
+static inline bool ack_due_short(const struct roce_qp *qp)
+{
+	const struct tr_req *req = &qp->req;
+
+	return req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->mtu ||
+	       req->wqe + 1 == qp->sq_tail ||
+	       (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new);
+}
+
 /*
  * Does the last packet of @p wqe ask for an ACK? Always, for a message of a PMTU or more, a
  * READ or an atomic (as rxe). A shorter message asks only when nothing is queued behind it
@@ -105,12 +115,21 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
  */
 static bool ack_wanted(const struct roce_qp *qp, const struct verbs_send_wqe *wqe)
 {
-	const struct tr_req *req = &qp->req;
+	return wqe->length >= qp->mtu || wqe_is_rd_atomic(wqe) || ack_due_short(qp);
+}
 
-	return wqe->length >= qp->mtu || wqe_is_rd_atomic(wqe) ||
-	       req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->mtu ||
-	       req->wqe + 1 == qp->sq_tail ||
-	       (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new);
+/* @p n packets from req->psn are on their way: the PSN moves on, a resend is counted. */
+static inline void req_advance(struct roce_qp *qp, uint32_t n)
+{
+	struct tr_req *req = &qp->req;
+
+	if (roce_psn_diff(req->psn, req->psn_hw) < 0) {
+		qp->st.retransmits++;
+		VERBS_CNT(qp->dev, RETRANSMITS);
+	}
+	req->psn = (req->psn + n) & ROCE_PSN_MASK;
+	if (roce_psn_diff(req->psn, req->psn_hw) > 0)
+		req->psn_hw = req->psn;
 }
 
 /*
@@ -147,9 +166,7 @@ static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe
 	/* ack_wanted() for a message shorter than a PMTU, neither a READ nor an atomic */
 	req->noack_pkts++;
 	req->noack_bytes += len;
-	if (req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->mtu ||
-	    req->wqe + 1 == qp->sq_tail ||
-	    (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new)) {
+	if (ack_due_short(qp)) {
 		pkt.ackreq = true;
 		req->noack_pkts = 0;
 		req->noack_bytes = 0;
@@ -158,14 +175,7 @@ static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe
 	if (m == NULL)
 		return NULL;
 
-	if (roce_psn_diff(psn, req->psn_hw) < 0) {
-		qp->st.retransmits++;
-		VERBS_CNT(qp->dev, RETRANSMITS);
-	}
-	psn = (psn + 1) & ROCE_PSN_MASK;
-	req->psn = psn;
-	if (roce_psn_diff(psn, req->psn_hw) > 0)
-		req->psn_hw = psn;
+	req_advance(qp, 1);
 	wqe->state = WQE_PENDING;
 	req->wqe++;
 	if (!roce_timer_armed(&qp->comp.ack_timer))
@@ -267,13 +277,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (m == NULL)
 		return NULL;
 
-	if (roce_psn_diff(req->psn, req->psn_hw) < 0) {
-		qp->st.retransmits++;
-		VERBS_CNT(qp->dev, RETRANSMITS);
-	}
-	req->psn = (req->psn + n) & ROCE_PSN_MASK;
-	if (roce_psn_diff(req->psn, req->psn_hw) > 0)
-		req->psn_hw = req->psn;
+	req_advance(qp, n);
 	req->offset += len;
 	if (tr_last(idx + n - 1, wqe->npsn)) {
 		wqe->state = WQE_PENDING;
