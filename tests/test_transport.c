@@ -1818,6 +1818,20 @@ static void loss_run(double loss, uint64_t seed, uint32_t psn, uint32_t nmsg, en
 	}
 	if (loss > 0)
 		ck_assert_uint_gt(cnt(0, "retransmits"), 0);
+	if (imp.corrupt > 0) {
+		/*
+		 * Every frame a link corrupted is caught by the receiving NIC's ICRC check (a bit
+		 * flipped after the BTH always changes the CRC): none slips through the senders'
+		 * ICRC offload, whose flag the corruption clears.
+		 */
+		for (int d = 0; d < 2; d++) {
+			struct roce_link_stats ls;
+
+			roce_link_stats(fx.link, d, &ls);
+			ck_assert_uint_gt(ls.corrupted, 0);
+			ck_assert_uint_eq(cnt(1 - d, "rx_icrc_errors"), ls.corrupted);
+		}
+	}
 	if (w != NULL) {
 		roce_link_set_tap(fx.link, NULL);
 		ck_assert_int_eq(roce_pcap_close_writer(w), 0);
@@ -1847,6 +1861,15 @@ START_TEST(test_rc_loss_dup_reorder)
 	struct roce_link_impair extra = { .dup = 0.01, .reorder = 0.01, .jitter = 2 * ROCE_US };
 
 	loss_run(0.01, 8, 0xffff00, 1500, ROCE_MTU_1024, NULL, &extra);
+}
+END_TEST
+
+/* Corruption: the receivers drop exactly the corrupted frames; go-back-N recovers each. */
+START_TEST(test_rc_corrupt)
+{
+	struct roce_link_impair extra = { .corrupt = 0.02 };
+
+	loss_run(0, 9, 0x100, 1500, ROCE_MTU_1024, NULL, &extra);
 }
 END_TEST
 
@@ -2128,6 +2151,7 @@ static Suite *transport_suite(void)
 	tcase_add_loop_test(tc, test_rc_loss, 0, (int)ROCE_DIM(losses));
 	tcase_add_loop_test(tc, test_rc_loss_mtu1024, 0, 2);
 	tcase_add_test(tc, test_rc_loss_dup_reorder);
+	tcase_add_test(tc, test_rc_corrupt);
 	tcase_add_loop_test(tc, test_rc_psn_wrap, 0, 2);
 	tcase_add_test(tc, test_uc_loss);
 	tcase_add_test(tc, test_determinism);

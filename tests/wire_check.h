@@ -324,17 +324,21 @@ static inline const char *check_rebuild(const struct roce_pkt *pkt, uint8_t *scr
 }
 
 /*
- * roce_wire_parse_rx() against roce_wire_parse(buf, len, 0): the same verdict, and for a frame
- * it accepts every field it promises the same (into a descriptor filled with garbage first, so
- * a field it forgets shows). @return NULL, or what differs
+ * roce_wire_parse_rx(buf, len, @p flags) against roce_wire_parse(buf, len, 0): the same verdict,
+ * and for a frame it accepts every field it promises the same (into a descriptor filled with
+ * garbage first, so a field it forgets shows). With ROCE_PARSE_ICRC_CHECKED only a frame whose
+ * ICRC is good compares (the flag's promise). @return NULL, or what differs
  */
-static inline const char *check_parse_rx(const uint8_t *buf, uint32_t len)
+static inline const char *check_parse_rx_flags(const uint8_t *buf, uint32_t len,
+					       unsigned int flags)
 {
 	struct roce_pkt full, rx;
 	int rc = roce_wire_parse(buf, len, 0, &full);
 
+	if ((flags & ROCE_PARSE_ICRC_CHECKED) && rc != 0)
+		return NULL;
 	memset(&rx, 0xa5, sizeof(rx));
-	if (roce_wire_parse_rx(buf, len, &rx) != rc)
+	if (roce_wire_parse_rx(buf, len, flags, &rx) != rc)
 		return "parse_rx: another return value";
 	if (rx.err != full.err)
 		return "parse_rx: another error";
@@ -375,6 +379,14 @@ static inline const char *check_parse_rx(const uint8_t *buf, uint32_t len)
 			return "parse_rx: address";
 		return ext_cmp(a, b);
 	}
+}
+
+/* check_parse_rx_flags() as a NIC without and with ICRC offload. */
+static inline const char *check_parse_rx(const uint8_t *buf, uint32_t len)
+{
+	const char *why = check_parse_rx_flags(buf, len, 0);
+
+	return why != NULL ? why : check_parse_rx_flags(buf, len, ROCE_PARSE_ICRC_CHECKED);
 }
 
 #endif /* WIRE_CHECK_H */

@@ -12,6 +12,7 @@
 #include <rte_mempool.h>
 
 #include "eng_private.h"
+#include "roce_wire.h"
 
 #define ENG_DEF_MBUFS 16384	/* conf.nb_mbufs == 0 */
 #define ENG_DEF_DATA 9216	/* conf.mbuf_data == 0: a jumbo frame, plus the headroom */
@@ -206,6 +207,11 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 		errno = rte_errno == EINVAL ? EINVAL : ENOMEM;
 		goto err_free_timers;
 	}
+
+	/* the NICs' ICRC offload flag; without it each frame's ICRC is checked, which is slower */
+	if (roce_wire_icrc_good_register() != 0)
+		ROCE_LOG(INFO, "%s: no mbuf flag for ICRC offload: %s", eng->name,
+			 rte_strerror(rte_errno));
 
 	eng->tsc_hz = rte_get_tsc_hz();
 	eng->tsc_start = rte_rdtsc();

@@ -186,6 +186,7 @@ static void corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
 		seg = seg->next;
 	}
 	rte_pktmbuf_mtod(seg, uint8_t *)[byte] ^= (uint8_t)(1u << (bit & 7));
+	m->ol_flags &= ~roce_wire_icrc_good;	/* the receiver must check this one */
 }
 
 /* The rule-based drops: drop_nth, drop_psn, drop_acks. */

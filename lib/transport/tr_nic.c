@@ -225,6 +225,17 @@ static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *
 }
 
 /*
+ * @p m leaves: its ICRC was computed over the bytes it carries as it was built, which the
+ * receiving NIC need not do again unless something on the way writes to them (ICRC offload).
+ */
+static inline struct rte_mbuf *nic_tx(struct roce_device *dev, struct rte_mbuf *m)
+{
+	VERBS_CNT(dev, TX_FRAMES);
+	m->ol_flags |= roce_wire_icrc_good;
+	return m;
+}
+
+/*
  * The link's wire is idle: the next frame. CNPs go first; then round robin over QPs, each
  * giving a response before a request. A QP whose priority is paused by PFC sends nothing, and
  * one whose rate limiter holds it sends no request; both stay listed, and the NIC's one wake
@@ -248,8 +259,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 		uint8_t prio = nic->qos.dscp_prio[nic->qos.cnp_dscp];
 
 		if (!(paused >> prio & 1)) {
-			VERBS_CNT(dev, TX_FRAMES);
-			return nic->cnp[nic->cnp_head++ & (TR_CNP_QUEUE - 1)];
+			return nic_tx(dev, nic->cnp[nic->cnp_head++ & (TR_CNP_QUEUE - 1)]);
 		}
 		wake = nic->paused_until[prio];
 	}
@@ -282,8 +292,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 		}
 		if (m != NULL && qp->tx_next == NULL) {
 			/* alone on the list: the back of the line is where it is */
-			VERBS_CNT(dev, TX_FRAMES);
-			return m;
+			return nic_tx(dev, m);
 		}
 		tx_unlist_head(nic);
 		if (m == NULL && !blocked)
@@ -296,8 +305,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 			nic->tx_head = qp;
 		nic->tx_tail = qp;
 		if (m != NULL) {
-			VERBS_CNT(dev, TX_FRAMES);
-			return m;
+			return nic_tx(dev, m);
 		}
 		if (stop == NULL)
 			stop = qp;
@@ -547,7 +555,9 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		}
 		m = flat;
 	}
-	rc = roce_wire_parse_rx(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &pkt);
+	/* a frame a NIC of this process built and nothing has written since: ICRC offload */
+	rc = roce_wire_parse_rx(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+				(m->ol_flags & roce_wire_icrc_good) ? ROCE_PARSE_ICRC_CHECKED : 0, &pkt);
 	if (rc == 0 && pkt.kind == ROCE_KIND_PFC) {
 		nic_pfc_rx(dev, &pkt);
 		goto out;

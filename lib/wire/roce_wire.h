@@ -301,6 +301,24 @@ struct roce_pkt {
 
 /* roce_wire_parse() flags */
 #define ROCE_PARSE_NO_ICRC 0x1u		/* do not compute the ICRC (icrc_ok stays false) */
+#define ROCE_PARSE_ICRC_CHECKED 0x2u	/* roce_wire_parse_rx(): the ICRC is known good (the
+					 * frame bears roce_wire_icrc_good): take it as checked */
+
+/*
+ * ICRC offload on a wire that never leaves the process, as a NIC's receive checksum offload
+ * or Linux's CHECKSUM_UNNECESSARY on loopback and veth: the sending NIC sets this DPDK dynamic
+ * mbuf flag on a frame whose ICRC it has just computed over the bytes the frame carries, and
+ * anything that writes a byte the ICRC covers clears it (a link's corruption impairment
+ * does; a switch's TTL and ECN rewrites touch only masked fields). The receiving NIC then
+ * parses with ROCE_PARSE_ICRC_CHECKED instead of computing the same CRC a second time; a frame
+ * without the flag (from a real port, a replayed capture, a corrupting link) is checked in
+ * full. 0 until roce_wire_icrc_good_register() has run; mbufs from rte_pktmbuf_alloc() never
+ * bear it.
+ */
+extern uint64_t roce_wire_icrc_good;
+
+/** Register roce_wire_icrc_good (once; EAL initialised). @return 0 or a negative errno. */
+int roce_wire_icrc_good_register(void);
 
 /**
  * Parse an Ethernet/[802.1Q]/IPv4|IPv6/UDP(4791)/BTH frame, a RoCEv1 frame, a PFC or a PAUSE
@@ -324,10 +342,12 @@ int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct
  * l3_off, l4_off, bth_off, payload_off. The other fields are left as they were (no memset of
  * the whole descriptor and no decoding of what nobody reads, for the per-frame cost); any other
  * frame is decoded in full by roce_wire_parse().
- * @param buf  frame bytes (no FCS); borrowed: pkt->payload points into it
+ * @param buf    frame bytes (no FCS); borrowed: pkt->payload points into it
+ * @param flags  0 or ROCE_PARSE_ICRC_CHECKED (then, on the fast path, icrc_calc = icrc and
+ *               icrc_ok without computing it; a frame that leaves the fast path is checked)
  * @return as roce_wire_parse()
  */
-int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, struct roce_pkt *pkt);
+int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt);
 
 /** Default values for a frame to build: MACs, 10.0.0.1→10.0.0.2, TTL 64, pkey 0xffff, ... */
 void roce_pkt_init(struct roce_pkt *pkt, enum roce_kind kind, uint8_t opcode);

@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 
 #include "roce_wire.h"
 #include "wire_private.h"
@@ -331,6 +333,22 @@ int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf
 		icrc = ~icrc;
 	wr32le(buf + icrc_off, icrc);
 	return len;
+}
+
+uint64_t roce_wire_icrc_good;
+
+int roce_wire_icrc_good_register(void)
+{
+	static const struct rte_mbuf_dynflag desc = { .name = "rocelab_dynflag_icrc_good" };
+	int bit;
+
+	if (roce_wire_icrc_good != 0)
+		return 0;
+	bit = rte_mbuf_dynflag_register(&desc);
+	if (bit < 0)
+		return -rte_errno;
+	roce_wire_icrc_good = 1ull << bit;
+	return 0;
 }
 
 int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct rte_mbuf *m)
