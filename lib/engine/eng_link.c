@@ -315,7 +315,7 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 		 * nothing to pull: the event is left out, its arm number taken, and a kick
 		 * before that end arms it as it would have been (roce_link_kick()).
 		 */
-		if (stop && d->src.quiet != NULL && !d->impaired && d->src.quiet(d->src.owner) &&
+		if (stop && d->src.quiet != NULL && !d->impaired && d->src.quiet(d->src.owner, end) &&
 		    l->eng->clock == ROCE_CLOCK_VIRTUAL) {
 			d->lazy = true;
 			d->idle_at = end;

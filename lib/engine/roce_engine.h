@@ -162,13 +162,14 @@ struct roce_link_end {
 	/** A frame arrived; the callee owns @p m. */
 	void (*rx)(void *owner, struct rte_mbuf *m);
 	/**
-	 * Optional (NULL: none), asked after each frame pulled: true if the endpoint has nothing
-	 * left to send, so that a pull would return NULL and change nothing, and will kick the
-	 * link before that changes. The link then leaves out the end-of-frame event of a frame
-	 * that nothing waits behind (virtual clock, unimpaired direction); the order of events
-	 * stays as if it were there.
+	 * Optional (NULL: none), asked after each frame pulled, with the time @p end at which
+	 * that frame leaves the wire: true if a pull at @p end would return NULL and change
+	 * nothing (or nothing but what the endpoint has done now instead, such as arming a timer
+	 * for later than @p end), and the endpoint will kick the link before that changes. The
+	 * link then leaves out the end-of-frame event of a frame that nothing waits behind
+	 * (virtual clock, unimpaired direction); the order of events stays as if it were there.
 	 */
-	bool (*quiet)(void *owner);
+	bool (*quiet)(void *owner, roce_time_t end);
 };
 
 /* Impairments of one direction of a link; all off when zeroed. */

@@ -640,10 +640,11 @@ static struct rte_mbuf *sw_pull(void *owner)
  * Nothing to pull and nothing that a pull would change: no frame queued, no PFC frame to send,
  * no pause to settle. Whatever queues a frame (sw_rx) or a PFC frame (fab_pfc.c) kicks.
  */
-static bool sw_quiet(void *owner)
+static bool sw_quiet(void *owner, roce_time_t end)
 {
 	const struct sw_port *p = owner;
 
+	RTE_SET_USED(end);
 	return (p->qbusy | p->qpaused | p->pfc_xoff | p->pfc_xon) == 0;
 }
 

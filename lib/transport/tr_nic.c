@@ -10,6 +10,38 @@
 #include "tr_private.h"
 
 static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old);
+/*
+ * The link asks as a frame starts whether a pull at the frame's @p end would find nothing to
+ * send. It would if no CNP waits, no pause holds a priority (settling one is a change) and each
+ * QP on the arbiter's list is held by its rate limiter past @p end with no response to give:
+ * that pull would only arm the wake timer for the first of them to be free, so it is armed now
+ * instead and the link leaves out the frame's end event (a rate-limited sender's frame costs
+ * two events rather than three). Whatever gives the NIC a frame to send sooner kicks the link
+ * (a post, a response, a CNP, a faster rate); a slower rate leaves the wake early, where it
+ * pulls nothing and re-arms for the new time, as a wake armed at the frame's end would have.
+ */
+#define NIC_QUIET_SCAN 8	/* QPs listed beyond this: not worth a look (the end event stays) */
+
+static bool nic_quiet(void *owner, roce_time_t end)
+{
+	struct roce_device *dev = owner;
+	struct tr_nic *nic = tr_nic(dev);
+	roce_time_t wake = ROCE_TIME_NEVER;
+	unsigned int n = 0;
+
+	if (nic->cnp_head != nic->cnp_tail || nic->paused != 0)
+		return false;
+	for (const struct roce_qp *qp = nic->tx_head; qp != NULL; qp = qp->tx_next) {
+		if (++n > NIC_QUIET_SCAN || qp->cc.rate == 0 || qp->cc.tx_allowed_at <= end ||
+		    qp->resp.res_active != 0 || qp->resp.ack != RESP_ACK_NONE)
+			return false;
+		wake = ROCE_MIN(wake, qp->cc.tx_allowed_at);
+	}
+	if (wake != ROCE_TIME_NEVER && (!roce_timer_armed(&nic->wake) || nic->wake.when > wake))
+		roce_timer_arm(dev->eng, &nic->wake, wake);
+	return true;
+}
+
 static void hook_destroy(struct roce_qp *qp);
 static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *arg);
 
@@ -610,7 +642,8 @@ out:
 
 struct roce_link_end roce_device_link_end(struct roce_device *dev)
 {
-	return (struct roce_link_end){ .owner = dev, .pull = nic_pull, .rx = nic_rx };
+	return (struct roce_link_end){ .owner = dev, .pull = nic_pull, .rx = nic_rx,
+				       .quiet = nic_quiet };
 }
 
 /* ---- priorities and ECN policy ---- */
