@@ -65,12 +65,65 @@ static double memcpy_floor(uint64_t hops, uint64_t bytes_per_hop)
 	return (double)n / dt;
 }
 
+/*
+ * The bytes' floor: what each data frame of a case costs however the events around it are
+ * handled. The sender builds it as the NIC does (roce_wire_tmpl_build(): the payload copied from
+ * its buffer into the frame, the ICRC over the frame) and the receiver copies the payload into
+ * its buffer, over buffers as large as the case's flows' (walked in order, as the flows walk
+ * them), in the same run. @return frames per second
+ */
+static double bytes_floor(uint32_t payload, size_t buf_len)
+{
+	static uint8_t frame[ROCE_TMPL_HDR_MAX + 4096 + 64];
+	uint8_t *src = malloc(buf_len), *dst = malloc(buf_len);
+	size_t span = buf_len - buf_len % payload, off = 0;
+	uint32_t n = 200000;
+	struct roce_wire_tmpl t;
+	struct roce_pkt pkt;
+	double t0, dt;
+
+	if (src == NULL || dst == NULL || span == 0) {
+		free(src);
+		free(dst);
+		return 0;
+	}
+	memset(src, 0x5a, buf_len);
+	memset(dst, 0, buf_len);
+	roce_pkt_init(&pkt, ROCE_KIND_ROCEV2, ROCE_OP_RC_RDMA_WRITE_MIDDLE);
+	pkt.dqpn = 0x11;
+	pkt.payload_len = payload;
+	pkt.payload = src;
+	if (roce_wire_tmpl_init(&t, &pkt) != 0) {
+		free(src);
+		free(dst);
+		return 0;
+	}
+	t0 = bench_now();
+	for (uint32_t i = 0; i < n; i++) {
+		int len;
+
+		pkt.psn = i & ROCE_PSN_MASK;
+		pkt.payload = src + off;
+		len = roce_wire_tmpl_build(&t, &pkt, frame, sizeof(frame));
+		memcpy(dst + off, frame + len - ROCE_ICRC_LEN - payload, payload);
+		off += payload;
+		if (off == span)
+			off = 0;
+	}
+	dt = bench_now() - t0;
+	bench_sink += dst[buf_len / 2];
+	free(src);
+	free(dst);
+	return n / dt;
+}
+
 static int run_case(const struct bench_case *bc)
 {
 	char err[512];
 	struct roce_scenario *sc = roce_scenario_parse(bc->name, bc->text, NULL, 0, err, sizeof(err));
 	struct roce_fabric *fab;
-	uint64_t events, hops, bytes = 0;
+	uint64_t events, hops, bytes = 0, frames = 0, footprint = 0;
+	uint32_t payload = 1024;
 	double t0, c0, wall, cpu, sim;
 	struct rusage ru0, ru1;
 
@@ -99,14 +152,26 @@ static int run_case(const struct bench_case *bc)
 			roce_link_stats(roce_fabric_link(fab, l), d, &st);
 			bytes += st.tx_bytes;
 		}
+	for (int f = 0; f < sc->nflows; f++) {
+		const struct roce_sc_flow *fl = &sc->flow[f];
+		uint32_t pmtu = roce_mtu_bytes(fl->mtu ? fl->mtu : sc->mtu);
+		struct roce_flow_result r;
+
+		roce_fabric_flow_result(fab, f, &r);
+		frames += r.messages * ((fl->size + pmtu - 1) / pmtu);
+		footprint += fl->size;
+		payload = pmtu;
+	}
 	sim = (double)roce_fabric_now(fab) / ROCE_SEC;
 	/* per CPU second too: on a shared machine the wall clock measures the others' load */
 	printf("%-10s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
 	       "%5.2f M events/s  %5.2f M hops/s wall, %5.2f per CPU s  sim/wall %.1e  "
-	       "| memcpy floor %6.2f M hops/s | %llu hops, %.2f events a hop, %ld page faults\n",
+	       "| memcpy floor %6.2f M hops/s, bytes' floor %5.2f | %llu hops, %.2f events a hop, "
+	       "%ld page faults\n",
 	       bc->name, sc->nhosts, sc->nswitches, sim * 1e3, wall, cpu,
 	       (double)events / wall / 1e6, (double)hops / wall / 1e6, (double)hops / cpu / 1e6,
 	       sim / wall, memcpy_floor(hops, hops ? bytes / hops : 1024) / 1e6,
+	       frames ? (double)hops / (frames / bytes_floor(payload, footprint)) / 1e6 : 0.0,
 	       (unsigned long long)hops, hops ? (double)events / hops : 0.0,
 	       ru1.ru_minflt - ru0.ru_minflt);
 	roce_fabric_destroy(fab);
