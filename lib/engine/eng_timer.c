@@ -95,12 +95,40 @@ ENG_HOT void ready_push(struct roce_engine *eng, struct roce_timer *t)
 	ready_up(w, w->ready_len++, t);
 }
 
+/*
+ * Take the root out (no hole open): the last timer, nearly always one of the latest, takes its
+ * place. Bottom-up (Floyd): the empty root walks down to a leaf along the earlier child, one
+ * compare a level, and the last timer sifts up from there, rarely more than a level; a sift
+ * down would compare it with the earlier child at every level as well.
+ */
+ENG_HOT void ready_pop_root(struct eng_wheel *w)
+{
+	struct roce_timer **r = w->ready;
+	uint32_t n = --w->ready_len, i = 0;
+	struct roce_timer *last;
+
+	if (n == 0)
+		return;
+	last = r[n];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && t_less(r[c + 1], r[c]))
+			c++;
+		r[i] = r[c];
+		r[i]->slot = i;
+		i = c;
+	}
+	ready_up(w, i, last);
+}
+
 /* Nothing was armed into the hole: close it as a pop would have. */
 static inline void fill_hole(struct eng_wheel *w)
 {
 	w->hole = false;
-	if (--w->ready_len)
-		ready_down(w, 0, w->ready[w->ready_len]);
+	ready_pop_root(w);
 }
 
 static void ready_remove(struct eng_wheel *w, struct roce_timer *t)
@@ -253,8 +281,7 @@ static __attribute__((noinline)) struct roce_timer *peek_postponed(struct roce_e
 	struct eng_wheel *w = &eng->wheel;
 	struct roce_timer *t = w->ready[0];
 
-	if (--w->ready_len)
-		ready_down(w, 0, w->ready[w->ready_len]);
+	ready_pop_root(w);
 	t->when = t->later;
 	t->seq = t->later_seq;
 	t->later = 0;
@@ -281,8 +308,7 @@ static inline struct roce_timer *pop(struct roce_engine *eng)
 	struct eng_wheel *w = &eng->wheel;
 	struct roce_timer *top = w->ready[0];
 
-	if (--w->ready_len)
-		ready_down(w, 0, w->ready[w->ready_len]);
+	ready_pop_root(w);
 	w->count--;
 	top->slot = ROCE_TIMER_IDLE;
 	return top;
