@@ -160,22 +160,20 @@ static __attribute__((noinline)) void run_recentre(struct eng_wheel *w)
  */
 ENG_HOT void run_insert(struct eng_wheel *w, struct roce_timer *t)
 {
-	struct roce_timer **r;
+	struct roce_timer **r = w->ready;
 	uint32_t n = w->ready_len, p;
 
-	if (roce_unlikely(w->head == 0 || w->head + n == w->ready_cap))
-		run_recentre(w);
-	r = w->ready;
-	w->ready_len = n + 1;
-	if (n == 0) {
-		p = w->head;
-	} else if (!t_less(t, r[w->head + n / 2])) {
+	if (n == 0 || !t_less(t, r[w->head + n / 2])) {
+		if (roce_unlikely(w->head + n == w->ready_cap))
+			run_recentre(w);
 		/* the later ones move up; stops at the middle timer at the latest */
-		for (p = w->head + n; t_less(t, r[p - 1]); p--) {
+		for (p = w->head + n; n != 0 && t_less(t, r[p - 1]); p--) {
 			r[p] = r[p - 1];
 			r[p]->slot = p;
 		}
 	} else {
+		if (roce_unlikely(w->head == 0))
+			run_recentre(w);
 		/* the earlier ones move down; stops before the middle timer */
 		for (p = --w->head; t_less(r[p + 1], t); p++) {
 			r[p] = r[p + 1];
@@ -184,6 +182,7 @@ ENG_HOT void run_insert(struct eng_wheel *w, struct roce_timer *t)
 	}
 	r[p] = t;
 	t->slot = p;
+	w->ready_len = n + 1;
 }
 
 static void run_remove(struct eng_wheel *w, struct roce_timer *t)
@@ -218,24 +217,30 @@ static __attribute__((noinline)) void run_to_heap(struct eng_wheel *w)
 	w->sorted = false;
 }
 
-/* Put @p t, due by the current tick, among the due timers. */
-ENG_HOT void ready_add(struct roce_engine *eng, struct roce_timer *t)
+/* The due timers are (or are about to become) too many for a run: into the heap. */
+static __attribute__((noinline)) void heap_add(struct roce_engine *eng, struct roce_timer *t)
 {
 	struct eng_wheel *w = &eng->wheel;
 
-	if (w->sorted) {
-		if (roce_likely(w->ready_len < ENG_W_RUN_MAX)) {
-			run_insert(w, t);
-			return;
-		}
+	if (w->sorted)
 		run_to_heap(w);
-	}
 	if (w->hole) {
 		w->hole = false;
 		ready_down(w, 0, t);
 	} else {
 		ready_push(eng, t);
 	}
+}
+
+/* Put @p t, due by the current tick, among the due timers. */
+ENG_HOT void ready_add(struct roce_engine *eng, struct roce_timer *t)
+{
+	struct eng_wheel *w = &eng->wheel;
+
+	if (roce_likely(w->sorted && w->ready_len < ENG_W_RUN_MAX))
+		run_insert(w, t);
+	else
+		heap_add(eng, t);
 }
 
 /* Take the earliest out: the run's head, or the heap's root. */
