@@ -150,8 +150,9 @@ START_TEST(test_timer_stop)
 END_TEST
 
 /*
- * 10^5 random arm / re-arm / postpone / cancel / advance operations against a reference model
- * that sorts the armed timers by (when, arm order). Times spread over every level of the wheel.
+ * 10^5 random arm / re-arm / postpone / cancel / advance operations on @p n timers against a
+ * reference model that sorts the armed timers by (when, arm order). Arms land up to 2^(@p arm_bits
+ * - 1) ps ahead, runs advance up to 2^(@p run_bits - 1) ps.
  */
 #define MODEL_N 512
 struct model_t {
@@ -169,7 +170,7 @@ static int model_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-START_TEST(test_timer_random_model)
+static void random_model(unsigned int n, unsigned int arm_bits, unsigned int run_bits)
 {
 	struct roce_engine *eng = mk_engine(7);
 	static struct roce_timer t[MODEL_N];
@@ -179,8 +180,9 @@ START_TEST(test_timer_random_model)
 	roce_time_t now = 0;
 	unsigned int op, i, ndue;
 
+	ck_assert_uint_le(n, MODEL_N);
 	nrec = 0;
-	for (i = 0; i < MODEL_N; i++) {
+	for (i = 0; i < n; i++) {
 		roce_timer_init(&t[i], record, (void *)(uintptr_t)i);
 		m[i].armed = false;
 	}
@@ -189,10 +191,10 @@ START_TEST(test_timer_random_model)
 
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		r = x;
-		i = (unsigned int)(r % MODEL_N);
+		i = (unsigned int)(r % n);
 		switch ((r >> 20) % 8) {
 		case 0: case 1: case 2: case 3: {	/* arm, move or postpone, 0..2^k ps ahead */
-			unsigned int k = (unsigned int)((r >> 24) % 48);
+			unsigned int k = (unsigned int)((r >> 24) % arm_bits);
 			roce_time_t when = now + ((r >> 30) & ((1ull << k) - 1));
 
 			if ((r >> 40) % 16 == 0)
@@ -210,12 +212,12 @@ START_TEST(test_timer_random_model)
 			m[i].armed = false;
 			break;
 		default: {				/* advance by 0..2^k ps */
-			unsigned int k = (unsigned int)((r >> 24) % 40);
+			unsigned int k = (unsigned int)((r >> 24) % run_bits);
 			roce_time_t until = now + ((r >> 30) & ((1ull << k) - 1));
 			unsigned int j;
 
 			ndue = 0;
-			for (j = 0; j < MODEL_N; j++)
+			for (j = 0; j < n; j++)
 				if (m[j].armed && m[j].when <= until)
 					due[ndue++] = &m[j];
 			qsort(due, ndue, sizeof(due[0]), model_cmp);
@@ -234,6 +236,104 @@ START_TEST(test_timer_random_model)
 		}
 		ck_assert_int_eq(roce_timer_armed(&t[i]), m[i].armed);
 	}
+	roce_engine_destroy(eng);
+}
+
+/* Times spread over every level of the wheel. */
+START_TEST(test_timer_random_model)
+{
+	random_model(MODEL_N, 48, 40);
+}
+END_TEST
+
+/*
+ * Hundreds of timers due in the same nanosecond, armed, moved and cancelled in a shuffled order,
+ * fired in steps: more than ENG_W_RUN_MAX are due at once, so the due timers turn from a sorted
+ * run into a heap and back, and are moved and cancelled in both.
+ */
+#define CROWD_N 1500
+static struct model_t crowd_m[CROWD_N];
+static uint64_t crowd_seq;		/* arm order, test and callbacks alike */
+static roce_time_t crowd_until;		/* the run being checked: re-arms go past it */
+static bool crowd_rearm;
+
+/* record(), and half the timers re-arm just past the run: into the heap's hole, often */
+static void crowd_fire(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	uint32_t id = (uint32_t)(uintptr_t)arg;
+
+	record(eng, t, arg);
+	if (crowd_rearm && id % 2 == 0) {
+		roce_time_t when = crowd_until + 1 + id % 50;
+
+		roce_timer_arm(eng, t, when);
+		crowd_m[id] = (struct model_t){ true, when, crowd_seq++ };
+	}
+}
+
+static void crowd_check(struct roce_engine *eng, struct model_t *m, roce_time_t until)
+{
+	static struct model_t *due[CROWD_N];
+	static struct model_t copy[CROWD_N];
+	unsigned int j, ndue = 0;
+
+	crowd_until = until;
+	crowd_rearm = until != ROCE_TIME_NEVER;
+
+	for (j = 0; j < CROWD_N; j++)
+		if (m[j].armed && m[j].when <= until)
+			due[ndue++] = &m[j];
+	qsort(due, ndue, sizeof(due[0]), model_cmp);
+	for (j = 0; j < ndue; j++) {
+		copy[j] = *due[j];	/* a callback may re-arm it */
+		due[j]->armed = false;
+	}
+	nrec = 0;
+	ck_assert_uint_eq(roce_engine_run(eng, until), ndue);
+	ck_assert_uint_eq(nrec, ndue);
+	for (j = 0; j < ndue; j++) {
+		ck_assert_uint_eq(rec[j].id, (uint32_t)(due[j] - m));
+		ck_assert_uint_eq(rec[j].at, copy[j].when);
+	}
+}
+
+START_TEST(test_timer_crowded)
+{
+	struct roce_engine *eng = mk_engine(9);
+	static struct roce_timer t[CROWD_N];
+	struct model_t *m = crowd_m;
+	uint64_t x = 777;
+	roce_time_t now = 0;
+	unsigned int round, op, i;
+
+	crowd_seq = 0;
+	for (i = 0; i < CROWD_N; i++) {
+		roce_timer_init(&t[i], crowd_fire, (void *)(uintptr_t)i);
+		m[i].armed = false;
+	}
+	for (round = 0; round < 40; round++) {
+		for (op = 0; op < CROWD_N; op++) {
+			roce_time_t when;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			i = (unsigned int)(x % CROWD_N);
+			when = now + (x >> 32) % 1500;	/* this tick and the next */
+			if ((x >> 20) % 5 == 0) {
+				roce_timer_cancel(eng, &t[i]);
+				m[i].armed = false;
+			} else {
+				roce_timer_arm(eng, &t[i], when);
+				m[i] = (struct model_t){ true, when, crowd_seq++ };
+			}
+		}
+		/* fire part of it, then the rest a little later, then let time pass */
+		crowd_check(eng, m, now + 300);
+		crowd_check(eng, m, now + 900);
+		now += 1000 + round * 100;
+		crowd_check(eng, m, now);
+	}
+	crowd_check(eng, m, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(roce_engine_next(eng), ROCE_TIME_NEVER);
 	roce_engine_destroy(eng);
 }
 END_TEST
@@ -1047,6 +1147,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_timer_cancel_rearm);
 	tcase_add_test(tc, test_timer_stop);
 	tcase_add_test(tc, test_timer_random_model);
+	tcase_add_test(tc, test_timer_crowded);
 	tcase_add_test(tc, test_timer_arm_in_callback);
 	tcase_add_test(tc, test_rng);
 	tcase_add_test(tc, test_engine_errors);

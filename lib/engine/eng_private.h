@@ -14,27 +14,33 @@
  * The timer queue: a hierarchical timing wheel over ps time. Ticks are 2^ENG_W_GRAN ps; level L
  * has 64 slots of 64^L ticks each. A timer due after the current tick sits, unsorted, in the slot
  * of the highest 6-bit group in which its tick differs from the current one; timers due at or
- * before the current tick sit in @ready, a binary heap in exact (when, seq) order, so the wheel's
- * coarse slots never change the firing order.
+ * before the current tick sit in @ready in exact (when, seq) order, so the wheel's coarse slots
+ * never change the firing order: a sorted run while at most ENG_W_RUN_MAX are due, else a binary
+ * heap (until it empties).
  */
 #define ENG_W_GRAN 10			/* log2 ps per tick: 1.024 ns */
 #define ENG_W_BITS 6			/* log2 slots per level */
 #define ENG_W_SLOTS (1u << ENG_W_BITS)	/* slots per level */
 #define ENG_W_LEVELS 9			/* 9 x 6 + 10 = 64 bits of time */
-#define ENG_W_DUMP 32			/* a slot of at most this many timers goes to the heap whole
-					 * (8 16 32 64 256: incast 2 391 2 384 2 338 2 338 2 338,
-					 * leafspine 2 759 2 757 2 754 2 758 2 794 Ir a hop) */
+#define ENG_W_DUMP 128			/* a slot of at most this many timers is due whole
+					 * (16 32 64 128 256: incast 1 940 1 884 1 884 1 884 1 884,
+					 * leafspine 2 134 2 123 2 111 2 103 2 112 Ir a hop) */
+#define ENG_W_RUN_MAX 256		/* most due timers kept as a sorted run (32 64 128 256
+					 * 512: leafspine 2 172 2 160 2 149 2 123 2 123 Ir a hop,
+					 * with ENG_W_DUMP 32; incast 1 884 for all) */
 #define ENG_W_IN_WHEEL 0x80000000u	/* timer->slot flag: in a wheel slot (level * 64 + slot) */
 
 struct eng_wheel {
 	uint64_t cur;					/* current tick */
 	struct roce_timer *slot[ENG_W_LEVELS][ENG_W_SLOTS]; /* unsorted doubly-linked lists */
 	uint64_t occ[ENG_W_LEVELS];			/* bit s: slot s of the level is non-empty */
-	struct roce_timer **ready;			/* heap of timers due by the current tick */
-	uint32_t ready_len;				/* entries in @ready */
+	struct roce_timer **ready;	/* timers due by the current tick: run or heap */
+	uint32_t ready_len;				/* timers in @ready */
 	uint32_t ready_cap;				/* entries allocated */
+	uint32_t head;		/* run: ready[head] is the earliest; heap: 0 */
 	uint32_t count;					/* timers armed, wheel and ready */
-	bool hole;		/* ready[0] is empty: the timer being fired left it (eng_timer_run) */
+	bool sorted;		/* @ready is a sorted run, not a heap */
+	bool hole;		/* heap: ready[0] is empty: the timer being fired left it */
 };
 
 /* A wall-clock poller: a DPDK port's rx/tx burst, say. */

@@ -1,4 +1,4 @@
-/* The engine's timer queue: a hierarchical timing wheel with an exact-order heap for the current tick. */
+/* The engine's timer queue: a hierarchical timing wheel; the due timers in exact order. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -10,8 +10,9 @@
  * Why a wheel: bench/bench_engine measured it against a binary heap of pointers and a 4-ary
  * heap with inline keys, under the engine's pattern (pop, re-arm later, push another timer a
  * little later); docs/engine.md has the figures. Arming, moving and cancelling are O(1); each
- * timer cascades down at most once per level it crosses; only the timers due in the current
- * 1 ns tick are ordered by a heap, which keeps (when, seq) order exact and runs deterministic.
+ * timer cascades down at most once per level it crosses; only the timers due by the current
+ * tick are ordered (a sorted run while few, a heap beyond), which keeps (when, seq) order exact
+ * and runs deterministic.
  */
 
 ROCE_STATIC_ASSERT(offsetof(struct roce_timer, seq) == offsetof(struct roce_timer, when) + 8);
@@ -22,7 +23,7 @@ static inline bool t_less(const struct roce_timer *a, const struct roce_timer *b
 	return a->when < b->when || (a->when == b->when && a->seq < b->seq);
 }
 
-/* ---- the ready heap: timers due at or before the current tick ---- */
+/* ---- the ready heap: timers due at or before the current tick, when too many for a run ---- */
 
 /*
  * The helpers of arm and pop are forced inline: every frame arms and pops two timers, and the
@@ -95,19 +96,183 @@ ENG_HOT void ready_push(struct roce_engine *eng, struct roce_timer *t)
 	ready_up(w, w->ready_len++, t);
 }
 
+/* The heap is empty: due timers are a sorted run again, from the middle of the array. */
+ENG_HOT void heap_to_run(struct eng_wheel *w)
+{
+	w->sorted = true;
+	w->head = w->ready_cap / 2;
+}
+
+/*
+ * Take the root out (no hole open): the last timer, nearly always one of the latest, takes its
+ * place. Bottom-up (Floyd): the empty root walks down to a leaf along the earlier child, one
+ * compare a level, and the last timer sifts up from there, rarely more than a level; a sift
+ * down would compare it with the earlier child at every level as well.
+ */
+ENG_HOT void ready_pop_root(struct eng_wheel *w)
+{
+	struct roce_timer **r = w->ready;
+	uint32_t n = --w->ready_len, i = 0;
+	struct roce_timer *last;
+
+	if (n == 0) {
+		heap_to_run(w);
+		return;
+	}
+	last = r[n];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && t_less(r[c + 1], r[c]))
+			c++;
+		r[i] = r[c];
+		r[i]->slot = i;
+		i = c;
+	}
+	ready_up(w, i, last);
+}
+
+/* ---- the sorted run: the due timers while there are few ---- */
+
+/*
+ * While at most ENG_W_RUN_MAX timers are due, @ready holds them sorted, earliest first, in
+ * ready[head .. head + ready_len): popping is head++, and the run drifts up the array by one
+ * slot an event until it meets an end and is moved back to the middle (every few hundred
+ * events, a few dozen pointers).
+ */
+static __attribute__((noinline)) void run_recentre(struct eng_wheel *w)
+{
+	uint32_t to = (w->ready_cap - w->ready_len) / 2, i;
+
+	memmove(&w->ready[to], &w->ready[w->head], w->ready_len * sizeof(w->ready[0]));
+	w->head = to;
+	for (i = to; i < to + w->ready_len; i++)
+		w->ready[i]->slot = i;
+}
+
+/*
+ * Insert @p t in order, from the nearer end: the timers before it move one slot down, or
+ * those after it one slot up, whichever side the middle timer says is shorter. A link's
+ * re-arm lands a few frames behind the earliest or a few before the latest; a heap sifted it
+ * from the root most of its height, two compares a level.
+ */
+ENG_HOT void run_insert(struct eng_wheel *w, struct roce_timer *t)
+{
+	struct roce_timer **r = w->ready;
+	uint32_t n = w->ready_len, p;
+
+	if (n == 0 || !t_less(t, r[w->head + n / 2])) {
+		if (roce_unlikely(w->head + n == w->ready_cap))
+			run_recentre(w);
+		/* the later ones move up; stops at the middle timer at the latest */
+		for (p = w->head + n; n != 0 && t_less(t, r[p - 1]); p--) {
+			r[p] = r[p - 1];
+			r[p]->slot = p;
+		}
+	} else {
+		if (roce_unlikely(w->head == 0))
+			run_recentre(w);
+		/* the earlier ones move down; stops before the middle timer */
+		for (p = --w->head; t_less(r[p + 1], t); p++) {
+			r[p] = r[p + 1];
+			r[p]->slot = p;
+		}
+	}
+	r[p] = t;
+	t->slot = p;
+	w->ready_len = n + 1;
+}
+
+static void run_remove(struct eng_wheel *w, struct roce_timer *t)
+{
+	struct roce_timer **r = w->ready;
+	uint32_t p = t->slot, end = w->head + --w->ready_len;
+
+	if (p - w->head < end - p) {
+		/* the earlier ones move up */
+		for (; p > w->head; p--) {
+			r[p] = r[p - 1];
+			r[p]->slot = p;
+		}
+		w->head++;
+	} else {
+		for (; p < end; p++) {
+			r[p] = r[p + 1];
+			r[p]->slot = p;
+		}
+	}
+}
+
+/* The run is full: move it to the array's start, which makes it a heap (sorted is heap-ordered). */
+static __attribute__((noinline)) void run_to_heap(struct eng_wheel *w)
+{
+	uint32_t i;
+
+	memmove(&w->ready[0], &w->ready[w->head], w->ready_len * sizeof(w->ready[0]));
+	for (i = 0; i < w->ready_len; i++)
+		w->ready[i]->slot = i;
+	w->head = 0;
+	w->sorted = false;
+}
+
+/* The due timers are (or are about to become) too many for a run: into the heap. */
+static __attribute__((noinline)) void heap_add(struct roce_engine *eng, struct roce_timer *t)
+{
+	struct eng_wheel *w = &eng->wheel;
+
+	if (w->sorted)
+		run_to_heap(w);
+	if (w->hole) {
+		w->hole = false;
+		ready_down(w, 0, t);
+	} else {
+		ready_push(eng, t);
+	}
+}
+
+/* Put @p t, due by the current tick, among the due timers. */
+ENG_HOT void ready_add(struct roce_engine *eng, struct roce_timer *t)
+{
+	struct eng_wheel *w = &eng->wheel;
+
+	if (roce_likely(w->sorted && w->ready_len < ENG_W_RUN_MAX))
+		run_insert(w, t);
+	else
+		heap_add(eng, t);
+}
+
+/* Take the earliest out: the run's head, or the heap's root. */
+ENG_HOT void ready_pop(struct eng_wheel *w)
+{
+	if (w->sorted) {
+		w->head++;
+		w->ready_len--;
+	} else {
+		ready_pop_root(w);
+	}
+}
+
 /* Nothing was armed into the hole: close it as a pop would have. */
 static inline void fill_hole(struct eng_wheel *w)
 {
 	w->hole = false;
-	if (--w->ready_len)
-		ready_down(w, 0, w->ready[w->ready_len]);
+	ready_pop_root(w);
 }
 
 static void ready_remove(struct eng_wheel *w, struct roce_timer *t)
 {
 	uint32_t i = t->slot;
-	struct roce_timer *last = w->ready[--w->ready_len];
+	struct roce_timer *last;
 
+	if (w->sorted) {
+		run_remove(w, t);
+		return;
+	}
+	last = w->ready[--w->ready_len];
+	if (w->ready_len == 0)
+		heap_to_run(w);	/* w->hole is false: the hole counts in ready_len */
 	if (i == w->ready_len)
 		return;
 	if (t_less(last, t))
@@ -126,12 +291,7 @@ ENG_HOT void wheel_insert(struct roce_engine *eng, struct roce_timer *t)
 
 	/* Due by the current tick (wall clock, or a peek advanced the wheel): exact order. */
 	if (tick <= w->cur) {
-		if (w->hole) {
-			w->hole = false;
-			ready_down(w, 0, t);
-		} else {
-			ready_push(eng, t);
-		}
+		ready_add(eng, t);
 		return;
 	}
 	diff = tick ^ w->cur;
@@ -204,7 +364,7 @@ static bool wheel_advance(struct roce_engine *eng)
 			w->cur = first | ((1ull << (ENG_W_BITS * lvl)) - 1);
 			for (; t; t = next) {
 				next = t->next;
-				ready_push(eng, t);
+				ready_add(eng, t);
 			}
 			return true;
 		}
@@ -220,8 +380,13 @@ static bool wheel_advance(struct roce_engine *eng)
 
 int eng_timer_init(struct roce_engine *eng, uint32_t cap)
 {
-	memset(&eng->wheel, 0, sizeof(eng->wheel));
-	return ready_grow(&eng->wheel, cap ? cap : 1024);
+	struct eng_wheel *w = &eng->wheel;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	ret = ready_grow(w, cap > 4 * ENG_W_RUN_MAX ? cap : 4 * ENG_W_RUN_MAX);
+	heap_to_run(w);
+	return ret;
 }
 
 void eng_timer_fini(struct roce_engine *eng)
@@ -234,8 +399,10 @@ void eng_timer_fini(struct roce_engine *eng)
 	if (w->hole)
 		fill_hole(w);
 	for (i = 0; i < w->ready_len; i++) {
-		w->ready[i]->slot = ROCE_TIMER_IDLE;
-		w->ready[i]->later = 0;
+		struct roce_timer *t = w->ready[w->head + i];
+
+		t->slot = ROCE_TIMER_IDLE;
+		t->later = 0;
 	}
 	for (lvl = 0; lvl < ENG_W_LEVELS; lvl++)
 		for (s = 0; s < ENG_W_SLOTS; s++)
@@ -251,10 +418,9 @@ void eng_timer_fini(struct roce_engine *eng)
 static __attribute__((noinline)) struct roce_timer *peek_postponed(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
-	struct roce_timer *t = w->ready[0];
+	struct roce_timer *t = w->ready[w->head];
 
-	if (--w->ready_len)
-		ready_down(w, 0, w->ready[w->ready_len]);
+	ready_pop(w);
 	t->when = t->later;
 	t->seq = t->later_seq;
 	t->later = 0;
@@ -271,18 +437,17 @@ static inline struct roce_timer *peek(struct roce_engine *eng)
 	while (w->ready_len == 0)
 		if (!wheel_advance(eng))
 			return NULL;
-	if (roce_unlikely(w->ready[0]->later != 0))
+	if (roce_unlikely(w->ready[w->head]->later != 0))
 		return peek_postponed(eng);
-	return w->ready[0];
+	return w->ready[w->head];
 }
 
 static inline struct roce_timer *pop(struct roce_engine *eng)
 {
 	struct eng_wheel *w = &eng->wheel;
-	struct roce_timer *top = w->ready[0];
+	struct roce_timer *top = w->ready[w->head];
 
-	if (--w->ready_len)
-		ready_down(w, 0, w->ready[w->ready_len]);
+	ready_pop(w);
 	w->count--;
 	top->slot = ROCE_TIMER_IDLE;
 	return top;
@@ -314,8 +479,13 @@ void eng_timer_run(struct roce_engine *eng, roce_time_t until)
 	struct roce_timer *t;
 
 	while (!eng->stop && (t = peek(eng)) != NULL && t->when <= until) {
-		/* pop() but for the sift down: the callback's first arm fills the root */
-		w->hole = true;
+		/* pop(); a heap leaves the root empty for the callback's first arm to fill */
+		if (w->sorted) {
+			w->head++;
+			w->ready_len--;
+		} else {
+			w->hole = true;
+		}
 		w->count--;
 		t->slot = ROCE_TIMER_IDLE;
 		/* now = t->when, fired_seq = t->seq: one 16-byte move */
