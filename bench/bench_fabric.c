@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <rte_mbuf.h>
+
 #include "bench_common.h"
 #include "roce_fabric.h"
 #include "roce_io.h"
@@ -67,22 +69,29 @@ static double memcpy_floor(uint64_t hops, uint64_t bytes_per_hop)
 
 /*
  * The bytes' floor: what each data frame of a case costs however the events around it are
- * handled. The sender builds it as the NIC does (roce_wire_tmpl_build(): the payload copied from
- * its buffer into the frame, the ICRC over the frame) and the receiver copies the payload into
- * its buffer, over buffers as large as the case's flows' (walked in order, as the flows walk
- * them), in the same run. @return frames per second
+ * handled. The sender builds it into an mbuf as the NIC does (roce_wire_tmpl_build_mbuf_partial():
+ * the headers and the payload copied from its buffer; no capture looks, so no ICRC) and the
+ * receiver copies the payload into its buffer, over buffers as large as the case's flows' (walked
+ * in order, as the flows walk them), in the same run. @return frames per second
  */
 static double bytes_floor(uint32_t payload, size_t buf_len)
 {
-	static uint8_t frame[ROCE_TMPL_HDR_MAX + 4096 + 64];
+	static struct rte_mempool *mp;
 	uint8_t *src = malloc(buf_len), *dst = malloc(buf_len);
+	struct rte_mbuf *m;
 	size_t span = buf_len - buf_len % payload, off = 0;
 	uint32_t n = 200000;
 	struct roce_wire_tmpl t;
 	struct roce_pkt pkt;
 	double t0, dt;
 
-	if (src == NULL || dst == NULL || span == 0) {
+	if (mp == NULL)
+		mp = rte_pktmbuf_pool_create("bench_floor", 63, 0, 0,
+					     RTE_PKTMBUF_HEADROOM + ROCE_TMPL_HDR_MAX + 4096 + 64,
+					     SOCKET_ID_ANY);
+	m = mp != NULL ? rte_pktmbuf_alloc(mp) : NULL;
+	if (src == NULL || dst == NULL || span == 0 || m == NULL) {
+		rte_pktmbuf_free(m);
 		free(src);
 		free(dst);
 		return 0;
@@ -94,6 +103,7 @@ static double bytes_floor(uint32_t payload, size_t buf_len)
 	pkt.payload_len = payload;
 	pkt.payload = src;
 	if (roce_wire_tmpl_init(&t, &pkt) != 0) {
+		rte_pktmbuf_free(m);
 		free(src);
 		free(dst);
 		return 0;
@@ -104,14 +114,17 @@ static double bytes_floor(uint32_t payload, size_t buf_len)
 
 		pkt.psn = i & ROCE_PSN_MASK;
 		pkt.payload = src + off;
-		len = roce_wire_tmpl_build(&t, &pkt, frame, sizeof(frame));
-		memcpy(dst + off, frame + len - ROCE_ICRC_LEN - payload, payload);
+		rte_pktmbuf_reset(m);
+		len = roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m);
+		memcpy(dst + off, rte_pktmbuf_mtod_offset(m, uint8_t *, len - ROCE_ICRC_LEN - payload),
+		       payload);
 		off += payload;
 		if (off == span)
 			off = 0;
 	}
 	dt = bench_now() - t0;
 	bench_sink += dst[buf_len / 2];
+	rte_pktmbuf_free(m);
 	free(src);
 	free(dst);
 	return n / dt;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "roce_engine.h"
@@ -1084,6 +1085,147 @@ START_TEST(test_link_tap)
 }
 END_TEST
 
+/* ---- the ICRC left for later (roce_wire_icrc_partial) ---- */
+
+#define IP_FRAMES 24
+static uint8_t ip_ref[IP_FRAMES][2048];	/* each frame as roce_wire_tmpl_build() writes it */
+static uint8_t ip_got[IP_FRAMES][2048];	/* what the far end got */
+static uint32_t ip_len[IP_FRAMES], ip_nrx;
+
+/*
+ * Frame @p i: an RC SEND of a length of its own, over IPv4 or IPv6, built without its ICRC, and
+ * every fourth one then 802.1Q-tagged as a switch port may; ip_ref[i] as it is with its ICRC.
+ */
+static struct rte_mbuf *partial_frame(struct roce_engine *eng, uint32_t i)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(eng);
+	struct roce_wire_tmpl t;
+	struct roce_pkt pkt;
+	uint8_t *ref = ip_ref[i];
+	int len;
+
+	ck_assert_ptr_nonnull(m);
+	roce_pkt_init(&pkt, ROCE_KIND_ROCEV2, ROCE_OP_RC_SEND_ONLY);
+	pkt.ip_ver = i & 1 ? 6 : 4;
+	pkt.dqpn = 0x11;
+	pkt.psn = i;
+	pkt.payload_len = 1 + 61 * i;	/* every pad */
+	ck_assert_int_eq(roce_wire_tmpl_init(&t, &pkt), 0);
+	len = roce_wire_tmpl_build(&t, &pkt, ref, sizeof(ip_ref[i]));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m), len);
+	ck_assert(m->ol_flags & roce_wire_icrc_partial);
+	if (i % 4 == 3) {
+		m->vlan_tci = 0x2005;	/* PCP 1, VLAN 5 */
+		ck_assert_int_eq(rte_vlan_insert(&m), 0);
+		memmove(ref + 16, ref + 12, (size_t)len - 12);
+		ref[12] = 0x81, ref[13] = 0x00, ref[14] = 0x20, ref[15] = 0x05;
+		len += 4;
+	}
+	ip_len[i] = (uint32_t)len;
+	return m;
+}
+
+static void keep_rx(void *owner, struct rte_mbuf *m)
+{
+	RTE_SET_USED(owner);
+	ck_assert_uint_lt(ip_nrx, IP_FRAMES);
+	ck_assert_uint_eq(rte_pktmbuf_data_len(m), ip_len[ip_nrx]);
+	memcpy(ip_got[ip_nrx++], rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m));
+	rte_pktmbuf_free(m);
+}
+
+/* Bits in which frame @p i as received differs from its reference. */
+static uint32_t ip_bits_off(uint32_t i)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < ip_len[i]; k++)
+		n += (uint32_t)__builtin_popcount(ip_got[i][k] ^ ip_ref[i][k]);
+	return n;
+}
+
+/*
+ * A frame sent with its ICRC left for later reaches an end that takes such frames (a NIC, a
+ * switch port) as it was, trailer zero, and any other end, a capture tap or a corrupting link
+ * with its ICRC written: the bytes roce_wire_tmpl_build() gives, or those with one bit flipped.
+ */
+START_TEST(test_link_icrc_partial)
+{
+	enum { PLAIN, PARTIAL, TAPPED, CORRUPT, ROUNDS };
+	struct roce_engine *eng = mk_engine(1);
+	char path[] = "/tmp/test_engine_icrcXXXXXX", err[256];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	for (int round = PLAIN; round < ROUNDS; round++) {
+		struct roce_link_conf lc = { .rate_bps = 100 * GBPS, .delay = ROCE_US };
+		struct roce_link_end a = { .owner = &pa, .pull = port_pull, .rx = port_rx };
+		struct roce_link_end b = { .owner = &pb, .pull = port_pull, .rx = keep_rx,
+					   .icrc_partial = round != PLAIN };
+		struct roce_link_impair imp = { .corrupt = 1.0 };
+		struct roce_pcap_writer *w = NULL;
+		struct roce_link *l;
+
+		memset(&pa, 0, sizeof(pa));
+		memset(&pb, 0, sizeof(pb));
+		pa.eng = pb.eng = eng;
+		ip_nrx = 0;
+		l = roce_link_create(eng, &lc, &a, &b);
+		ck_assert_ptr_nonnull(l);
+		if (round == TAPPED) {
+			w = roce_pcap_create(path, err, sizeof(err));
+			ck_assert_msg(w != NULL, "%s", err);
+			roce_link_set_tap(l, w);
+		}
+		if (round == CORRUPT)
+			ck_assert_int_eq(roce_link_set_impair(l, 0, &imp), 0);
+		for (uint32_t i = 0; i < IP_FRAMES; i++)
+			port_push(&pa, partial_frame(eng, i));
+		roce_link_kick(l, 0);
+		roce_engine_run(eng, ROCE_TIME_NEVER);
+		ck_assert_uint_eq(ip_nrx, IP_FRAMES);
+		for (uint32_t i = 0; i < IP_FRAMES; i++) {
+			uint8_t *trailer = ip_got[i] + ip_len[i] - ROCE_ICRC_LEN;
+
+			if (round == PARTIAL) {
+				struct roce_pkt pkt;
+
+				ck_assert(trailer[0] == 0 && trailer[1] == 0 && trailer[2] == 0 &&
+					  trailer[3] == 0);
+				/* a NIC takes it as it is, off the fast path too (tagged) */
+				ck_assert_int_eq(roce_wire_parse_rx(ip_got[i], ip_len[i],
+								    ROCE_PARSE_ICRC_CHECKED, &pkt), 0);
+				ck_assert(pkt.icrc_ok && pkt.psn == i && pkt.nvlan == (i % 4 == 3));
+				memcpy(trailer, ip_ref[i] + ip_len[i] - ROCE_ICRC_LEN, ROCE_ICRC_LEN);
+			}
+			ck_assert_uint_eq(ip_bits_off(i), (uint32_t)(round == CORRUPT));
+		}
+		roce_link_destroy(l);
+		if (w != NULL) {
+			struct roce_pcap_reader *r;
+			struct roce_pcap_frame f;
+			uint32_t n = 0;
+
+			ck_assert_int_eq(roce_pcap_close_writer(w), 0);
+			r = roce_pcap_open(path, NULL, err, sizeof(err));
+			ck_assert_msg(r != NULL, "%s", err);
+			while (roce_pcap_next(r, &f) == 1) {
+				ck_assert_uint_lt(n, IP_FRAMES);
+				ck_assert_uint_eq(f.caplen, ip_len[n]);
+				ck_assert_mem_eq(f.data, ip_ref[n], ip_len[n]);
+				n++;
+			}
+			ck_assert_uint_eq(n, IP_FRAMES);
+			roce_pcap_close(r);
+		}
+	}
+	unlink(path);
+	close(fd);
+	roce_engine_destroy(eng);
+}
+END_TEST
+
 START_TEST(test_engine_errors)
 {
 	struct roce_engine_conf bad = { .clock = 7 };
@@ -1166,6 +1308,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_link_down);
 	tcase_add_test(tc, test_link_conservation_determinism);
 	tcase_add_test(tc, test_link_tap);
+	tcase_add_test(tc, test_link_icrc_partial);
 	suite_add_tcase(s, tc);
 	return s;
 }

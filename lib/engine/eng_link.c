@@ -177,6 +177,7 @@ static void corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
 
 	if (len == 0)
 		return;
+	roce_wire_icrc_settle(m);	/* the bit flips in the frame as it would be on the wire */
 	if (parse_roce(m, &pkt) && pkt.bth_off && (uint32_t)pkt.bth_off + ROCE_BTH_LEN < len)
 		lo = pkt.bth_off + ROCE_BTH_LEN;
 	bit = (uint64_t)lo * 8 + roce_engine_rand(d->link->eng) % ((uint64_t)(len - lo) * 8);
@@ -305,7 +306,7 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 		d->st.tx_bytes += len;
 		d->st.busy += ser;
 		if (l->tap != NULL)
-			(void)roce_pcap_write_mbuf(l->tap, start / ROCE_NS, m);
+			(void)roce_pcap_write_mbuf(l->tap, start / ROCE_NS, m);	/* settles the ICRC */
 		end = start + ser;
 		stop = l->eng->clock != ROCE_CLOCK_WALL || burst == LINK_WALL_BURST ||
 		       end > eng_now(l->eng);
@@ -361,6 +362,8 @@ static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 		else
 			d->rx_max_seq = e.txseq;
 		d->st.rx_frames++;
+		if (!d->dst.icrc_partial)
+			roce_wire_icrc_settle(e.m);
 		d->dst.rx(d->dst.owner, e.m);
 	}
 	if (d->fl_len) {

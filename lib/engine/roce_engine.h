@@ -170,6 +170,12 @@ struct roce_link_end {
 	 * (virtual clock, unimpaired direction); the order of events stays as if it were there.
 	 */
 	bool (*quiet)(void *owner, roce_time_t end);
+	/**
+	 * True if rx() takes a frame whose ICRC is still to be written (roce_wire_icrc_partial)
+	 * and neither reads that ICRC nor lets the frame out of the process but through a link:
+	 * an emulated NIC or switch port. The link writes it for any other end.
+	 */
+	bool icrc_partial;
 };
 
 /* Impairments of one direction of a link; all off when zeroed. */

@@ -781,6 +781,7 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 		e.pull = sw_pull;
 		e.rx = sw_rx;
 		e.quiet = sw_quiet;
+		e.icrc_partial = true;	/* reads headers only; rewrites masked fields only */
 	}
 	return e;
 }

@@ -234,12 +234,13 @@ int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *d
 	return dump(w, ts_ns, data, ROCE_MIN(len, (uint32_t)PCAP_SNAPLEN), len);
 }
 
-int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, const struct rte_mbuf *m)
+int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t caplen = ROCE_MIN(len, (uint32_t)PCAP_SNAPLEN);
 	uint32_t off = 0;
 
+	roce_wire_icrc_settle(m);
 	if (m->nb_segs == 1 || rte_pktmbuf_data_len(m) >= caplen)
 		return dump(w, ts_ns, rte_pktmbuf_mtod(m, const uint8_t *), caplen, len);
 	for (const struct rte_mbuf *s = m; s != NULL && off < caplen; s = s->next) {

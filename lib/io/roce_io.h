@@ -78,8 +78,11 @@ struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t er
 /** Append one frame. @return 0 or -EIO */
 int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t len);
 
-/** Append one frame held in a (possibly chained) mbuf. @return 0 or -EIO */
-int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, const struct rte_mbuf *m);
+/**
+ * Append one frame held in a (possibly chained) mbuf, its ICRC written first if it was left for
+ * later (roce_wire_icrc_settle()). @return 0 or -EIO
+ */
+int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_mbuf *m);
 
 /** Flush and close; NULL is a no-op. @return 0 or -EIO if a write failed on the way */
 int roce_pcap_close_writer(struct roce_pcap_writer *w);

@@ -257,8 +257,9 @@ static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *
 }
 
 /*
- * @p m leaves: its ICRC was computed over the bytes it carries as it was built, which the
- * receiving NIC need not do again unless something on the way writes to them (ICRC offload).
+ * @p m leaves. Its ICRC is left for whoever looks at its bytes (roce_wire_icrc_partial: a capture
+ * tap, a corrupting link, a DPDK port), and the receiving NIC takes it as good unless something
+ * on the way wrote to them (ICRC offload, both ways).
  */
 static inline struct rte_mbuf *nic_tx(struct roce_device *dev, struct rte_mbuf *m)
 {
@@ -643,7 +644,7 @@ out:
 struct roce_link_end roce_device_link_end(struct roce_device *dev)
 {
 	return (struct roce_link_end){ .owner = dev, .pull = nic_pull, .rx = nic_rx,
-				       .quiet = nic_quiet };
+				       .quiet = nic_quiet, .icrc_partial = true };
 }
 
 /* ---- priorities and ECN policy ---- */

@@ -150,7 +150,7 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
 	 * lack them, then fails here as it would there.
 	 */
-	if (roce_unlikely((tmpl->valid ? roce_wire_tmpl_build_mbuf(tmpl, pkt, m) : -EINVAL) < 0)) {
+	if (roce_unlikely((tmpl->valid ? roce_wire_tmpl_build_mbuf_partial(tmpl, pkt, m) : -EINVAL) < 0)) {
 		tr_pkt_build_failed(qp, m);
 		return NULL;
 	}

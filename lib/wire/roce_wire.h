@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_mbuf_core.h>
+
 #include "roce_common.h"
 
 struct rte_mbuf;
@@ -301,8 +303,8 @@ struct roce_pkt {
 
 /* roce_wire_parse() flags */
 #define ROCE_PARSE_NO_ICRC 0x1u		/* do not compute the ICRC (icrc_ok stays false) */
-#define ROCE_PARSE_ICRC_CHECKED 0x2u	/* roce_wire_parse_rx(): the ICRC is known good (the
-					 * frame bears roce_wire_icrc_good): take it as checked */
+#define ROCE_PARSE_ICRC_CHECKED 0x2u	/* the ICRC is known good (the frame bears
+					 * roce_wire_icrc_good): take it as checked */
 
 /*
  * ICRC offload on a wire that never leaves the process, as a NIC's receive checksum offload
@@ -317,8 +319,33 @@ struct roce_pkt {
  */
 extern uint64_t roce_wire_icrc_good;
 
-/** Register roce_wire_icrc_good (once; EAL initialised). @return 0 or a negative errno. */
+/*
+ * ICRC offload on transmit, as Linux's CHECKSUM_PARTIAL: a frame whose ICRC is still to be
+ * written (roce_wire_tmpl_build_mbuf_partial(): its trailer is zero) bears this DPDK dynamic
+ * mbuf flag, and roce_wire_icrc_good with it. Whatever reads the frame's bytes, or sends them
+ * out of the process, calls roce_wire_icrc_settle() first: a link does at its capture tap, before
+ * its corruption impairment, and before it hands a frame to an end that does not take such
+ * frames (struct roce_link_end.icrc_partial); the pcap writer and the DPDK port's transmit do
+ * too. A frame nobody looks at (NIC to switch to NIC, uncaptured) never has its ICRC computed:
+ * the receiving NIC trusts it, as it trusts roce_wire_icrc_good.
+ */
+extern uint64_t roce_wire_icrc_partial;
+
+/**
+ * Register roce_wire_icrc_good and roce_wire_icrc_partial (once; EAL initialised).
+ * @return 0 or a negative errno
+ */
 int roce_wire_icrc_good_register(void);
+
+/** Write the ICRC of @p m, which bears roce_wire_icrc_partial, and clear the flag. */
+void roce_wire_icrc_fill(struct rte_mbuf *m);
+
+/** Make @p m's bytes whole: its ICRC written if it was left for later; otherwise nothing. */
+static inline void roce_wire_icrc_settle(struct rte_mbuf *m)
+{
+	if (roce_unlikely(m->ol_flags & roce_wire_icrc_partial))
+		roce_wire_icrc_fill(m);
+}
 
 /**
  * Parse an Ethernet/[802.1Q]/IPv4|IPv6/UDP(4791)/BTH frame, a RoCEv1 frame, a PFC or a PAUSE
@@ -421,6 +448,13 @@ int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *
 /** Like roce_wire_tmpl_build(), into an empty mbuf (appends to its data). */
 int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
 			      struct rte_mbuf *m);
+
+/**
+ * roce_wire_tmpl_build_mbuf() less the ICRC: the trailer is left zero and @p m bears
+ * roce_wire_icrc_partial (registered), so the ICRC is computed only if someone looks.
+ */
+int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+				      struct rte_mbuf *m);
 
 /**
  * ICRC of a RoCEv2 or RoCEv1 frame, IBA Annex A17.3.3: CRC-32 over 8 bytes of 0xff, the IP

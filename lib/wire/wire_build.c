@@ -1,5 +1,6 @@
 /* Build RoCEv2/RoCEv1/PFC/PAUSE frames from a struct roce_pkt, with checksums and ICRC. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -336,19 +337,44 @@ int roce_wire_build(const struct roce_pkt *pkt, unsigned int flags, uint8_t *buf
 }
 
 uint64_t roce_wire_icrc_good;
+uint64_t roce_wire_icrc_partial;
 
-int roce_wire_icrc_good_register(void)
+static int dynflag(const char *name, uint64_t *flag)
 {
-	static const struct rte_mbuf_dynflag desc = { .name = "rocelab_dynflag_icrc_good" };
+	struct rte_mbuf_dynflag desc = { .flags = 0 };
 	int bit;
 
-	if (roce_wire_icrc_good != 0)
+	if (*flag != 0)
 		return 0;
+	snprintf(desc.name, sizeof(desc.name), "%s", name);
 	bit = rte_mbuf_dynflag_register(&desc);
 	if (bit < 0)
 		return -rte_errno;
-	roce_wire_icrc_good = 1ull << bit;
+	*flag = 1ull << bit;
 	return 0;
+}
+
+int roce_wire_icrc_good_register(void)
+{
+	int rc = dynflag("rocelab_dynflag_icrc_good", &roce_wire_icrc_good);
+
+	return rc != 0 ? rc : dynflag("rocelab_dynflag_icrc_partial", &roce_wire_icrc_partial);
+}
+
+void roce_wire_icrc_fill(struct rte_mbuf *m)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	struct roce_pkt pkt;
+
+	/* a template frame: one segment, RoCEv2; a switch may since have tagged it */
+	m->ol_flags &= ~roce_wire_icrc_partial;
+	if (m->nb_segs == 1 &&
+	    roce_wire_parse(buf, rte_pktmbuf_data_len(m), ROCE_PARSE_NO_ICRC, &pkt) == 0 &&
+	    pkt.kind == ROCE_KIND_ROCEV2) {
+		uint32_t end = pkt.payload_off + pkt.payload_len + pkt.pad;
+
+		wr32le(buf + end, roce_icrc_calc(buf, &pkt, end));
+	}
 }
 
 int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct rte_mbuf *m)
@@ -447,13 +473,14 @@ static int tmpl_frame_len(const struct roce_wire_tmpl *t, const struct roce_pkt 
 
 /*
  * Write the frame of @p len bytes (tmpl_frame_len()) for @p pkt from @p t, whose IP header is
- * IPv4 if @p v4 (a constant: one copy of this per shape, every offset known), into @p buf. A
+ * IPv4 if @p v4 (a constant: one copy of this per shape, every offset known), into @p buf, with
+ * its ICRC if @p icrc (a constant too; else the trailer is zero, roce_wire_icrc_partial). A
  * template is untagged (roce_wire_tmpl_init()): its IP header starts at ETHER_HDR_LEN. The
  * packet's fields are read into locals first: the byte stores to @p buf may alias them.
  */
 static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wire_tmpl *t,
 							      const struct roce_pkt *pkt, uint8_t *buf,
-							      uint32_t len, bool v4)
+							      uint32_t len, bool v4, bool icrc)
 {
 	const uint32_t bth_off = ETHER_HDR_LEN + (v4 ? IPV4_HDR_LEN : IPV6_HDR_LEN) + UDP_HDR_LEN;
 	const uint8_t *payload = pkt->payload;
@@ -485,8 +512,8 @@ static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wi
 		fill_ramp(p, payload_len);
 	memset(p + payload_len, 0, pad);
 	/* the ICRC from 8 bytes before the IP header: the template's two shapes, in place */
-	wr32le(buf + icrc_off, (v4 ? wire_icrc_v4 : wire_icrc_v6)(ip - 8,
-								   icrc_off - ETHER_HDR_LEN + 8));
+	wr32le(buf + icrc_off, !icrc ? 0 : (v4 ? wire_icrc_v4 : wire_icrc_v6)(ip - 8,
+									      icrc_off - ETHER_HDR_LEN + 8));
 	return (int)len;
 }
 
@@ -499,8 +526,8 @@ int roce_wire_tmpl_build(const struct roce_wire_tmpl *t, const struct roce_pkt *
 		return len;
 	if ((uint32_t)len > size)
 		return -ENOSPC;
-	return t->ip_ver == 4 ? tmpl_write(t, pkt, buf, (uint32_t)len, true) :
-				tmpl_write(t, pkt, buf, (uint32_t)len, false);
+	return t->ip_ver == 4 ? tmpl_write(t, pkt, buf, (uint32_t)len, true, true) :
+				tmpl_write(t, pkt, buf, (uint32_t)len, false, true);
 }
 
 int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
@@ -514,6 +541,22 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
 	if (dst == NULL)
 		return -ENOSPC;
-	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true) :
-				tmpl_write(t, pkt, dst, (uint32_t)len, false);
+	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true, true) :
+				tmpl_write(t, pkt, dst, (uint32_t)len, false, true);
+}
+
+int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+				      struct rte_mbuf *m)
+{
+	int len = tmpl_frame_len(t, pkt);
+	uint8_t *dst;
+
+	if (len < 0)
+		return len;
+	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (dst == NULL)
+		return -ENOSPC;
+	m->ol_flags |= roce_wire_icrc_partial;
+	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true, false) :
+				tmpl_write(t, pkt, dst, (uint32_t)len, false, false);
 }
