@@ -1115,6 +1115,10 @@ static struct rte_mbuf *partial_frame(struct roce_engine *eng, uint32_t i)
 	ck_assert_int_gt(len, 0);
 	ck_assert_int_eq(roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m), len);
 	ck_assert(m->ol_flags & roce_wire_icrc_partial);
+	/* the payload starts a cache line, for the copies into and out of the frame */
+	ck_assert_uint_eq((uintptr_t)(rte_pktmbuf_mtod(m, uint8_t *) + len - ROCE_ICRC_LEN -
+				      (-pkt.payload_len & 3) - pkt.payload_len) % 64, 0);
+	ck_assert_uint_ge(rte_pktmbuf_headroom(m), 64);
 	if (i % 4 == 3) {
 		m->vlan_tci = 0x2005;	/* PCP 1, VLAN 5 */
 		ck_assert_int_eq(rte_vlan_insert(&m), 0);
