@@ -180,13 +180,15 @@ static int run_case(const struct bench_case *bc)
 	printf("%-10s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
 	       "%5.2f M events/s  %5.2f M hops/s wall, %5.2f per CPU s  sim/wall %.1e  "
 	       "| memcpy floor %6.2f M hops/s, bytes' floor %5.2f | %llu hops, %.2f events a hop, "
-	       "%ld page faults\n",
+	       "%ld page faults (%.3f s in the kernel)\n",
 	       bc->name, sc->nhosts, sc->nswitches, sim * 1e3, wall, cpu,
 	       (double)events / wall / 1e6, (double)hops / wall / 1e6, (double)hops / cpu / 1e6,
 	       sim / wall, memcpy_floor(hops, hops ? bytes / hops : 1024) / 1e6,
 	       frames ? (double)hops / (frames / bytes_floor(payload, footprint)) / 1e6 : 0.0,
 	       (unsigned long long)hops, hops ? (double)events / hops : 0.0,
-	       ru1.ru_minflt - ru0.ru_minflt);
+	       ru1.ru_minflt - ru0.ru_minflt,
+	       (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+	       (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return 0;
