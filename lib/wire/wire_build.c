@@ -545,8 +545,10 @@ static inline void align_payload(struct rte_mbuf *m, const struct roce_pkt *pkt,
 		m->data_off = (uint16_t)(m->data_off - (at & 63));
 }
 
-int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
-			      struct rte_mbuf *m)
+/* The frame into the empty mbuf @p m, with its ICRC or (@p icrc false, a constant) without. */
+static inline __attribute__((always_inline)) int tmpl_build_mbuf(const struct roce_wire_tmpl *t,
+								   const struct roce_pkt *pkt,
+								   struct rte_mbuf *m, bool icrc)
 {
 	int len = tmpl_frame_len(t, pkt);
 	uint8_t *dst;
@@ -557,23 +559,20 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
 	if (dst == NULL)
 		return -ENOSPC;
-	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true, true) :
-				tmpl_write(t, pkt, dst, (uint32_t)len, false, true);
+	if (!icrc)
+		m->ol_flags |= roce_wire_icrc_partial;
+	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true, icrc) :
+				tmpl_write(t, pkt, dst, (uint32_t)len, false, icrc);
+}
+
+int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+			      struct rte_mbuf *m)
+{
+	return tmpl_build_mbuf(t, pkt, m, true);
 }
 
 int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
 				      struct rte_mbuf *m)
 {
-	int len = tmpl_frame_len(t, pkt);
-	uint8_t *dst;
-
-	if (len < 0)
-		return len;
-	align_payload(m, pkt, len);
-	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
-	if (dst == NULL)
-		return -ENOSPC;
-	m->ol_flags |= roce_wire_icrc_partial;
-	return t->ip_ver == 4 ? tmpl_write(t, pkt, dst, (uint32_t)len, true, false) :
-				tmpl_write(t, pkt, dst, (uint32_t)len, false, false);
+	return tmpl_build_mbuf(t, pkt, m, false);
 }
