@@ -265,6 +265,19 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* Do files @p pa and @p pb hold the same bytes? @p len: how many @p pa holds. */
+static bool same_file(const char *pa, const char *pb, size_t *len)
+{
+	size_t la, lb;
+	char *a = slurp(pa, &la), *b = slurp(pb, &lb);
+	bool same = la == lb && memcmp(a, b, la) == 0;
+
+	free(a);
+	free(b);
+	*len = la;
+	return same;
+}
+
 /* The same seed gives byte-identical captures and metrics; another seed changes them. */
 START_TEST(determinism)
 {
@@ -294,11 +307,7 @@ START_TEST(determinism)
 	free(a);
 	free(b);
 	free(c);
-	a = slurp(csv[0], &la);
-	b = slurp(csv[1], &lb);
-	ck_assert_msg(la > 1000 && la == lb && memcmp(a, b, la) == 0, "same seed, different metrics");
-	free(a);
-	free(b);
+	ck_assert_msg(same_file(csv[0], csv[1], &la) && la > 1000, "same seed, different metrics");
 	for (int i = 0; i < 3; i++) {
 		unlink(pcap[i]);
 		unlink(csv[i]);
@@ -351,8 +360,7 @@ START_TEST(quiet_ends)
 {
 	char pcap[2][64], csv[2][64];
 	uint64_t events[2];
-	char *a, *b;
-	size_t la, lb;
+	size_t la;
 
 	for (int i = 0; i < 2; i++) {
 		snprintf(pcap[i], sizeof(pcap[i]), "/tmp/rocelab-quiet-%d-%d.pcap", (int)getpid(), i);
@@ -362,17 +370,9 @@ START_TEST(quiet_ends)
 	/* the NICs' paced frames leave out one event in three: well over a tenth of them all */
 	ck_assert_msg(events[0] * 10 < events[1] * 9, "%" PRIu64 " events, %" PRIu64
 		      " with every end event", events[0], events[1]);
-	a = slurp(pcap[0], &la);
-	b = slurp(pcap[1], &lb);
+	ck_assert_msg(same_file(pcap[0], pcap[1], &la), "the events left out changed the capture");
 	ck_assert_msg(la > 100000, "capture of %zu bytes", la);
-	ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "the events left out changed the capture");
-	free(a);
-	free(b);
-	a = slurp(csv[0], &la);
-	b = slurp(csv[1], &lb);
-	ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "the events left out changed the metrics");
-	free(a);
-	free(b);
+	ck_assert_msg(same_file(csv[0], csv[1], &la), "the events left out changed the metrics");
 	for (int i = 0; i < 2; i++) {
 		unlink(pcap[i]);
 		unlink(csv[i]);

@@ -208,8 +208,8 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 		goto err_free_timers;
 	}
 
-	/* the NICs' ICRC offload flag; without it each frame's ICRC is checked, which is slower */
-	if (roce_wire_icrc_good_register() != 0)
+	/* the NICs' ICRC offload flags; without them each ICRC is computed and checked: slower */
+	if (roce_wire_icrc_flags_register() != 0)
 		ROCE_LOG(INFO, "%s: no mbuf flag for ICRC offload: %s", eng->name,
 			 rte_strerror(rte_errno));
 

@@ -304,18 +304,18 @@ struct roce_pkt {
 /* roce_wire_parse() flags */
 #define ROCE_PARSE_NO_ICRC 0x1u		/* do not compute the ICRC (icrc_ok stays false) */
 #define ROCE_PARSE_ICRC_CHECKED 0x2u	/* the ICRC is known good (the frame bears
-					 * roce_wire_icrc_good): take it as checked */
+					 * roce_wire_icrc_good): take it as checked,
+					 * even a zero one left for later */
 
 /*
  * ICRC offload on a wire that never leaves the process, as a NIC's receive checksum offload
  * or Linux's CHECKSUM_UNNECESSARY on loopback and veth: the sending NIC sets this DPDK dynamic
- * mbuf flag on a frame whose ICRC it has just computed over the bytes the frame carries, and
- * anything that writes a byte the ICRC covers clears it (a link's corruption impairment
+ * mbuf flag on every frame it built (its ICRC computed, or left for later: roce_wire_icrc_partial),
+ * and anything that writes a byte the ICRC covers clears it (a link's corruption impairment
  * does; a switch's TTL and ECN rewrites touch only masked fields). The receiving NIC then
- * parses with ROCE_PARSE_ICRC_CHECKED instead of computing the same CRC a second time; a frame
- * without the flag (from a real port, a replayed capture, a corrupting link) is checked in
- * full. 0 until roce_wire_icrc_good_register() has run; mbufs from rte_pktmbuf_alloc() never
- * bear it.
+ * parses with ROCE_PARSE_ICRC_CHECKED instead of computing the CRC; a frame without the flag
+ * (from a real port, a replayed capture, a corrupting link) is checked in full. 0 until
+ * roce_wire_icrc_flags_register() has run; mbufs from rte_pktmbuf_alloc() never bear it.
  */
 extern uint64_t roce_wire_icrc_good;
 
@@ -335,7 +335,7 @@ extern uint64_t roce_wire_icrc_partial;
  * Register roce_wire_icrc_good and roce_wire_icrc_partial (once; EAL initialised).
  * @return 0 or a negative errno
  */
-int roce_wire_icrc_good_register(void);
+int roce_wire_icrc_flags_register(void);
 
 /** Write the ICRC of @p m, which bears roce_wire_icrc_partial, and clear the flag. */
 void roce_wire_icrc_fill(struct rte_mbuf *m);
@@ -370,8 +370,8 @@ int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct
  * the whole descriptor and no decoding of what nobody reads, for the per-frame cost); any other
  * frame is decoded in full by roce_wire_parse().
  * @param buf    frame bytes (no FCS); borrowed: pkt->payload points into it
- * @param flags  0 or ROCE_PARSE_ICRC_CHECKED (then, on the fast path, icrc_calc = icrc and
- *               icrc_ok without computing it; a frame that leaves the fast path is checked)
+ * @param flags  0 or ROCE_PARSE_ICRC_CHECKED (then icrc_calc = icrc and icrc_ok without
+ *               computing it, on the fast path or off it, as roce_wire_parse() with that flag)
  * @return as roce_wire_parse()
  */
 int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt);
@@ -451,7 +451,9 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 
 /**
  * roce_wire_tmpl_build_mbuf() less the ICRC: the trailer is left zero and @p m bears
- * roce_wire_icrc_partial (registered), so the ICRC is computed only if someone looks.
+ * roce_wire_icrc_partial, so the ICRC is computed only if someone looks. Until that flag is
+ * registered (roce_wire_icrc_flags_register()), the ICRC is written as roce_wire_tmpl_build_mbuf()
+ * writes it.
  */
 int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
 				      struct rte_mbuf *m);

@@ -354,7 +354,7 @@ static int dynflag(const char *name, uint64_t *flag)
 	return 0;
 }
 
-int roce_wire_icrc_good_register(void)
+int roce_wire_icrc_flags_register(void)
 {
 	int rc = dynflag("rocelab_dynflag_icrc_good", &roce_wire_icrc_good);
 
@@ -574,5 +574,7 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
 				      struct rte_mbuf *m)
 {
-	return tmpl_build_mbuf(t, pkt, m, false);
+	/* no flag to say the ICRC is missing: then nothing would write it */
+	return roce_likely(roce_wire_icrc_partial != 0) ? tmpl_build_mbuf(t, pkt, m, false) :
+							   tmpl_build_mbuf(t, pkt, m, true);
 }
