@@ -4,11 +4,11 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
 
 #include "roce_fabric.h"
 #include "roce_switch.h"
@@ -19,19 +19,27 @@
 #define SW_JUMBO_FRAME 9234		/* frame bytes when a link has no MTU: 9216 L3 + 14 + 4 */
 #define SW_NAME_LEN 32			/* conf.name, for counters and traces */
 
-/* Per-packet metadata, in an mbuf dynfield (registered once per process). */
-struct sw_meta {
+/*
+ * Per-packet metadata, kept in the mbuf's hash field while a frame is in a switch. Not in a
+ * dynfield: those lie in the mbuf's second cache line, which a switch hop would otherwise
+ * bring in for these 8 bytes alone (the first holds the length and flags it reads anyway), and
+ * on a large fabric a frame's lines have left the cache between hops. Nothing else reads the
+ * hash of an emulated frame (no RSS or flow director here); an io port's receive may set it,
+ * and the switch overwrites it. may_alias: the field is a union of other types.
+ */
+struct __attribute__((__may_alias__)) sw_meta {
 	uint16_t in_port;		/* ingress port */
 	uint8_t prio;			/* priority it was classified to */
 	uint8_t l3_off;			/* IP header offset, for ECN marking at egress */
 	uint32_t len;			/* frame bytes (the buffer charges whole cells) */
 };
 
-extern int fab_meta_off;		/* dynfield offset, -1 before registration */
+ROCE_STATIC_ASSERT(sizeof(struct sw_meta) == sizeof(((struct rte_mbuf *)NULL)->hash));
+ROCE_STATIC_ASSERT(offsetof(struct rte_mbuf, hash) + sizeof(struct sw_meta) <= RTE_CACHE_LINE_MIN_SIZE);
 
 static inline struct sw_meta *sw_meta(struct rte_mbuf *m)
 {
-	return RTE_MBUF_DYNFIELD(m, fab_meta_off, struct sw_meta *);
+	return (struct sw_meta *)&m->hash;
 }
 
 /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), when one 16-bit word of a header changes. */

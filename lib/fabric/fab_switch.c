@@ -5,11 +5,9 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
-#include <rte_errno.h>
 #include <rte_ip.h>
 #include <rte_jhash.h>
 #include <rte_mbuf.h>
-#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
 #include "fab_private.h"
@@ -22,8 +20,6 @@
 #define ETH_TYPE_QINQ 0x88a8
 #define IP_PROTO_TCP 6
 #define IP_PROTO_UDP 17
-
-int fab_meta_off = -1;
 
 void roce_switch_defaults(struct roce_switch_conf *conf)
 {
@@ -650,29 +646,11 @@ static bool sw_quiet(void *owner, roce_time_t end)
 
 /* ---- objects ---- */
 
-static int meta_register(void)
-{
-	static const struct rte_mbuf_dynfield desc = {
-		.name = "rocelab_switch_meta",
-		.size = sizeof(struct sw_meta),
-		.align = __alignof__(struct sw_meta),
-	};
-	int off;
-
-	if (fab_meta_off >= 0)
-		return 0;
-	off = rte_mbuf_dynfield_register(&desc);
-	if (off < 0)
-		return -rte_errno;
-	fab_meta_off = off;
-	return 0;
-}
-
 struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roce_switch_conf *conf)
 {
 	struct roce_switch *sw;
 	uint16_t i;
-	int prio, rc;
+	int prio;
 
 	if (eng == NULL || conf == NULL || conf->nports == 0 ||
 	    conf->nports > ROCE_SWITCH_MAX_PORTS ||
@@ -689,12 +667,6 @@ struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roc
 			errno = EINVAL;
 			return NULL;
 		}
-	}
-	rc = meta_register();
-	if (rc != 0) {
-		ROCE_LOG(ERR, "switch: cannot register the mbuf metadata field: %s", strerror(-rc));
-		errno = -rc;
-		return NULL;
 	}
 	sw = calloc(1, sizeof(*sw));
 	if (sw == NULL)
