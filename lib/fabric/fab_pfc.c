@@ -275,6 +275,7 @@ void fab_wd_set(struct sw_queue *q)
 		roce_timer_arm(sw->eng, &q->wd, roce_engine_now(sw->eng) + sw->conf.watchdog);
 	else if (!stuck)
 		roce_timer_cancel(sw->eng, &q->wd);
+	q->watched = roce_timer_armed(&q->wd);
 }
 
 /*
@@ -290,6 +291,7 @@ static void on_watchdog(struct roce_engine *eng, struct roce_timer *t, void *arg
 	uint32_t n = 0;
 
 	RTE_SET_USED(t);
+	q->watched = false;
 	fab_pause_settle(p, roce_engine_now(eng));
 	if (!q->paused || q->len == 0)
 		return;
@@ -324,8 +326,10 @@ void fab_pfc_fini(struct sw_port *p)
 
 	roce_timer_cancel(eng, &p->pfc_refresh);
 	roce_timer_cancel(eng, &p->pause_end);
-	for (prio = 0; prio < ROCE_NPRIO; prio++)
+	for (prio = 0; prio < ROCE_NPRIO; prio++) {
 		roce_timer_cancel(eng, &p->q[prio].wd);
+		p->q[prio].watched = false;
+	}
 }
 
 /* ---- deadlock detection ---- */

@@ -52,21 +52,28 @@ static inline rte_be16_t fab_csum_update16(rte_be16_t csum, uint16_t old, uint16
 	return rte_cpu_to_be_16((uint16_t)~sum);
 }
 
-/* One egress queue (port, priority): a FIFO ring of frames and the peer's pause state. */
+/*
+ * One egress queue (port, priority): a FIFO ring of frames and the peer's pause state. What
+ * every frame reads and writes comes first, in one cache line: on a large fabric a queue has
+ * left the cache between two of its frames.
+ */
 struct sw_queue {
 	struct rte_mbuf **ring;		/* frames, oldest at @head */
 	uint32_t head;			/* index of the oldest */
 	uint32_t len;			/* frames queued */
 	uint32_t cap;			/* ring size, a power of two */
+	uint8_t prio;			/* this queue's priority */
+	bool paused;			/* the peer's pause is in force (until @paused_until) */
+	bool watched;			/* @wd is armed (read without its line) */
 	uint64_t bytes;			/* bytes queued */
 	int64_t deficit;		/* DWRR deficit counter */
-	bool paused;			/* the peer's pause is in force (until @paused_until) */
+	struct sw_port *port;		/* back pointer, for the watchdog and the busy bits */
+	uint64_t max_qbytes;		/* deepest it has been (reported as st[prio].max_qbytes) */
+	/* cold: pauses */
 	roce_time_t paused_until;	/* end of the peer's pause */
 	roce_time_t pause_start;	/* start of the current pause interval */
 	struct roce_timer wd;		/* PFC watchdog: fires when paused with frames too long */
-	struct sw_port *port;		/* back pointer, for the watchdog */
-	uint8_t prio;			/* this queue's priority */
-};
+} __rte_cache_aligned;
 
 /* Ingress accounting of one (port, priority): where its held bytes sit in the buffer. */
 struct sw_ingress {
@@ -241,7 +248,7 @@ void fab_wd_set(struct sw_queue *q);
  */
 static inline void fab_wd_update(struct sw_queue *q)
 {
-	if (q->paused || roce_timer_armed(&q->wd))
+	if (q->paused || q->watched)
 		fab_wd_set(q);
 }
 uint64_t fab_headroom_size(const struct roce_link *link);

@@ -518,8 +518,8 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (q->bytes > out->st[prio].max_qbytes)
-		out->st[prio].max_qbytes = q->bytes;
+	if (q->bytes > q->max_qbytes)
+		q->max_qbytes = q->bytes;
 	if (q->len == 1)
 		fab_wd_update(q);
 	fab_pfc_check_xoff(p, prio);
@@ -671,9 +671,11 @@ struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roc
 	sw = calloc(1, sizeof(*sw));
 	if (sw == NULL)
 		goto err_nomem;
-	sw->port = calloc(conf->nports, sizeof(*sw->port));
+	/* cache-line aligned, as its queues are (a hop reads one line of each it passes) */
+	sw->port = aligned_alloc(RTE_CACHE_LINE_SIZE, conf->nports * sizeof(*sw->port));
 	if (sw->port == NULL)
 		goto err_free_sw;
+	memset(sw->port, 0, conf->nports * sizeof(*sw->port));
 	sw->eng = eng;
 	sw->conf = *conf;
 	snprintf(sw->name, sizeof(sw->name), "%s", conf->name != NULL ? conf->name : "sw");
@@ -849,6 +851,7 @@ void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,
 	q = &p->q[prio];
 	in = &p->in[prio];
 	*st = p->st[prio];
+	st->max_qbytes = q->max_qbytes;
 	st->qbytes = q->bytes;
 	st->qframes = q->len;
 	st->ingress_bytes = in->rsv + in->shared + in->hdrm;
