@@ -296,7 +296,7 @@ static void on_watchdog(struct roce_engine *eng, struct roce_timer *t, void *arg
 	if (!q->paused || q->len == 0)
 		return;
 	while (q->len) {
-		struct rte_mbuf *m = fab_queue_pop(q);
+		struct rte_mbuf *m = fab_queue_pop(p, q);
 		struct sw_meta *meta = sw_meta(m);
 
 		fab_release(sw, m);

@@ -67,42 +67,52 @@ struct sw_queue {
 	bool watched;			/* @wd is armed (read without its line) */
 	uint64_t bytes;			/* bytes queued */
 	int64_t deficit;		/* DWRR deficit counter */
-	struct sw_port *port;		/* back pointer, for the watchdog and the busy bits */
-	uint64_t max_qbytes;		/* deepest it has been (reported as st[prio].max_qbytes) */
+	uint64_t max_qbytes;		/* deepest it has been: st[prio].max_qbytes, on read */
+	uint64_t tx_frames, tx_bytes;	/* frames sent: st[prio].tx_*, on read */
 	/* cold: pauses */
+	struct sw_port *port;		/* back pointer, for the watchdog */
 	roce_time_t paused_until;	/* end of the peer's pause */
 	roce_time_t pause_start;	/* start of the current pause interval */
 	struct roce_timer wd;		/* PFC watchdog: fires when paused with frames too long */
 } __rte_cache_aligned;
 
-/* Ingress accounting of one (port, priority): where its held bytes sit in the buffer. */
+/* Ingress accounting of one (port, priority): where its held bytes sit in the buffer; one line. */
 struct sw_ingress {
 	uint64_t rsv;			/* bytes in the reserved space */
 	uint64_t shared;		/* bytes in the shared pool */
 	uint64_t hdrm;			/* bytes in the headroom */
+	uint64_t rx_frames, rx_bytes;	/* frames arrived: st[prio].rx_*, on read */
 	bool xoff;			/* we are pausing the upstream */
-};
+} __rte_cache_aligned;
 
+/*
+ * One switch port. A frame's hop reads the first line of its ingress and egress ports, one
+ * sw_ingress and one sw_queue: the counters it bumps live beside them, and the rest of the
+ * public counters (st, pst) are only touched by drops, pauses and reads.
+ */
 struct sw_port {
 	struct roce_switch *sw;		/* back pointer */
-	uint16_t id;			/* port number */
 	struct roce_link *link;		/* attached link, or NULL */
 	int dir;			/* the direction we send in */
-	struct roce_switch *peer;	/* switch at the other end, or NULL (a host) */
-	uint16_t peer_port;		/* its port facing us */
-	uint64_t headroom;		/* bytes per lossless priority */
-	struct sw_queue q[ROCE_NPRIO];	/* egress queues */
-	struct sw_ingress in[ROCE_NPRIO]; /* ingress accounting */
+	uint16_t id;			/* port number */
 	uint8_t qbusy;			/* bit p: q[p] holds frames (the scheduler's view) */
 	uint8_t qpaused;		/* bit p: q[p].paused */
 	uint8_t pfc_xoff;		/* priorities with an XOFF frame to send */
 	uint8_t pfc_xon;		/* priorities with an XON frame to send */
-	struct roce_timer pfc_refresh;	/* re-send XOFF before the quanta run out */
-	struct roce_timer pause_end;	/* earliest end of the peer's pauses */
 	uint8_t rr;			/* DWRR: the priority whose turn it is */
 	bool rr_fresh;			/* DWRR: it has had its quantum this turn */
-	struct roce_switch_qstats st[ROCE_NPRIO]; /* counters (the "now" fields filled on read) */
-	struct roce_switch_pstats pst;	/* port-wide counters */
+	uint64_t rx_frames, tx_frames;	/* pst.rx_frames, pst.tx_frames, on read */
+	struct sw_queue q[ROCE_NPRIO];	/* egress queues */
+	struct sw_ingress in[ROCE_NPRIO]; /* ingress accounting */
+	/* cold */
+	struct roce_switch *peer;	/* switch at the other end, or NULL (a host) */
+	uint16_t peer_port;		/* its port facing us */
+	uint64_t headroom;		/* bytes per lossless priority */
+	struct roce_timer pfc_refresh;	/* re-send XOFF before the quanta run out */
+	struct roce_timer pause_end;	/* earliest end of the peer's pauses */
+	struct roce_switch_qstats st[ROCE_NPRIO]; /* counters but the hot ones above; the "now"
+					 * fields filled on read */
+	struct roce_switch_pstats pst;	/* port-wide counters, rx/tx_frames excepted */
 };
 
 /* One route: a prefix and its ECMP group. */
@@ -180,14 +190,14 @@ static inline void fab_release(struct roce_switch *sw, struct rte_mbuf *m)
 	sw->used -= fab_charge(sw, meta->len);
 }
 
-/* Take the oldest frame of @p q (which holds one); inline: sw_pull() takes one a hop. */
-static inline struct rte_mbuf *fab_queue_pop(struct sw_queue *q)
+/* Take the oldest frame of @p p's @p q (which holds one); inline: sw_pull() takes one a hop. */
+static inline struct rte_mbuf *fab_queue_pop(struct sw_port *p, struct sw_queue *q)
 {
 	struct rte_mbuf *m = q->ring[q->head];
 
 	q->head = (q->head + 1) & (q->cap - 1);
 	if (--q->len == 0)
-		q->port->qbusy &= (uint8_t)~(1u << q->prio);
+		p->qbusy &= (uint8_t)~(1u << q->prio);
 	q->bytes -= sw_meta(m)->len;
 	return m;
 }

@@ -75,7 +75,7 @@ void roce_switch_set_trace(struct roce_switch *sw, FILE *f)
 
 /* ---- egress rings ---- */
 
-static int queue_push(struct sw_queue *q, struct rte_mbuf *m)
+static int queue_push(struct sw_port *p, struct sw_queue *q, struct rte_mbuf *m)
 {
 	if (roce_unlikely(q->len == q->cap)) {
 		uint32_t cap = q->cap * 2, i;
@@ -92,7 +92,7 @@ static int queue_push(struct sw_queue *q, struct rte_mbuf *m)
 	}
 	q->ring[(q->head + q->len) & (q->cap - 1)] = m;
 	if (q->len++ == 0)
-		q->port->qbusy |= (uint8_t)(1u << q->prio);
+		p->qbusy |= (uint8_t)(1u << q->prio);
 	q->bytes += sw_meta(m)->len;
 	return 0;
 }
@@ -461,7 +461,7 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	int rc, prio, port;
 
-	p->pst.rx_frames++;
+	p->rx_frames++;
 	rc = read_hdr(m, &h, &pkt);
 	if (rc == 0) {
 		p->pst.pfc_rx++;
@@ -476,8 +476,8 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 	}
 	prio = sw->conf.trust_pcp && h.tagged ? h.pcp : sw->conf.dscp_prio[h.dscp] & 7;
 	st = &p->st[prio];
-	st->rx_frames++;
-	st->rx_bytes += len;
+	p->in[prio].rx_frames++;
+	p->in[prio].rx_bytes += len;
 	if (h.ttl <= 1) {
 		p->pst.drop_ttl++;
 		fab_trace(sw, p->id, prio, "drop ttl");
@@ -512,7 +512,7 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 	meta->l3_off = h.l3_off;
 	meta->len = len;
 	forward_ttl(m, &h);
-	if (queue_push(q, m) != 0) {
+	if (queue_push(out, q, m) != 0) {
 		fab_release(sw, m);
 		st->drop_tail++;
 		rte_pktmbuf_free(m);
@@ -595,7 +595,7 @@ static struct rte_mbuf *sw_pull(void *owner)
 	if (p->pfc_xoff | p->pfc_xon) {
 		m = fab_pfc_frame(p);
 		if (m != NULL) {
-			p->pst.tx_frames++;
+			p->tx_frames++;
 			p->pst.pfc_tx++;
 			return m;
 		}
@@ -608,7 +608,7 @@ static struct rte_mbuf *sw_pull(void *owner)
 	q = &p->q[prio];
 	st = &p->st[prio];
 	qbytes = q->bytes;
-	m = fab_queue_pop(q);
+	m = fab_queue_pop(p, q);
 	if (!sw->conf.prio[prio].strict) {
 		q->deficit -= sw_meta(m)->len;
 		if (q->len == 0)
@@ -624,9 +624,9 @@ static struct rte_mbuf *sw_pull(void *owner)
 	/* (fab_ecn_mark() leaves a frame of a queue at or below K_min alone: no call then) */
 	if (sw->conf.prio[prio].ecn && qbytes > sw->conf.prio[prio].kmin)
 		fab_ecn_mark(sw, m, &sw->conf.prio[prio], qbytes, st);
-	st->tx_frames++;
-	st->tx_bytes += sw_meta(m)->len;
-	p->pst.tx_frames++;
+	q->tx_frames++;
+	q->tx_bytes += sw_meta(m)->len;
+	p->tx_frames++;
 	fab_release(sw, m);
 	fab_pfc_check_xon(&sw->port[sw_meta(m)->in_port], sw_meta(m)->prio);
 	return m;
@@ -732,7 +732,7 @@ void roce_switch_destroy(struct roce_switch *sw)
 			struct sw_queue *q = &p->q[prio];
 
 			while (q->len)
-				rte_pktmbuf_free(fab_queue_pop(q));
+				rte_pktmbuf_free(fab_queue_pop(p, q));
 			free(q->ring);
 		}
 	}
@@ -851,6 +851,10 @@ void roce_switch_qstats(const struct roce_switch *sw, uint16_t port, int prio,
 	q = &p->q[prio];
 	in = &p->in[prio];
 	*st = p->st[prio];
+	st->rx_frames = in->rx_frames;
+	st->rx_bytes = in->rx_bytes;
+	st->tx_frames = q->tx_frames;
+	st->tx_bytes = q->tx_bytes;
 	st->max_qbytes = q->max_qbytes;
 	st->qbytes = q->bytes;
 	st->qframes = q->len;
@@ -869,4 +873,6 @@ void roce_switch_pstats(const struct roce_switch *sw, uint16_t port, struct roce
 		return;
 	}
 	*st = sw->port[port].pst;
+	st->rx_frames = sw->port[port].rx_frames;
+	st->tx_frames = sw->port[port].tx_frames;
 }
