@@ -45,15 +45,15 @@ struct link_dir {
 	uint64_t tx_frames, tx_bytes;	/* st.tx_frames, st.tx_bytes, on read */
 	roce_time_t tx_busy;		/* st.busy, on read */
 
-	/* receiver: one line, then the arrival's counters beside the start of its timer */
+	/* receiver: one line, its timer's (all a fire and an arm read of it) the next */
 	struct roce_link_end dst __rte_cache_aligned; /* receiver: gets arrivals */
 	struct flight *fl;		/* ring of frames in flight, sorted by arrival time */
 	uint32_t fl_head;		/* index of the earliest */
 	uint32_t fl_len;		/* frames in the ring */
 	uint32_t fl_cap;		/* ring size, a power of two */
-	uint64_t rx_max_seq __rte_cache_aligned; /* highest txseq delivered */
+	struct roce_timer arrive __rte_cache_aligned; /* arrival of flight[head] */
+	uint64_t rx_max_seq;		/* highest txseq delivered */
 	uint64_t rx_frames;		/* st.rx_frames, on read */
-	struct roce_timer arrive;	/* arrival of flight[head] */
 
 	struct roce_timer tx_done;	/* end of the current frame's serialisation */
 

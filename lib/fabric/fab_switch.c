@@ -507,6 +507,7 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 		return;
 	}
 	meta = sw_meta(m);
+	m->ol_flags &= ~RTE_MBUF_F_RX_RSS_HASH;	/* the hash field holds @meta now */
 	meta->in_port = p->id;
 	meta->prio = (uint8_t)prio;
 	meta->l3_off = h.l3_off;
@@ -617,9 +618,8 @@ static struct rte_mbuf *sw_pull(void *owner)
 	if (q->len == 0) {
 		fab_wd_update(q);
 	} else {
-		/* the next pull of this queue reads its head's mbuf and metadata: fetch them now */
+		/* the next pull of this queue reads its head's mbuf (metadata included): fetch it */
 		rte_prefetch0(queue_head(q));
-		rte_prefetch0(sw_meta(queue_head(q)));
 	}
 	/* (fab_ecn_mark() leaves a frame of a queue at or below K_min alone: no call then) */
 	if (sw->conf.prio[prio].ecn && qbytes > sw->conf.prio[prio].kmin)
