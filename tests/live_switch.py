@@ -9,7 +9,8 @@ flooded, the TCP exchange's checksums completed) with nothing dropped. Then faul
   loss      --drop-psn of two requests (hosts at a fixed --psn): the transfer completes, the
             switch counts both drops, the client counts retransmits, the server frames out of
             sequence;
-  randloss  --loss 0.003 on send_bw: completes, drops and retransmits counted on both sides;
+  randloss  --loss 0.003 on send_bw, hosts paced at 1 Gb/s: completes, drops and retransmits
+            counted on both sides;
   pfc_rx    three PFC frames sent into the switch during write_bw: counted, the egress paused
             for 3 x 65535 quanta at the port's 10 Gb/s (not at a shaped rate); the queue's
             depth is reported (priority 0 is lossy here: tail drops allowed, recovered);
