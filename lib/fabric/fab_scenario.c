@@ -735,6 +735,18 @@ static int sections_with(struct reader *r, const char *prefix, char (**names)[CF
 	return k;
 }
 
+/* The "pcie" and "rx_buffer" keys of [nic] or [host.NAME]: a NIC's host interface. */
+static int get_host_if(struct reader *r, uint64_t *bps, uint64_t *buf)
+{
+	if (get_rate(r, "pcie", bps) || get_size(r, "rx_buffer", buf))
+		return -EINVAL;
+	if (*buf > UINT32_MAX)
+		return fail_at(r, "rx_buffer", "at most 4 GiB");
+	if (*buf != 0 && *buf < 9216)
+		return fail_at(r, "rx_buffer", "too small for a jumbo frame (9216 bytes at least)");
+	return 0;
+}
+
 static int read_custom_nodes(struct reader *r)
 {
 	char (*names)[CFG_NAME_LEN];
@@ -742,7 +754,7 @@ static int read_custom_nodes(struct reader *r)
 
 	n = sections_with(r, "host.", &names);
 	for (int i = 0; i < n; i++) {
-		static const char *const keys[] = { "ip", NULL };
+		static const char *const keys[] = { "ip", "pcie", "rx_buffer", NULL };
 		const char *name = names[i] + 5, *v;
 		int h;
 
@@ -757,7 +769,7 @@ static int read_custom_nodes(struct reader *r)
 			goto err;
 		}
 		h = fab_add_host(r->sc, name);
-		if (h < 0)
+		if (h < 0 || get_host_if(r, &r->sc->host[h].pcie_bps, &r->sc->host[h].rx_buffer))
 			goto err;
 		v = get(r, "ip");
 		if (v != NULL) {
@@ -984,7 +996,8 @@ err:
 
 static int read_nic(struct reader *r)
 {
-	static const char *const keys[] = { "cc", "ecn", "pfc", "cnp_interval", "cnp_dscp", NULL };
+	static const char *const keys[] = { "cc", "ecn", "pfc", "cnp_interval", "cnp_dscp", "pcie",
+					    "rx_buffer", NULL };
 	struct roce_scenario *sc = r->sc;
 	const char *v;
 	uint64_t dscp = sc->qos.cnp_dscp;
@@ -1006,7 +1019,8 @@ static int read_nic(struct reader *r)
 		sc->qos.ecn = strcmp(v, "none") != 0;
 	}
 	if (get_bool(r, "ecn", &sc->qos.ecn) || get_time(r, "cnp_interval", &sc->qos.cnp_interval) ||
-	    get_uint(r, "cnp_dscp", 63, &dscp) || get_bool(r, "pfc", &pfc))
+	    get_uint(r, "cnp_dscp", 63, &dscp) || get_bool(r, "pfc", &pfc) ||
+	    get_host_if(r, &sc->pcie_bps, &sc->rx_buffer))
 		return -EINVAL;
 	sc->qos.cnp_dscp = (uint8_t)dscp;
 	sc->qos.pfc_enable = pfc ? 0xff : 0;
