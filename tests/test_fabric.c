@@ -291,6 +291,21 @@ START_TEST(host_interface)
 
 	refused("[nic]\npcie = fast\n", "pcie: expected a rate");
 	refused("[nic]\nrx_buffer = 1K\n", "rx_buffer: too small");
+	/* a generated topology's host: its NIC only */
+	refused("[topology]\nkind = star\nhosts = 2\n[host.h5]\npcie = 1G\n", "no host called 'h5'");
+	refused("[topology]\nkind = star\nhosts = 2\n[host.h1]\nip = 10.1.1.1\n", "unknown key");
+	{
+		struct roce_scenario *sc = parse("[topology]\nkind = star\nhosts = 2\n[nic]\npcie = 100G\n"
+						 "[host.h1]\npcie = 10G\nrx_buffer = 1M\n"
+						 "[flow.f]\nsrc = h0\ndst = h1\n");
+
+		ck_assert_msg(sc != NULL, "%s", err);
+		ck_assert_uint_eq(sc->pcie_bps, 100000000000ull);
+		ck_assert_uint_eq(sc->host[1].pcie_bps, 10000000000ull);
+		ck_assert_uint_eq(sc->host[1].rx_buffer, 1 << 20);
+		ck_assert_uint_eq(sc->host[0].pcie_bps, 0);
+		roce_scenario_destroy(sc);
+	}
 }
 END_TEST
 

@@ -758,12 +758,10 @@ static int read_custom_nodes(struct reader *r)
 		const char *name = names[i] + 5, *v;
 		int h;
 
+		if (strcmp(r->topo.kind, "custom") != 0)
+			continue;		/* a generated host's NIC: read_host_overrides() */
 		if (enter(r, names[i]) != 0 || check_keys(r, keys, NULL) != 0)
 			goto err;
-		if (strcmp(r->topo.kind, "custom") != 0) {
-			fail_at(r, NULL, "hosts are declared only with 'kind = custom' in [topology]");
-			goto err;
-		}
 		if (*name == '\0' || fab_node_find(r->sc, name) >= 0) {
 			fail_at(r, NULL, "host name empty or used twice");
 			goto err;
@@ -931,6 +929,34 @@ static int read_priorities(struct reader *r, struct roce_switch_conf *c)
 			return fail_at(r, "kmax", "is below kmin");
 	}
 	return 0;
+}
+
+/* [host.NAME] of a generated topology: only its NIC's host interface can be set. */
+static int read_host_overrides(struct reader *r)
+{
+	static const char *const keys[] = { "pcie", "rx_buffer", NULL };
+	char (*names)[CFG_NAME_LEN];
+	int n, rc = 0;
+
+	if (strcmp(r->topo.kind, "custom") == 0)
+		return 0;
+	n = sections_with(r, "host.", &names);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && rc == 0; i++) {
+		int h = fab_host_find(r->sc, names[i] + 5);
+
+		rc = enter(r, names[i]);
+		if (rc == 0 && h < 0)
+			rc = fail_at(r, NULL, "no host called '%s' in this %s topology (hosts are named "
+				     "h0, h1, ...)", names[i] + 5, r->topo.kind);
+		if (rc == 0)
+			rc = check_keys(r, keys, NULL);
+		if (rc == 0)
+			rc = get_host_if(r, &r->sc->host[h].pcie_bps, &r->sc->host[h].rx_buffer);
+	}
+	free(names);
+	return rc;
 }
 
 static int read_switches(struct reader *r)
@@ -1537,6 +1563,8 @@ struct roce_scenario *roce_scenario_parse(const char *name, const char *text,
 		rc = read_links(&r);
 	if (rc == 0)
 		rc = read_switches(&r);
+	if (rc == 0)
+		rc = read_host_overrides(&r);
 	if (rc == 0)
 		rc = read_nic(&r);
 	if (rc == 0)
