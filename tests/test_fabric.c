@@ -12,6 +12,7 @@
 #include "fab_private.h"
 #include "roce_fabric.h"
 #include "roce_io.h"
+#include "roce_transport.h"
 #include "roce_wire.h"
 
 static char err[512];
@@ -226,6 +227,83 @@ START_TEST(run_direct)
 		ck_assert(r.last_done - r.first_post > 200 * ROCE_US);
 		ck_assert(roce_fabric_now(fab) < 400 * ROCE_US);
 		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/* Run two_hosts with @p set; the flow's result and the receiver's rx_out_of_buffer. */
+static uint64_t run_two(const char **set, int nset, struct roce_flow_result *r)
+{
+	struct roce_scenario *sc = roce_scenario_parse("t.ini", two_hosts, set, nset, err,
+						       sizeof(err));
+	struct roce_fabric *fab;
+	uint64_t drops;
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	roce_fabric_flow_result(fab, 0, r);
+	drops = roce_device_counter_by_name(roce_fabric_device(fab, 1), "rx_out_of_buffer");
+	ck_assert_uint_eq(roce_device_counter_by_name(roce_fabric_device(fab, 0),
+						      "rx_out_of_buffer"), 0);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+	return drops;
+}
+
+/*
+ * The NIC's host interface (PCIe): a sender's frames leave no faster than it reads them, a
+ * receiver buffers what it has not yet written and drops beyond its buffer, and a buffer big
+ * enough for the whole transfer loses nothing and delivers at the interface's rate.
+ */
+START_TEST(host_interface)
+{
+	/* 1024-byte payloads in 1102-byte frames (14 + 20 + 8 + 12 + 16 RETH or 0 + 4 ICRC) */
+	const char *paced[] = { "host.a.pcie=50G" };
+	const char *both[] = { "nic.pcie=50G" };
+	const char *narrow[] = { "host.b.pcie=25G", "flow.w.size=1M", "flow.w.depth=8",
+				 "scenario.duration=300us" };
+	const char *deep[] = { "host.b.pcie=25G", "host.b.rx_buffer=64M", "flow.w.size=1M",
+			       "flow.w.depth=8" };
+	struct roce_flow_result r;
+
+	ck_assert_uint_eq(run_two(paced, 1, &r), 0);
+	ck_assert(r.done);
+	ck_assert_uint_eq(r.retransmits, 0);
+	ck_assert_msg(r.goodput_gbps > 0.9 * 50 * 1024 / 1102 && r.goodput_gbps < 50.0 * 1024 / 1082,
+		      "%.2f Gb/s from a 50G host interface", r.goodput_gbps);
+	/* [nic] sets every host's */
+	ck_assert_uint_eq(run_two(both, 1, &r), 0);
+	ck_assert_msg(r.goodput_gbps < 50.0 * 1024 / 1082, "%.2f Gb/s", r.goodput_gbps);
+
+	/* only the receiver's is narrow: 8 MiB outstanding at 100G overflow its 256 KiB buffer */
+	ck_assert_uint_gt(run_two(narrow, 4, &r), 0);
+	ck_assert_uint_gt(r.retransmits, 0);
+	ck_assert_uint_lt(r.messages, 20);
+
+	ck_assert_uint_eq(run_two(deep, 4, &r), 0);
+	ck_assert(r.done);
+	ck_assert_uint_eq(r.retransmits, 0);
+	ck_assert_msg(r.goodput_gbps > 0.9 * 25 * 1024 / 1102 && r.goodput_gbps < 25.0 * 1024 / 1082,
+		      "%.2f Gb/s into a 25G host interface", r.goodput_gbps);
+
+	refused("[nic]\npcie = fast\n", "pcie: expected a rate");
+	refused("[nic]\nrx_buffer = 1K\n", "rx_buffer: too small");
+	/* a generated topology's host: its NIC only */
+	refused("[topology]\nkind = star\nhosts = 2\n[host.h5]\npcie = 1G\n", "no host called 'h5'");
+	refused("[topology]\nkind = star\nhosts = 2\n[host.h1]\nip = 10.1.1.1\n", "unknown key");
+	{
+		struct roce_scenario *sc = parse("[topology]\nkind = star\nhosts = 2\n[nic]\npcie = 100G\n"
+						 "[host.h1]\npcie = 10G\nrx_buffer = 1M\n"
+						 "[flow.f]\nsrc = h0\ndst = h1\n");
+
+		ck_assert_msg(sc != NULL, "%s", err);
+		ck_assert_uint_eq(sc->pcie_bps, 100000000000ull);
+		ck_assert_uint_eq(sc->host[1].pcie_bps, 10000000000ull);
+		ck_assert_uint_eq(sc->host[1].rx_buffer, 1 << 20);
+		ck_assert_uint_eq(sc->host[0].pcie_bps, 0);
 		roce_scenario_destroy(sc);
 	}
 }
@@ -462,6 +540,54 @@ START_TEST(troubleshoot_dscp)
 END_TEST
 
 /*
+ * scenarios/troubleshoot-pcie.ini's claims: the drops are in the slow host's NIC only (no
+ * switch or link counts one), its flow collapses while the other runs at line rate, and the
+ * right slot fixes it.
+ */
+START_TEST(troubleshoot_pcie)
+{
+	const char *set[] = { "host.slow.pcie=230G" };
+	struct roce_flow_result fast, slow;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+
+	for (int fixed = 0; fixed < 2; fixed++) {
+		uint64_t sw_drops = 0, nic_drops;
+
+		sc = roce_scenario_load(SCENARIOS "/troubleshoot-pcie.ini", set, fixed, err,
+					sizeof(err));
+		ck_assert_msg(sc != NULL, "%s", err);
+		fab = roce_fabric_create(sc, err, sizeof(err));
+		ck_assert_msg(fab != NULL, "%s", err);
+		ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+		roce_fabric_flow_result(fab, 0, &fast);
+		roce_fabric_flow_result(fab, 1, &slow);
+		for (uint16_t p = 0; p < 4; p++)
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(roce_fabric_switch(fab, 0), p, prio, &q);
+				sw_drops += q.drop_tail + q.drop_headroom + q.drop_watchdog;
+			}
+		nic_drops = roce_device_counter_by_name(roce_fabric_device(fab, 3), "rx_out_of_buffer");
+		ck_assert_uint_eq(sw_drops, 0);
+		ck_assert_msg(fast.goodput_gbps > 95, "%.2f Gb/s", fast.goodput_gbps);
+		ck_assert_uint_eq(fast.retransmits, 0);
+		if (!fixed) {
+			ck_assert_uint_gt(nic_drops, 0);
+			ck_assert_uint_gt(slow.retransmits, 0);
+			ck_assert_uint_lt(slow.messages, 2);
+		} else {
+			ck_assert_uint_eq(nic_drops, 0);
+			ck_assert_msg(slow.goodput_gbps > 95, "%.2f Gb/s", slow.goodput_gbps);
+		}
+		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/*
  * Conservation: after an incast under loss has drained, every frame each switch took in was
  * sent on, consumed (PFC) or dropped with a counted reason, every link delivered or counted
  * what it lost, and no mbuf is left anywhere.
@@ -568,10 +694,12 @@ static Suite *fabric_suite(void)
 	tc = tcase_create("run");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, run_direct);
+	tcase_add_test(tc, host_interface);
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, quiet_ends);
 	tcase_add_test(tc, deadlock);
 	tcase_add_test(tc, troubleshoot_dscp);
+	tcase_add_test(tc, troubleshoot_pcie);
 	tcase_add_test(tc, conservation);
 	tcase_add_test(tc, demo_claims);
 	suite_add_tcase(s, tc);

@@ -164,6 +164,15 @@ static uint64_t host_counter(const struct roce_fabric *fab, const char *name)
 	return sum;
 }
 
+/* Does some host's NIC have a host interface rate ([nic] or [host.NAME] pcie)? */
+static bool host_interfaces(const struct roce_scenario *sc)
+{
+	for (int h = 0; h < sc->nhosts; h++)
+		if (sc->pcie_bps != 0 || sc->host[h].pcie_bps != 0)
+			return true;
+	return false;
+}
+
 struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, double wall_sec)
 {
 	static const char *const hdr[] = { "<what", "value" };
@@ -217,6 +226,11 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 			continue;
 		roce_table_add(t, "%s", counters[i][1]);
 		roce_table_add(t, "%" PRIu64, v);
+	}
+	if (host_interfaces(sc)) {
+		/* drops no switch or link counts: only the receiving NICs' counters show them */
+		roce_table_add(t, "NIC receive-buffer drops (host interface)");
+		roce_table_add(t, "%" PRIu64, host_counter(fab, "rx_out_of_buffer"));
 	}
 	for (int c = 0; c < sc->ncoll; c++) {
 		const struct roce_sc_collective *co = &sc->coll[c];

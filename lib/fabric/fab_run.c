@@ -167,6 +167,8 @@ static int build_hosts(struct roce_fabric *fab, char *err, size_t errlen)
 		dc.ip_ver[0] = sh->ip_ver;
 		dc.max_mtu = ROCE_MTU_4096;
 		dc.qpn_base = 0x100;
+		dc.host_bps = sh->pcie_bps ? sh->pcie_bps : sc->pcie_bps;
+		dc.host_rx_buffer = (uint32_t)(sh->rx_buffer ? sh->rx_buffer : sc->rx_buffer);
 		for (int l = 0; l < sc->nlinks; l++)
 			if (sc->link[l].a == h || sc->link[l].b == h)
 				dc.speed_bps = sc->link[l].conf.rate_bps;

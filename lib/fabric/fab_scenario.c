@@ -735,6 +735,18 @@ static int sections_with(struct reader *r, const char *prefix, char (**names)[CF
 	return k;
 }
 
+/* The "pcie" and "rx_buffer" keys of [nic] or [host.NAME]: a NIC's host interface. */
+static int get_host_if(struct reader *r, uint64_t *bps, uint64_t *buf)
+{
+	if (get_rate(r, "pcie", bps) || get_size(r, "rx_buffer", buf))
+		return -EINVAL;
+	if (*buf > UINT32_MAX)
+		return fail_at(r, "rx_buffer", "at most 4 GiB");
+	if (*buf != 0 && *buf < 9216)
+		return fail_at(r, "rx_buffer", "too small for a jumbo frame (9216 bytes at least)");
+	return 0;
+}
+
 static int read_custom_nodes(struct reader *r)
 {
 	char (*names)[CFG_NAME_LEN];
@@ -742,22 +754,20 @@ static int read_custom_nodes(struct reader *r)
 
 	n = sections_with(r, "host.", &names);
 	for (int i = 0; i < n; i++) {
-		static const char *const keys[] = { "ip", NULL };
+		static const char *const keys[] = { "ip", "pcie", "rx_buffer", NULL };
 		const char *name = names[i] + 5, *v;
 		int h;
 
+		if (strcmp(r->topo.kind, "custom") != 0)
+			continue;		/* a generated host's NIC: read_host_overrides() */
 		if (enter(r, names[i]) != 0 || check_keys(r, keys, NULL) != 0)
 			goto err;
-		if (strcmp(r->topo.kind, "custom") != 0) {
-			fail_at(r, NULL, "hosts are declared only with 'kind = custom' in [topology]");
-			goto err;
-		}
 		if (*name == '\0' || fab_node_find(r->sc, name) >= 0) {
 			fail_at(r, NULL, "host name empty or used twice");
 			goto err;
 		}
 		h = fab_add_host(r->sc, name);
-		if (h < 0)
+		if (h < 0 || get_host_if(r, &r->sc->host[h].pcie_bps, &r->sc->host[h].rx_buffer))
 			goto err;
 		v = get(r, "ip");
 		if (v != NULL) {
@@ -921,6 +931,34 @@ static int read_priorities(struct reader *r, struct roce_switch_conf *c)
 	return 0;
 }
 
+/* [host.NAME] of a generated topology: only its NIC's host interface can be set. */
+static int read_host_overrides(struct reader *r)
+{
+	static const char *const keys[] = { "pcie", "rx_buffer", NULL };
+	char (*names)[CFG_NAME_LEN];
+	int n, rc = 0;
+
+	if (strcmp(r->topo.kind, "custom") == 0)
+		return 0;
+	n = sections_with(r, "host.", &names);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && rc == 0; i++) {
+		int h = fab_host_find(r->sc, names[i] + 5);
+
+		rc = enter(r, names[i]);
+		if (rc == 0 && h < 0)
+			rc = fail_at(r, NULL, "no host called '%s' in this %s topology (hosts are named "
+				     "h0, h1, ...)", names[i] + 5, r->topo.kind);
+		if (rc == 0)
+			rc = check_keys(r, keys, NULL);
+		if (rc == 0)
+			rc = get_host_if(r, &r->sc->host[h].pcie_bps, &r->sc->host[h].rx_buffer);
+	}
+	free(names);
+	return rc;
+}
+
 static int read_switches(struct reader *r)
 {
 	struct roce_switch_conf base;
@@ -984,7 +1022,8 @@ err:
 
 static int read_nic(struct reader *r)
 {
-	static const char *const keys[] = { "cc", "ecn", "pfc", "cnp_interval", "cnp_dscp", NULL };
+	static const char *const keys[] = { "cc", "ecn", "pfc", "cnp_interval", "cnp_dscp", "pcie",
+					    "rx_buffer", NULL };
 	struct roce_scenario *sc = r->sc;
 	const char *v;
 	uint64_t dscp = sc->qos.cnp_dscp;
@@ -1006,7 +1045,8 @@ static int read_nic(struct reader *r)
 		sc->qos.ecn = strcmp(v, "none") != 0;
 	}
 	if (get_bool(r, "ecn", &sc->qos.ecn) || get_time(r, "cnp_interval", &sc->qos.cnp_interval) ||
-	    get_uint(r, "cnp_dscp", 63, &dscp) || get_bool(r, "pfc", &pfc))
+	    get_uint(r, "cnp_dscp", 63, &dscp) || get_bool(r, "pfc", &pfc) ||
+	    get_host_if(r, &sc->pcie_bps, &sc->rx_buffer))
 		return -EINVAL;
 	sc->qos.cnp_dscp = (uint8_t)dscp;
 	sc->qos.pfc_enable = pfc ? 0xff : 0;
@@ -1523,6 +1563,8 @@ struct roce_scenario *roce_scenario_parse(const char *name, const char *text,
 		rc = read_links(&r);
 	if (rc == 0)
 		rc = read_switches(&r);
+	if (rc == 0)
+		rc = read_host_overrides(&r);
 	if (rc == 0)
 		rc = read_nic(&r);
 	if (rc == 0)

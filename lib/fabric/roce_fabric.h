@@ -28,6 +28,8 @@ struct roce_sc_host {
 	uint8_t ip_ver;			/* 4 or 6 */
 	struct roce_ip_addr ip;
 	uint8_t mac[6];
+	uint64_t pcie_bps;		/* [host.NAME] pcie: its NIC's host interface; 0: [nic]'s */
+	uint64_t rx_buffer;		/* [host.NAME] rx_buffer; 0: [nic]'s */
 };
 
 struct roce_sc_switch {
@@ -107,6 +109,8 @@ struct roce_scenario {
 	struct roce_sc_collective *coll;
 	int ncoll;
 	struct roce_nic_qos qos;	/* every host's NIC */
+	uint64_t pcie_bps;		/* every host's NIC's host interface, b/s; 0: unlimited */
+	uint64_t rx_buffer;		/* ...and its receive buffer, bytes; 0: the device's default */
 	char cc[16];			/* congestion control of every host: "none", "dcqcn" */
 	char *cc_kv[ROCE_SC_MAX_CC_KV];	/* "key=value" overrides */
 	int ncc_kv;

@@ -44,6 +44,9 @@ static bool nic_quiet(void *owner, roce_time_t end)
 
 static void hook_destroy(struct roce_qp *qp);
 static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *arg);
+static void nic_dma_done(struct roce_engine *eng, struct roce_timer *t, void *arg);
+
+#define NIC_HOST_RX_BUFFER (256u << 10)	/* host_rx_buffer's default: a ConnectX port's share */
 
 static const struct verbs_hooks tr_hooks = {
 	.qp_kick = tr_qp_kick,
@@ -103,6 +106,9 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	nic->dev = dev;
 	roce_nic_qos_defaults(&nic->qos);
 	roce_timer_init(&nic->wake, nic_wake_fired, dev);
+	roce_timer_init(&nic->dma_done, nic_dma_done, dev);
+	if (dev->conf.host_bps != 0 && dev->conf.host_rx_buffer == 0)
+		dev->conf.host_rx_buffer = NIC_HOST_RX_BUFFER;
 	dev->nic = nic;
 	dev->hooks = &tr_hooks;
 	return dev;
@@ -124,6 +130,10 @@ int roce_device_destroy(struct roce_device *dev)
 		return -EBUSY;
 	nic = tr_nic(dev);
 	roce_timer_cancel(dev->eng, &nic->wake);
+	roce_timer_cancel(dev->eng, &nic->dma_done);
+	for (; nic->dma_len != 0; nic->dma_len--, nic->dma_head++)
+		rte_pktmbuf_free(nic->dma[nic->dma_head & (nic->dma_cap - 1)].m);
+	free(nic->dma);
 	while (nic->cnp_head != nic->cnp_tail)
 		rte_pktmbuf_free(nic->cnp[nic->cnp_head++ & (TR_CNP_QUEUE - 1)]);
 	tr_cc_free_all(nic);
@@ -268,6 +278,26 @@ static inline struct rte_mbuf *nic_tx(struct roce_device *dev, struct rte_mbuf *
 	return m;
 }
 
+/* Time the host interface takes to move @p len bytes one way, ps, rounded up. */
+static inline roce_time_t host_time(const struct roce_device *dev, uint32_t len)
+{
+	unsigned __int128 bits_ps = (unsigned __int128)len * 8 * ROCE_SEC;
+
+	return (roce_time_t)((bits_ps + dev->conf.host_bps - 1) / dev->conf.host_bps);
+}
+
+/* A QP's frame leaves: with a host interface, it was read from memory first (nic_pull waits). */
+static inline struct rte_mbuf *nic_tx_qp(struct roce_device *dev, struct rte_mbuf *m,
+					 roce_time_t now)
+{
+	struct tr_nic *nic = tr_nic(dev);
+
+	if (dev->conf.host_bps != 0)
+		nic->dma_rd_free = ROCE_MAX(now, nic->dma_rd_free) +
+				   host_time(dev, rte_pktmbuf_pkt_len(m));
+	return nic_tx(dev, m);
+}
+
 /*
  * The link's wire is idle: the next frame. CNPs go first; then round robin over QPs, each
  * giving a response before a request. A QP whose priority is paused by PFC sends nothing, and
@@ -286,6 +316,14 @@ static struct rte_mbuf *nic_pull(void *owner)
 	if (nic->paused != 0) {
 		now = roce_engine_now(dev->eng);
 		paused = nic_paused_now(nic, now);
+	}
+	/* the host interface is still reading the last frame: nothing from a QP before it ends */
+	if (dev->conf.host_bps != 0) {
+		now = roce_engine_now(dev->eng);
+		if (now < nic->dma_rd_free && nic->tx_head != NULL) {
+			stop = nic->tx_head;
+			wake = nic->dma_rd_free;
+		}
 	}
 
 	if (nic->cnp_head != nic->cnp_tail) {
@@ -325,7 +363,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 		}
 		if (m != NULL && qp->tx_next == NULL) {
 			/* alone on the list: the back of the line is where it is */
-			return nic_tx(dev, m);
+			return nic_tx_qp(dev, m, now);
 		}
 		tx_unlist_head(nic);
 		if (m == NULL && !blocked)
@@ -338,7 +376,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 			nic->tx_head = qp;
 		nic->tx_tail = qp;
 		if (m != NULL) {
-			return nic_tx(dev, m);
+			return nic_tx_qp(dev, m, now);
 		}
 		if (stop == NULL)
 			stop = qp;
@@ -568,9 +606,8 @@ static void nic_np(struct roce_qp *qp, const struct roce_pkt *pkt)
 		roce_link_kick(nic->link, nic->dir);
 }
 
-static void nic_rx(void *owner, struct rte_mbuf *m)
+static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 {
-	struct roce_device *dev = owner;
 	struct roce_pkt pkt;
 	struct roce_qp *qp;
 	uint32_t mask;
@@ -639,6 +676,107 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		VERBS_CNT(dev, RX_BAD_STATE);
 out:
 	rte_pktmbuf_free(m);
+}
+
+/* Is @p m for the host (written to memory), rather than for the NIC itself (PFC, a CNP)? */
+static bool rx_for_host(const struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l3 = 14, bth;
+	uint16_t type;
+
+	if (len < 14)
+		return true;
+	type = (uint16_t)(b[12] << 8 | b[13]);
+	if (type == 0x8100 && len >= 18) {
+		type = (uint16_t)(b[16] << 8 | b[17]);
+		l3 = 18;
+	}
+	if (type == 0x8808)		/* MAC control: PFC */
+		return false;
+	bth = type == 0x0800 ? l3 + 20 + 8 : type == 0x86dd ? l3 + 40 + 8 : 0;
+	return bth == 0 || len <= bth || b[bth] != ROCE_OP_CNP;
+}
+
+/* Frames whose write to host memory has ended go up, in order; the timer follows the next. */
+static void nic_dma_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	struct roce_device *dev = arg;
+	struct tr_nic *nic = tr_nic(dev);
+	roce_time_t now = roce_engine_now(eng);
+
+	RTE_SET_USED(t);
+	while (nic->dma_len != 0 && nic->dma[nic->dma_head & (nic->dma_cap - 1)].done <= now) {
+		struct rte_mbuf *m = nic->dma[nic->dma_head & (nic->dma_cap - 1)].m;
+
+		nic->dma_head++;
+		nic->dma_len--;
+		nic_rx_frame(dev, m);
+	}
+	if (nic->dma_len != 0)
+		roce_timer_arm(eng, &nic->dma_done, nic->dma[nic->dma_head & (nic->dma_cap - 1)].done);
+}
+
+static int dma_grow(struct tr_nic *nic)
+{
+	uint32_t cap = nic->dma_cap ? nic->dma_cap * 2 : 64;
+	struct tr_dma *d = malloc(cap * sizeof(*d));
+
+	if (d == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nic->dma_len; i++)
+		d[i] = nic->dma[(nic->dma_head + i) & (nic->dma_cap - 1)];
+	free(nic->dma);
+	nic->dma = d;
+	nic->dma_cap = cap;
+	nic->dma_head = 0;
+	return 0;
+}
+
+/*
+ * A frame arrived at a device with a host interface: the NIC's own frames (PFC, CNPs) act at
+ * once, as the NIC's pipeline takes them before any DMA; the others wait for their write to
+ * memory behind the frames before them, in a buffer
+ * of conf.host_rx_buffer bytes, and are dropped when it cannot take them (rx_out_of_buffer).
+ */
+static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
+{
+	struct tr_nic *nic = tr_nic(dev);
+	roce_time_t now = roce_engine_now(dev->eng), start;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint64_t held = 0;
+
+	if (!rx_for_host(m)) {
+		nic_rx_frame(dev, m);
+		return;
+	}
+	/* bytes not yet written: what the write side still has to do */
+	if (nic->dma_wr_free > now)
+		held = (uint64_t)((unsigned __int128)(nic->dma_wr_free - now) * dev->conf.host_bps /
+				  (8 * ROCE_SEC));
+	if (held + len > dev->conf.host_rx_buffer ||
+	    (nic->dma_len == nic->dma_cap && dma_grow(nic) != 0)) {
+		VERBS_CNT(dev, RX_FRAMES);
+		VERBS_CNT(dev, RX_OUT_OF_BUFFER);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	start = ROCE_MAX(now, nic->dma_wr_free);
+	nic->dma_wr_free = start + host_time(dev, len);
+	nic->dma[(nic->dma_head + nic->dma_len++) & (nic->dma_cap - 1)] =
+		(struct tr_dma){ .m = m, .done = nic->dma_wr_free };
+	if (nic->dma_len == 1)
+		roce_timer_arm(dev->eng, &nic->dma_done, nic->dma_wr_free);
+}
+
+static void nic_rx(void *owner, struct rte_mbuf *m)
+{
+	struct roce_device *dev = owner;
+
+	if (dev->conf.host_bps != 0)
+		nic_rx_host(dev, m);
+	else
+		nic_rx_frame(dev, m);
 }
 
 struct roce_link_end roce_device_link_end(struct roce_device *dev)

@@ -41,7 +41,20 @@ struct tr_nic {
 	struct rte_mbuf *cnp[TR_CNP_QUEUE]; /* CNPs waiting, sent before any other frame */
 	uint32_t cnp_head, cnp_tail;	/* free-running: consumer, producer */
 
+	/* the host interface (dev->conf.host_bps; 0: none of this is used) */
+	roce_time_t dma_rd_free;	/* its read side (frames sent) is busy until */
+	roce_time_t dma_wr_free;	/* its write side (frames received) is busy until */
+	struct tr_dma *dma;		/* received frames waiting for their write, oldest first */
+	uint32_t dma_head, dma_len, dma_cap; /* ring indices; dma_cap a power of two */
+	struct roce_timer dma_done;	/* the oldest one's write ends */
+
 	uint8_t scratch[16384];		/* gather buffer for payloads spanning SGEs */
+};
+
+/* A received frame waiting for the host interface to write it to memory. */
+struct tr_dma {
+	struct rte_mbuf *m;
+	roce_time_t done;		/* its write ends */
 };
 
 /* One tunable of a congestion control algorithm; values are doubles in the unit shown. */

@@ -307,6 +307,17 @@ struct roce_device_conf {
 	enum roce_mtu max_mtu;		/* 0: 4096 */
 	uint64_t speed_bps;		/* 0: 100 Gb/s */
 	uint32_t qpn_base;		/* first QPN handed out; 0: 0x11 as rxe */
+	/*
+	 * The host interface (PCIe, or the memory behind it), each direction: every frame the
+	 * device sends is read from host memory, and every frame it receives written to it, at
+	 * this rate (effective bits per second, after encoding and TLP overheads; a Gen3 x8
+	 * slot is about 57.6 Gb/s, Gen4 x16 about 230: docs/fabric.md). Frames sent wait for
+	 * the reads; frames received wait in a buffer of @host_rx_buffer bytes for the writes
+	 * and are dropped when it is full (counter rx_out_of_buffer), as a NIC in too narrow a
+	 * slot drops them. 0: unlimited (no wait at all).
+	 */
+	uint64_t host_bps;
+	uint32_t host_rx_buffer;	/* bytes; 0: 256 KiB */
 };
 
 /**

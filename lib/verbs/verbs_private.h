@@ -73,6 +73,9 @@ enum roce_dev_counter {
 	ROCE_CNT_RX_PRIO5_PAUSE_NS,	/* time transmission at priority 5 was paused by PFC, ns */
 	ROCE_CNT_RX_PRIO6_PAUSE_NS,	/* time transmission at priority 6 was paused by PFC, ns */
 	ROCE_CNT_RX_PRIO7_PAUSE_NS,	/* time transmission at priority 7 was paused by PFC, ns */
+	/* the host interface (conf.host_bps; tr_nic.c) */
+	ROCE_CNT_RX_OUT_OF_BUFFER,	/* dropped: the receive buffer was full of frames the host
+					 * interface had not yet written to memory */
 	ROCE_CNT_NUM,
 };
 
