@@ -540,21 +540,23 @@ START_TEST(troubleshoot_dscp)
 END_TEST
 
 /*
- * scenarios/troubleshoot-pcie.ini's claims: the drops are in the slow host's NIC only (no
- * switch or link counts one), its flow collapses while the other runs at line rate, and the
- * right slot fixes it.
+ * scenarios/troubleshoot-pcie.ini's claims: the slow host's NIC pauses its switch port and
+ * its flow runs at the slot's rate with nothing dropped; without PFC its NIC drops what no
+ * switch or link counts and the flow collapses; the right slot fixes both.
  */
 START_TEST(troubleshoot_pcie)
 {
-	const char *set[] = { "host.slow.pcie=230G" };
+	const char *sets[3][1] = { { "scenario.seed=1" }, { "nic.pfc=off" },
+				   { "host.slow.pcie=230G" } };
 	struct roce_flow_result fast, slow;
+	struct roce_switch_qstats q;
 	struct roce_scenario *sc;
 	struct roce_fabric *fab;
 
-	for (int fixed = 0; fixed < 2; fixed++) {
-		uint64_t sw_drops = 0, nic_drops;
+	for (int v = 0; v < 3; v++) {
+		uint64_t sw_drops = 0, nic_drops, nic_pfc;
 
-		sc = roce_scenario_load(SCENARIOS "/troubleshoot-pcie.ini", set, fixed, err,
+		sc = roce_scenario_load(SCENARIOS "/troubleshoot-pcie.ini", sets[v], 1, err,
 					sizeof(err));
 		ck_assert_msg(sc != NULL, "%s", err);
 		fab = roce_fabric_create(sc, err, sizeof(err));
@@ -564,21 +566,32 @@ START_TEST(troubleshoot_pcie)
 		roce_fabric_flow_result(fab, 1, &slow);
 		for (uint16_t p = 0; p < 4; p++)
 			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
-				struct roce_switch_qstats q;
-
 				roce_switch_qstats(roce_fabric_switch(fab, 0), p, prio, &q);
 				sw_drops += q.drop_tail + q.drop_headroom + q.drop_watchdog;
 			}
+		roce_switch_qstats(roce_fabric_switch(fab, 0), 3, 3, &q);	/* towards slow */
 		nic_drops = roce_device_counter_by_name(roce_fabric_device(fab, 3), "rx_out_of_buffer");
+		nic_pfc = roce_device_counter_by_name(roce_fabric_device(fab, 3), "tx_pfc_frames");
 		ck_assert_uint_eq(sw_drops, 0);
 		ck_assert_msg(fast.goodput_gbps > 95, "%.2f Gb/s", fast.goodput_gbps);
 		ck_assert_uint_eq(fast.retransmits, 0);
-		if (!fixed) {
+		if (v == 0) {		/* lossless: pauses, no drop, the slot's rate */
+			ck_assert_uint_eq(nic_drops, 0);
+			ck_assert_uint_gt(nic_pfc, 0);
+			ck_assert_uint_gt(q.pause_rx, 0);
+			/* every one the NIC sent reached the switch, but one still on the wire */
+			ck_assert_uint_le(q.pause_rx + q.resume_rx, nic_pfc);
+			ck_assert_uint_ge(q.pause_rx + q.resume_rx + 1, nic_pfc);
+			ck_assert_uint_eq(slow.retransmits, 0);
+			ck_assert_msg(slow.goodput_gbps > 50 && slow.goodput_gbps < 57.6, "%.2f Gb/s",
+				      slow.goodput_gbps);
+		} else if (v == 1) {	/* no PFC: drops in the NIC only, go-back-N's collapse */
+			ck_assert_uint_eq(nic_pfc + q.pause_rx, 0);
 			ck_assert_uint_gt(nic_drops, 0);
 			ck_assert_uint_gt(slow.retransmits, 0);
 			ck_assert_uint_lt(slow.messages, 2);
-		} else {
-			ck_assert_uint_eq(nic_drops, 0);
+		} else {		/* the right slot */
+			ck_assert_uint_eq(nic_drops + nic_pfc + q.pause_rx, 0);
 			ck_assert_msg(slow.goodput_gbps > 95, "%.2f Gb/s", slow.goodput_gbps);
 		}
 		roce_fabric_destroy(fab);

@@ -29,7 +29,7 @@ static bool nic_quiet(void *owner, roce_time_t end)
 	roce_time_t wake = ROCE_TIME_NEVER;
 	unsigned int n = 0;
 
-	if (nic->cnp_head != nic->cnp_tail || nic->paused != 0)
+	if (nic->cnp_head != nic->cnp_tail || nic->paused != 0 || nic->pfc_due)
 		return false;
 	for (const struct roce_qp *qp = nic->tx_head; qp != NULL; qp = qp->tx_next) {
 		if (++n > NIC_QUIET_SCAN || qp->cc.rate == 0 || qp->cc.tx_allowed_at <= end ||
@@ -298,6 +298,74 @@ static inline struct rte_mbuf *nic_tx_qp(struct roce_device *dev, struct rte_mbu
 	return nic_tx(dev, m);
 }
 
+/* PFC quanta of the XOFFs the device sends, and the time they last at its link's rate. */
+#define NIC_PFC_QUANTA 0xffff
+
+static roce_time_t pfc_quanta_time(const struct tr_nic *nic)
+{
+	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : 0;
+
+	return rate ? (roce_time_t)((unsigned __int128)NIC_PFC_QUANTA * 512 * ROCE_SEC / rate) : 0;
+}
+
+/* The PFC frame due (nic->pfc_due): XOFF for conf.host_pfc's priorities, or XON. */
+static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
+{
+	struct tr_nic *nic = tr_nic(dev);
+	struct rte_mbuf *m = roce_engine_mbuf(dev->eng);
+	struct roce_pkt pkt;
+
+	if (m == NULL) {
+		VERBS_CNT(dev, TX_NO_MBUF);
+		return NULL;
+	}
+	roce_pkt_init(&pkt, ROCE_KIND_PFC, 0);
+	memcpy(pkt.smac, dev->conf.mac, 6);
+	pkt.pfc_cev = dev->conf.host_pfc;
+	for (int i = 0; i < ROCE_NIC_NPRIO; i++)
+		if (nic->pfc_xoff && (dev->conf.host_pfc >> i & 1))
+			pkt.quanta[i] = NIC_PFC_QUANTA;
+	if (roce_wire_build_mbuf(&pkt, 0, m) < 0) {
+		rte_pktmbuf_free(m);	/* cannot happen: a PFC frame fits any mbuf */
+		return NULL;
+	}
+	nic->pfc_due = false;
+	if (nic->pfc_xoff)	/* again at half the quanta, if the buffer is still that full */
+		nic->pfc_refresh_at = roce_engine_now(dev->eng) + pfc_quanta_time(nic) / 2;
+	VERBS_CNT(dev, TX_PFC);
+	VERBS_CNT(dev, TX_FRAMES);
+	return m;
+}
+
+/*
+ * With conf.host_pfc: XOFF when the bytes waiting for the host interface pass the buffer less
+ * the headroom, refreshed while they stay above the XON point, XON below it.
+ */
+static void nic_pfc_update(struct roce_device *dev, uint64_t held)
+{
+	struct tr_nic *nic = tr_nic(dev);
+	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : 0, hdrm, xoff, xon;
+	roce_time_t delay = nic->link != NULL ? roce_link_delay(nic->link) : 0;
+
+	hdrm = (uint64_t)((unsigned __int128)2 * delay * rate / (8 * ROCE_SEC)) + 3 * 4200;
+	xoff = dev->conf.host_rx_buffer > 2 * hdrm ? dev->conf.host_rx_buffer - hdrm :
+						    dev->conf.host_rx_buffer / 2;
+	xon = xoff > 2 * 4200 ? xoff - 2 * 4200 : 0;
+	if (!nic->pfc_xoff && held > xoff) {
+		nic->pfc_xoff = true;
+		nic->pfc_due = true;
+	} else if (nic->pfc_xoff && held < xon) {
+		nic->pfc_xoff = false;
+		nic->pfc_due = true;
+	} else if (nic->pfc_xoff && roce_engine_now(dev->eng) >= nic->pfc_refresh_at) {
+		nic->pfc_due = true;
+	} else {
+		return;
+	}
+	if (nic->link != NULL)
+		roce_link_kick(nic->link, nic->dir);
+}
+
 /*
  * The link's wire is idle: the next frame. CNPs go first; then round robin over QPs, each
  * giving a response before a request. A QP whose priority is paused by PFC sends nothing, and
@@ -313,6 +381,12 @@ static struct rte_mbuf *nic_pull(void *owner)
 	uint8_t paused = 0;
 	struct roce_qp *stop = NULL;
 
+	if (roce_unlikely(nic->pfc_due)) {
+		struct rte_mbuf *pfc = nic_pfc_frame(dev);
+
+		if (pfc != NULL)
+			return pfc;
+	}
 	if (nic->paused != 0) {
 		now = roce_engine_now(dev->eng);
 		paused = nic_paused_now(nic, now);
@@ -698,6 +772,17 @@ static bool rx_for_host(const struct rte_mbuf *m)
 	return bth == 0 || len <= bth || b[bth] != ROCE_OP_CNP;
 }
 
+/* Bytes received and not yet written to host memory at @p now. */
+static uint64_t dma_held(const struct roce_device *dev, roce_time_t now)
+{
+	const struct tr_nic *nic = tr_nic((struct roce_device *)dev);
+
+	if (nic->dma_wr_free <= now)
+		return 0;
+	return (uint64_t)((unsigned __int128)(nic->dma_wr_free - now) * dev->conf.host_bps /
+			  (8 * ROCE_SEC));
+}
+
 /* Frames whose write to host memory has ended go up, in order; the timer follows the next. */
 static void nic_dma_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
@@ -715,6 +800,8 @@ static void nic_dma_done(struct roce_engine *eng, struct roce_timer *t, void *ar
 	}
 	if (nic->dma_len != 0)
 		roce_timer_arm(eng, &nic->dma_done, nic->dma[nic->dma_head & (nic->dma_cap - 1)].done);
+	if (dev->conf.host_pfc != 0)
+		nic_pfc_update(dev, dma_held(dev, now));
 }
 
 static int dma_grow(struct tr_nic *nic)
@@ -744,16 +831,13 @@ static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
 	struct tr_nic *nic = tr_nic(dev);
 	roce_time_t now = roce_engine_now(dev->eng), start;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint64_t held = 0;
+	uint64_t held;
 
 	if (!rx_for_host(m)) {
 		nic_rx_frame(dev, m);
 		return;
 	}
-	/* bytes not yet written: what the write side still has to do */
-	if (nic->dma_wr_free > now)
-		held = (uint64_t)((unsigned __int128)(nic->dma_wr_free - now) * dev->conf.host_bps /
-				  (8 * ROCE_SEC));
+	held = dma_held(dev, now);
 	if (held + len > dev->conf.host_rx_buffer ||
 	    (nic->dma_len == nic->dma_cap && dma_grow(nic) != 0)) {
 		VERBS_CNT(dev, RX_FRAMES);
@@ -767,6 +851,8 @@ static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
 		(struct tr_dma){ .m = m, .done = nic->dma_wr_free };
 	if (nic->dma_len == 1)
 		roce_timer_arm(dev->eng, &nic->dma_done, nic->dma_wr_free);
+	if (dev->conf.host_pfc != 0)
+		nic_pfc_update(dev, held + len);
 }
 
 static void nic_rx(void *owner, struct rte_mbuf *m)

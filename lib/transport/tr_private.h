@@ -47,6 +47,9 @@ struct tr_nic {
 	struct tr_dma *dma;		/* received frames waiting for their write, oldest first */
 	uint32_t dma_head, dma_len, dma_cap; /* ring indices; dma_cap a power of two */
 	struct roce_timer dma_done;	/* the oldest one's write ends */
+	bool pfc_xoff;			/* we are pausing the link's far end (dev->conf.host_pfc) */
+	bool pfc_due;			/* a PFC frame (XOFF if @pfc_xoff, else XON) waits to go */
+	roce_time_t pfc_refresh_at;	/* send XOFF again from then on while still paused */
 
 	uint8_t scratch[16384];		/* gather buffer for payloads spanning SGEs */
 };

@@ -112,6 +112,7 @@ static const char *const counter_name[] = {
 	[ROCE_CNT_RX_PRIO6_PAUSE_NS] = "rx_prio6_pause_duration_ns",
 	[ROCE_CNT_RX_PRIO7_PAUSE_NS] = "rx_prio7_pause_duration_ns",
 	[ROCE_CNT_RX_OUT_OF_BUFFER] = "rx_out_of_buffer",
+	[ROCE_CNT_TX_PFC] = "tx_pfc_frames",
 };
 ROCE_STATIC_ASSERT(ROCE_DIM(counter_name) == ROCE_CNT_NUM);
 

@@ -76,6 +76,7 @@ enum roce_dev_counter {
 	/* the host interface (conf.host_bps; tr_nic.c) */
 	ROCE_CNT_RX_OUT_OF_BUFFER,	/* dropped: the receive buffer was full of frames the host
 					 * interface had not yet written to memory */
+	ROCE_CNT_TX_PFC,		/* PFC frames the device sent (its receive buffer filling) */
 	ROCE_CNT_NUM,
 };
 
