@@ -168,9 +168,9 @@ static uint64_t host_counter(const struct roce_fabric *fab, const char *name)
 static bool host_interfaces(const struct roce_scenario *sc)
 {
 	for (int h = 0; h < sc->nhosts; h++)
-		if (sc->pcie_bps != 0 || sc->host[h].pcie_bps != 0)
+		if (sc->host[h].pcie_bps != 0)
 			return true;
-	return false;
+	return sc->pcie_bps != 0;
 }
 
 struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, double wall_sec)

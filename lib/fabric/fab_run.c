@@ -152,7 +152,14 @@ static int arena_init(struct roce_fabric *fab, size_t len)
 static int build_hosts(struct roce_fabric *fab, char *err, size_t errlen)
 {
 	const struct roce_scenario *sc = fab->sc;
+	uint8_t lossless = 0;
 
+	/* as a fabric's NICs are set up: lossless where the switches are, if PFC is on */
+	for (int s = 0; s < sc->nswitches; s++)
+		for (int i = 0; i < ROCE_NPRIO; i++)
+			if (sc->sw[s].conf.prio[i].lossless)
+				lossless |= (uint8_t)(1u << i);
+	lossless &= sc->qos.pfc_enable;
 	fab->host = calloc((size_t)sc->nhosts, sizeof(*fab->host));
 	if (fab->host == NULL)
 		return -ENOMEM;
@@ -169,12 +176,7 @@ static int build_hosts(struct roce_fabric *fab, char *err, size_t errlen)
 		dc.qpn_base = 0x100;
 		dc.host_bps = sh->pcie_bps ? sh->pcie_bps : sc->pcie_bps;
 		dc.host_rx_buffer = (uint32_t)(sh->rx_buffer ? sh->rx_buffer : sc->rx_buffer);
-		/* as a fabric's NICs are set up: lossless where the switches are, if PFC is on */
-		for (int s = 0; s < sc->nswitches; s++)
-			for (int i = 0; i < ROCE_NPRIO; i++)
-				if (sc->sw[s].conf.prio[i].lossless)
-					dc.host_pfc |= (uint8_t)(1u << i);
-		dc.host_pfc &= sc->qos.pfc_enable;
+		dc.host_pfc = lossless;
 		for (int l = 0; l < sc->nlinks; l++)
 			if (sc->link[l].a == h || sc->link[l].b == h)
 				dc.speed_bps = sc->link[l].conf.rate_bps;

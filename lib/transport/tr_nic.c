@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "rocelab_config.h"
@@ -107,6 +108,7 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	roce_nic_qos_defaults(&nic->qos);
 	roce_timer_init(&nic->wake, nic_wake_fired, dev);
 	roce_timer_init(&nic->dma_done, nic_dma_done, dev);
+	nic->pfc_rate = UINT64_MAX;	/* PFC thresholds not worked out yet */
 	if (dev->conf.host_bps != 0 && dev->conf.host_rx_buffer == 0)
 		dev->conf.host_rx_buffer = NIC_HOST_RX_BUFFER;
 	dev->nic = nic;
@@ -344,17 +346,22 @@ static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
 static void nic_pfc_update(struct roce_device *dev, uint64_t held)
 {
 	struct tr_nic *nic = tr_nic(dev);
-	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : 0, hdrm, xoff, xon;
-	roce_time_t delay = nic->link != NULL ? roce_link_delay(nic->link) : 0;
+	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : 0;
 
-	hdrm = (uint64_t)((unsigned __int128)2 * delay * rate / (8 * ROCE_SEC)) + 3 * 4200;
-	xoff = dev->conf.host_rx_buffer > 2 * hdrm ? dev->conf.host_rx_buffer - hdrm :
-						    dev->conf.host_rx_buffer / 2;
-	xon = xoff > 2 * 4200 ? xoff - 2 * 4200 : 0;
-	if (!nic->pfc_xoff && held > xoff) {
+	if (roce_unlikely(rate != nic->pfc_rate)) {	/* once, and after a rate change */
+		roce_time_t delay = nic->link != NULL ? roce_link_delay(nic->link) : 0;
+		uint64_t hdrm = (uint64_t)((unsigned __int128)2 * delay * rate / (8 * ROCE_SEC)) +
+				3 * 4200;
+		uint64_t buf = dev->conf.host_rx_buffer;
+
+		nic->pfc_rate = rate;
+		nic->pfc_xoff_at = buf > 2 * hdrm ? buf - hdrm : buf / 2;
+		nic->pfc_xon_at = nic->pfc_xoff_at > 2 * 4200 ? nic->pfc_xoff_at - 2 * 4200 : 0;
+	}
+	if (!nic->pfc_xoff && held > nic->pfc_xoff_at) {
 		nic->pfc_xoff = true;
 		nic->pfc_due = true;
-	} else if (nic->pfc_xoff && held < xon) {
+	} else if (nic->pfc_xoff && held < nic->pfc_xon_at) {
 		nic->pfc_xoff = false;
 		nic->pfc_due = true;
 	} else if (nic->pfc_xoff && roce_engine_now(dev->eng) >= nic->pfc_refresh_at) {
@@ -756,26 +763,26 @@ out:
 static bool rx_for_host(const struct rte_mbuf *m)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m), l3 = 14, bth;
+	uint32_t len = rte_pktmbuf_data_len(m), l3 = RTE_ETHER_HDR_LEN, bth;
 	uint16_t type;
 
-	if (len < 14)
+	if (len < RTE_ETHER_HDR_LEN)
 		return true;
 	type = (uint16_t)(b[12] << 8 | b[13]);
-	if (type == 0x8100 && len >= 18) {
-		type = (uint16_t)(b[16] << 8 | b[17]);
-		l3 = 18;
+	if (type == RTE_ETHER_TYPE_VLAN && len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) {
+		l3 += RTE_VLAN_HLEN;
+		type = (uint16_t)(b[l3 - 2] << 8 | b[l3 - 1]);
 	}
-	if (type == 0x8808)		/* MAC control: PFC */
+	if (type == ROCE_ETHERTYPE_MAC_CTRL)
 		return false;
-	bth = type == 0x0800 ? l3 + 20 + 8 : type == 0x86dd ? l3 + 40 + 8 : 0;
+	bth = type == RTE_ETHER_TYPE_IPV4 ? l3 + 20 + 8 : type == RTE_ETHER_TYPE_IPV6 ? l3 + 40 + 8 : 0;
 	return bth == 0 || len <= bth || b[bth] != ROCE_OP_CNP;
 }
 
 /* Bytes received and not yet written to host memory at @p now. */
-static uint64_t dma_held(const struct roce_device *dev, roce_time_t now)
+static uint64_t dma_held(struct roce_device *dev, roce_time_t now)
 {
-	const struct tr_nic *nic = tr_nic((struct roce_device *)dev);
+	const struct tr_nic *nic = tr_nic(dev);
 
 	if (nic->dma_wr_free <= now)
 		return 0;
@@ -823,8 +830,8 @@ static int dma_grow(struct tr_nic *nic)
 /*
  * A frame arrived at a device with a host interface: the NIC's own frames (PFC, CNPs) act at
  * once, as the NIC's pipeline takes them before any DMA; the others wait for their write to
- * memory behind the frames before them, in a buffer
- * of conf.host_rx_buffer bytes, and are dropped when it cannot take them (rx_out_of_buffer).
+ * memory behind the frames before them, in a buffer of conf.host_rx_buffer bytes, and are
+ * dropped when it cannot take them (rx_out_of_buffer), or paused (nic_pfc_update).
  */
 static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
 {

@@ -50,6 +50,8 @@ struct tr_nic {
 	bool pfc_xoff;			/* we are pausing the link's far end (dev->conf.host_pfc) */
 	bool pfc_due;			/* a PFC frame (XOFF if @pfc_xoff, else XON) waits to go */
 	roce_time_t pfc_refresh_at;	/* send XOFF again from then on while still paused */
+	uint64_t pfc_rate;		/* link rate the two thresholds were worked out for */
+	uint64_t pfc_xoff_at, pfc_xon_at; /* bytes not yet written: XOFF above, XON below */
 
 	uint8_t scratch[16384];		/* gather buffer for payloads spanning SGEs */
 };
