@@ -12,6 +12,7 @@
 #include "fab_private.h"
 #include "roce_fabric.h"
 #include "roce_io.h"
+#include "roce_report.h"
 #include "roce_transport.h"
 #include "roce_wire.h"
 
@@ -667,6 +668,89 @@ START_TEST(conservation)
 END_TEST
 
 /* The demo's four claims hold in its own measurements (quick mode, no files). */
+/* The value of the summary table's row @p what, read back from its CSV; -1 if missing. */
+static long long summary_value(const struct roce_fabric *fab, const char *what)
+{
+	struct roce_table *t = roce_fabric_summary_table(fab, 1.0);
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	long long v = -1;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(roce_table_write_csv(t, f), 0);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strlen(what);
+		const char *cell = line;
+
+		if (*cell == '"')
+			cell++;
+		if (strncmp(cell, what, n) == 0 && (cell[n] == ',' || cell[n] == '"'))
+			v = strtoll(strrchr(line, ',') + 1, NULL, 10);
+	}
+	free(buf);
+	roce_table_destroy(t);
+	return v;
+}
+
+/*
+ * The summary counts the PFC frames NICs send and receive: a NIC behind a slow host interface
+ * pauses its switch port, which no switch counter shows as sent; and the frames the switches
+ * send reach the NICs.
+ */
+START_TEST(summary_nic_pfc)
+{
+	const char *set[] = { "scenario.duration=1ms" };
+	uint64_t tx = 0, xoff = 0, xon = 0;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+
+	sc = roce_scenario_load(SCENARIOS "/troubleshoot-pcie.ini", set, 1, err, sizeof(err));
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	for (int h = 0; h < sc->nhosts; h++)
+		tx += roce_device_counter_by_name(roce_fabric_device(fab, h), "tx_pfc_frames");
+	ck_assert_uint_gt(tx, 0);
+	ck_assert_int_eq(summary_value(fab, "PFC frames sent by NICs (XOFF and XON; host interface)"),
+			 (long long)tx);
+	ck_assert_int_eq(summary_value(fab, "PFC pause frames (XOFF) sent by switches"), 0);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* the other way: a degraded link makes the switches pause the senders */
+	sc = roce_scenario_load(SCENARIOS "/demo-degrade.ini", NULL, 0, err, sizeof(err));
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	for (int s = 0; s < sc->nswitches; s++)
+		for (uint16_t p = 0; p < sc->sw[s].conf.nports; p++)
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), p, prio, &q);
+				xoff += q.pause_tx;
+				xon += q.resume_tx;
+			}
+	ck_assert_uint_gt(xoff, 0);
+	ck_assert_int_eq(summary_value(fab, "PFC pause frames (XOFF) sent by switches"),
+			 (long long)xoff);
+	/* all reached a NIC, but for those still on the wire at the end (one per port) */
+	ck_assert_int_le(summary_value(fab, "PFC frames received by NICs (XOFF and XON)"),
+			 (long long)(xoff + xon));
+	ck_assert_int_ge(summary_value(fab, "PFC frames received by NICs (XOFF and XON)"),
+			 (long long)(xoff + xon) - sc->nhosts);
+	ck_assert_int_eq(summary_value(fab, "PFC frames sent by NICs (XOFF and XON; host interface)"),
+			 -1);	/* no host interface: no row */
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 START_TEST(demo_claims)
 {
 	struct roce_demo_conf conf = { .seed = 1, .quick = true };
@@ -715,6 +799,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, troubleshoot_pcie);
 	tcase_add_test(tc, conservation);
 	tcase_add_test(tc, demo_claims);
+	tcase_add_test(tc, summary_nic_pfc);
 	suite_add_tcase(s, tc);
 	return s;
 }

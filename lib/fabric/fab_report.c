@@ -164,6 +164,22 @@ static uint64_t host_counter(const struct roce_fabric *fab, const char *name)
 	return sum;
 }
 
+/* The PFC frames all NICs received (XOFF and XON), summed over the priorities they name. */
+static uint64_t nic_pauses_rx(const struct roce_fabric *fab)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	uint64_t sum = 0;
+
+	for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "rx_prio%d_pause", prio);
+		for (int h = 0; h < sc->nhosts; h++)
+			sum += roce_device_counter_by_name(roce_fabric_device(fab, h), name);
+	}
+	return sum;
+}
+
 /* Does some host's NIC have a host interface rate ([nic] or [host.NAME] pcie)? */
 static bool host_interfaces(const struct roce_scenario *sc)
 {
@@ -180,7 +196,6 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 		{ "np_cnp_sent", "CNPs sent (notification points)" },
 		{ "rp_cnp_handled", "CNPs handled (reaction points)" },
 		{ "np_ecn_marked_roce_packets", "CE-marked packets received" },
-		{ "rx_pfc_frames", "PFC frames received by NICs" },
 	};
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_table *t = roce_table_create("Fabric", 2, hdr);
@@ -215,7 +230,7 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	roce_table_add(t, "%" PRIu64, drops);
 	roce_table_add(t, "link losses (impairments, down)");
 	roce_table_add(t, "%" PRIu64, link_drops);
-	roce_table_add(t, "PFC pause frames sent by switches");
+	roce_table_add(t, "PFC pause frames (XOFF) sent by switches");
 	roce_table_add(t, "%" PRIu64, pauses);
 	roce_table_add(t, "ECN marks");
 	roce_table_add(t, "%" PRIu64, marks);
@@ -227,7 +242,12 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 		roce_table_add(t, "%s", counters[i][1]);
 		roce_table_add(t, "%" PRIu64, v);
 	}
+	roce_table_add(t, "PFC frames received by NICs (XOFF and XON)");
+	roce_table_add(t, "%" PRIu64, nic_pauses_rx(fab));
 	if (host_interfaces(sc)) {
+		/* a NIC behind a slow host interface pauses its switch port: no switch counts it */
+		roce_table_add(t, "PFC frames sent by NICs (XOFF and XON; host interface)");
+		roce_table_add(t, "%" PRIu64, host_counter(fab, "tx_pfc_frames"));
 		/* drops no switch or link counts: only the receiving NICs' counters show them */
 		roce_table_add(t, "NIC receive-buffer drops (host interface)");
 		roce_table_add(t, "%" PRIu64, host_counter(fab, "rx_out_of_buffer"));
