@@ -223,12 +223,16 @@ static const char css[] =
 	".table{margin:1rem 0 1.5rem;overflow-x:auto}\n"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
 	"caption{text-align:left;font-weight:600;padding:0 0 .4rem}\n"
-	"th,td{padding:.35rem .9rem;text-align:right;white-space:nowrap}\n"
-	"th{border-bottom:2px solid var(--fg);font-weight:600}\n"
-	"td{border-bottom:1px solid var(--rule)}\n"
+	"th,td{padding:.35rem .7rem;text-align:right}\n"
+	/* headers wrap before a table scrolls: a wide table still fits a 1280-pixel projector */
+	"th{border-bottom:2px solid var(--fg);font-weight:600;vertical-align:bottom}\n"
+	"td{border-bottom:1px solid var(--rule);white-space:nowrap}\n"
 	"tbody tr:nth-child(even){background:var(--band)}\n"
 	".l{text-align:left}\n"
 	".note{color:var(--muted);font-size:.85rem;margin:.3rem 0}\n"
+	"code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.9em;"
+	"background:var(--band);padding:0 .2em;border-radius:3px}\n"
+	"td.l:last-child{white-space:normal;min-width:14rem}\n"
 	"figure{margin:1rem 0 1.5rem}\n"
 	"svg.chart{display:block;width:100%;height:auto;max-width:880px}\n"
 	".row{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:1.5rem}\n"
@@ -362,6 +366,22 @@ static const char hover_js[] =
 	"\t});\n"
 	"})();\n";
 
+/* Escaped text in which a `quoted` span (a command, a counter's name) is set as code. */
+static void text_puts(FILE *f, char *s)
+{
+	char *open, *close;
+
+	while ((open = strchr(s, '`')) != NULL && (close = strchr(open + 1, '`')) != NULL) {
+		*open = *close = '\0';
+		report_xml_puts(f, s);
+		fputs("<code>", f);
+		report_xml_puts(f, open + 1);
+		fputs("</code>", f);
+		s = close + 1;
+	}
+	report_xml_puts(f, s);	/* an unpaired backquote stays as it is */
+}
+
 static void paragraphs(FILE *f, const char *text)
 {
 	const char *p = text;
@@ -373,7 +393,7 @@ static void paragraphs(FILE *f, const char *text)
 
 		if (part != NULL && part[0] != '\0') {
 			fputs("<p>", f);
-			report_xml_puts(f, part);
+			text_puts(f, part);
 			fputs("</p>\n", f);
 		}
 		free(part);

@@ -182,7 +182,10 @@ struct roce_report *roce_report_create(const char *title);
 /** Start a section titled @p text (an <h2>; copied). Ends a roce_report_row(). */
 void roce_report_heading(struct roce_report *r, const char *text);
 
-/** A paragraph of plain text (copied, escaped; blank lines start new paragraphs). */
+/**
+ * A paragraph of plain text (copied, escaped; blank lines start new paragraphs). A span in
+ * backquotes, `rocelab demo`, is set as code; an unpaired backquote is kept as text.
+ */
 void roce_report_text(struct roce_report *r, const char *text);
 
 /** A table (deep-copied: the caller keeps and may destroy @p t). */
