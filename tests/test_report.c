@@ -313,6 +313,43 @@ START_TEST(chart_escapes_text)
 }
 END_TEST
 
+/* A log x axis: ticks at decades labelled 1, 10, 100, 1k; x <= 0 breaks the line; set late, no-op */
+START_TEST(chart_xlog)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_STEP, "fct", "FCT (us)", "share");
+	struct roce_chart *late = roce_chart_create(ROCE_CHART_LINE, "late", NULL, NULL);
+	struct capture cap;
+	const char *svg;
+
+	roce_chart_xlog(c);
+	ck_assert_int_eq(roce_chart_series(c, "s", (const double[]){ 3, 40, 0, 500, 2500 },
+					   (const double[]){ 0, .25, .5, .75, 1 }, 5), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	/* 3 .. 2500: decades 1 .. 10k, data-x in log10 units */
+	ck_assert_ptr_nonnull(strstr(svg, "data-x=\"0 4 "));
+	ck_assert_ptr_nonnull(strstr(svg, "data-xlog=\"1\""));
+	for (const char *const *l = (const char *const[]){ ">1<", ">10<", ">100<", ">1k<", ">10k<",
+							  NULL }; *l != NULL; l++)
+		ck_assert_msg(strstr(svg, *l) != NULL, "no tick %s", *l);
+	ck_assert_ptr_null(strstr(svg, ">2000<"));	/* no linear ticks */
+	ck_assert_uint_eq(count(strstr(svg, "<path fill=\"none\""), "M"), 2);	/* 0: a break */
+	free(cap.buf);
+	roce_chart_destroy(c);
+
+	ck_assert_int_eq(roce_chart_series(late, "s", (const double[]){ 1, 1000 },
+					   (const double[]){ 1, 2 }, 2), 0);
+	roce_chart_xlog(late);		/* after a series: ignored */
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(late, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_null(strstr(svg, "data-xlog"));
+	free(cap.buf);
+	roce_chart_destroy(late);
+}
+END_TEST
+
 START_TEST(chart_palette_and_legend)
 {
 	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "t", NULL, NULL);
@@ -568,6 +605,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_no_data);
 	tcase_add_test(tc, chart_escapes_text);
 	tcase_add_test(tc, chart_palette_and_legend);
+	tcase_add_test(tc, chart_xlog);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tables");
 	tcase_add_test(tc, table_print_aligned);

@@ -32,6 +32,7 @@ struct roce_chart {
 	double ymin, ymax;		/* fixed y axis */
 	bool xfixed;			/* xmin..xmax set by roce_chart_xrange() */
 	double xmin, xmax;		/* fixed x axis */
+	bool xlog;			/* roce_chart_xlog(): x held as log10, ticks at decades */
 };
 
 /* Picture geometry, in SVG user units (px at 100%). */
@@ -121,6 +122,8 @@ int roce_chart_series(struct roce_chart *c, const char *name, const double *x, c
 		memcpy(s.y, y, n * sizeof(double));
 	for (size_t i = 0; !bar && i < n; i++)
 		s.x[i] = x != NULL ? x[i] : (double)i;
+	for (size_t i = 0; !bar && c->xlog && i < n; i++)
+		s.x[i] = s.x[i] > 0 ? log10(s.x[i]) : NAN;	/* no place on the axis: a break */
 	c->series[c->nseries++] = s;
 	return 0;
 
@@ -171,6 +174,12 @@ void roce_chart_xrange(struct roce_chart *c, double min, double max)
 	c->xfixed = true;
 	c->xmin = min;
 	c->xmax = max;
+}
+
+void roce_chart_xlog(struct roce_chart *c)
+{
+	if (c->kind != ROCE_CHART_BAR && c->nseries == 0)
+		c->xlog = true;
 }
 
 /* ---- numbers ---- */
@@ -563,6 +572,33 @@ static bool data_range(const struct roce_chart *c, size_t ncats, double *xlo, do
 	return any;
 }
 
+/* A log10 axis: whole decades around [lo, hi], at most ROCE_TICKS_MAX of them. */
+static void decade_ticks(double lo, double hi, struct roce_ticks *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->lo = floor(lo);
+	t->hi = ROCE_MAX(ceil(hi), t->lo + 1);
+	if (t->hi - t->lo > ROCE_TICKS_MAX - 1)
+		t->hi = t->lo + ROCE_TICKS_MAX - 1;
+	t->step = 1;
+	t->scale = 1;
+	for (double v = t->lo; v <= t->hi; v++)
+		t->v[t->n++] = v;
+}
+
+/* The label of decade @p v of a log axis: 10^v as "1", "10", "100", "1k", "10k", ... "100G". */
+static const char *decade_label(double v, char *buf, size_t len)
+{
+	int e = (int)v, k = e >= 0 ? e / 3 : -((2 - e) / 3);	/* floor(e / 3) */
+
+	if (k < -3 || k > 4)
+		snprintf(buf, len, "1e%d", e);
+	else
+		snprintf(buf, len, "%s%s", (const char *const[]){ "1", "10", "100" }[e - 3 * k],
+			 si_prefix[k + 3]);
+	return buf;
+}
+
 static void layout(const struct roce_chart *c, struct frame *fr)
 {
 	double xlo, xhi, ylo, yhi, yw = 0, catw = 0;
@@ -612,10 +648,13 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 		return;
 	}
 	if (c->xfixed) {
-		xlo = c->xmin;
-		xhi = c->xmax;
+		xlo = c->xlog ? log10(c->xmin) : c->xmin;
+		xhi = c->xlog ? log10(c->xmax) : c->xmax;
 	}
-	roce_ticks(xlo, xhi, (int)((fr->r - fr->l) / 90), false, &fr->xt);
+	if (c->xlog)
+		decade_ticks(xlo, xhi, &fr->xt);
+	else
+		roce_ticks(xlo, xhi, (int)((fr->r - fr->l) / 90), false, &fr->xt);
 }
 
 static void text_at(FILE *f, double x, double y, const char *attrs, const char *s)
@@ -674,6 +713,7 @@ static void axes(FILE *f, const struct roce_chart *c, const struct frame *fr)
 			vline(f, x, fr->t, fr->b, "grid");
 			vline(f, x, fr->b, fr->b + 5, "axis");
 			text_at(f, x, fr->b + 20, "text-anchor=\"middle\" class=\"tick\"",
+				c->xlog ? decade_label(fr->xt.v[i], buf, sizeof(buf)) :
 				roce_ticks_label(&fr->xt, fr->xt.v[i], buf, sizeof(buf)));
 		}
 	}
@@ -870,7 +910,7 @@ static int plot(FILE *f, const struct roce_chart *c, const struct frame *fr, con
 	put_num(f, fr->t);
 	fputs("\" data-xlabel=\"", f);
 	report_xml_puts(f, c->xlabel);
-	fputs("\">\n", f);
+	fputs(c->xlog ? "\" data-xlog=\"1\">\n" : "\">\n", f);
 	ret = lines(f, c, fr, id);
 	fputs("</g>\n", f);
 	return ret;

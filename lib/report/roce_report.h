@@ -100,6 +100,14 @@ void roce_chart_yrange(struct roce_chart *c, double min, double max);
 void roce_chart_xrange(struct roce_chart *c, double min, double max);
 
 /**
+ * A logarithmic x axis for a line/step chart, ticked at whole decades (1, 10, 100, 1k, ...):
+ * for values spread over orders of magnitude, as flow completion times of mixed sizes are.
+ * Call it before adding series (afterwards, and for bars, it does nothing); x <= 0 has no
+ * place on the axis and breaks the line.
+ */
+void roce_chart_xlog(struct roce_chart *c);
+
+/**
  * Write the chart as a standalone SVG document (XML declaration, xmlns, viewBox). Always
  * writes a picture: a chart without data says "no data". All text is XML-escaped. Same chart,
  * same bytes.
