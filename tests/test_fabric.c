@@ -751,6 +751,129 @@ START_TEST(summary_nic_pfc)
 }
 END_TEST
 
+static unsigned int count_str(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	for (; (s = strstr(s, what)) != NULL; s += strlen(what))
+		n++;
+	return n;
+}
+
+/* A table as CSV text (free it). */
+static char *table_csv(struct roce_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(roce_table_write_csv(t, f), 0);
+	fclose(f);
+	roce_table_destroy(t);
+	return buf;
+}
+
+static struct roce_fabric *run_text(const char *text, struct roce_scenario **sc)
+{
+	struct roce_fabric *fab;
+
+	*sc = roce_scenario_parse("fct", text, NULL, 0, err, sizeof(err));
+	ck_assert_msg(*sc != NULL, "%s", err);
+	fab = roce_fabric_create(*sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	return fab;
+}
+
+/*
+ * The FCT summary: per kind of flow while there are few kinds, its percentiles those of the
+ * flows' own FCTs; by decades of bytes moved when there are many; none for a handful of flows.
+ */
+START_TEST(fct_summary)
+{
+	static const char *const sizes[] = { "1K", "4K", "16K", "64K", "256K", "1M", "4M", "16M" };
+	char text[4096], row[256], *csv;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+	double fct[16];
+	size_t n = 0;
+
+	/* eight senders of 64 KiB x 4 and eight of 256 KiB x 1 into one port */
+	n = (size_t)snprintf(text, sizeof(text), "[scenario]\nname = fct\nduration = 5ms\n"
+			     "[topology]\nkind = star\nhosts = 9\n");
+	for (int i = 1; i <= 8; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "[flow.a%d]\nsrc = h%d\ndst = h0\nsize = 64K\ncount = 4\n"
+				      "[flow.b%d]\nsrc = h0\ndst = h%d\nsize = 256K\ncount = 1\n",
+				      i, i, i, i);
+	fab = run_text(text, &sc);
+	n = 0;
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+
+		roce_fabric_flow_result(fab, i, &r);
+		ck_assert(r.done);
+		if (sc->flow[i].size == 65536)
+			fct[n++] = (double)(r.last_done - r.first_post) / ROCE_US;
+	}
+	ck_assert_uint_eq(n, 8);
+	qsort(fct, n, sizeof(double), fab_cmp_double);
+	csv = table_csv(roce_fabric_fct_table(fab));
+	/* nearest rank: p50 of 8 is the 4th, p90 and p99 the 8th */
+	snprintf(row, sizeof(row), "\nwrite 64 KiB x 4,8,%.1f,%.1f,%.1f,%.1f,%.1f,", fct[0], fct[3],
+		 fct[7], fct[7], fct[7]);
+	ck_assert_msg(strstr(csv, row) != NULL, "%s not in\n%s", row, csv);
+	ck_assert_ptr_nonnull(strstr(csv, "\nwrite 256 KiB x 1,8,"));
+	ck_assert_ptr_nonnull(strstr(csv, "\nall kinds,16,"));
+	free(csv);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* eight kinds: by decades of the bytes each flow moved, from the smallest's */
+	n = (size_t)snprintf(text, sizeof(text), "[scenario]\nname = fct\nduration = 20ms\n"
+			     "[topology]\nkind = star\nhosts = 9\n");
+	for (int i = 1; i <= 8; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "[flow.f%d]\nsrc = h%d\ndst = h0\nsize = %s\ncount = 1\n", i,
+				      i, sizes[i - 1]);
+	fab = run_text(text, &sc);
+	csv = table_csv(roce_fabric_fct_table(fab));
+	/* 1024 4096 | 16384 65536 | 262144 | 1048576 4194304 | 16777216 */
+	ck_assert_msg(strstr(csv, "\n1 KB - 10 KB,2,") && strstr(csv, "\n10 KB - 100 KB,2,") &&
+		      strstr(csv, "\n100 KB - 1 MB,1,") && strstr(csv, "\n1 MB - 10 MB,2,") &&
+		      strstr(csv, "\n10 MB - 100 MB,1,") && strstr(csv, "\nall kinds,8,"), "%s", csv);
+	free(csv);
+	{
+		struct roce_chart *c = roce_fabric_fct_chart(fab);
+		char *svg = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&svg, &len);
+
+		ck_assert_ptr_nonnull(c);
+		ck_assert_int_eq(roce_chart_write_svg(c, f), 0);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(svg, "data-xlog=\"1\""));	/* FCTs over decades */
+		ck_assert_uint_eq(count_str(svg, "class=\"series\""), 6);	/* 5 bins and all */
+		free(svg);
+		roce_chart_destroy(c);
+	}
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* fewer than ROCE_FCT_MIN_FLOWS: the flow table says it all */
+	fab = run_text("[scenario]\nname = fct\nduration = 1ms\n[topology]\nkind = star\n"
+		       "hosts = 2\n[flow.a]\nsrc = h0\ndst = h1\nsize = 4K\ncount = 1\n", &sc);
+	errno = EINVAL;
+	ck_assert_ptr_null(roce_fabric_fct_table(fab));
+	ck_assert_int_eq(errno, 0);
+	ck_assert_ptr_null(roce_fabric_fct_chart(fab));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 START_TEST(demo_claims)
 {
 	struct roce_demo_conf conf = { .seed = 1, .quick = true };
@@ -800,6 +923,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, conservation);
 	tcase_add_test(tc, demo_claims);
 	tcase_add_test(tc, summary_nic_pfc);
+	tcase_add_test(tc, fct_summary);
 	suite_add_tcase(s, tc);
 	return s;
 }

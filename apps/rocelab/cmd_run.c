@@ -99,6 +99,7 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	struct roce_table *flows = roce_fabric_flow_table(fab);
 	struct roce_table *ports = roce_fabric_port_table(fab);
 	struct roce_table *summary = roce_fabric_summary_table(fab, wall);
+	struct roce_table *fct = roce_fabric_fct_table(fab);	/* NULL: too few flows finished */
 	struct roce_report *rep = roce_report_create(sc->name);
 	char path[4096], text[512];
 	FILE *f;
@@ -109,6 +110,10 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	if (!quiet) {
 		roce_table_print(flows, stdout);
 		putchar('\n');
+		if (fct != NULL) {
+			roce_table_print(fct, stdout);
+			putchar('\n');
+		}
 		roce_table_print(ports, stdout);
 		putchar('\n');
 		roce_table_print(summary, stdout);
@@ -121,6 +126,10 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	roce_report_heading(rep, "Time series");
 	roce_fabric_add_charts(fab, rep);
 	roce_report_heading(rep, "Flows");
+	if (fct != NULL) {
+		roce_report_chart(rep, roce_fabric_fct_chart(fab));
+		roce_report_table(rep, fct);
+	}
 	roce_report_table(rep, flows);
 	roce_report_heading(rep, "Switch ports");
 	roce_report_table(rep, ports);
@@ -155,6 +164,7 @@ out:
 	roce_table_destroy(flows);
 	roce_table_destroy(ports);
 	roce_table_destroy(summary);
+	roce_table_destroy(fct);
 	roce_report_destroy(rep);
 	return rc;
 }

@@ -283,6 +283,9 @@ int fab_parse_bool(const char *s, bool *out);		/* yes/no, on/off, true/false, 1/
 void fab_name(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 const char *fab_bytes(uint64_t v, char *buf, size_t len);
+/* qsort() order of doubles; the nearest-rank @p p quantile of sorted @p v (0 if empty). */
+int fab_cmp_double(const void *a, const void *b);
+double fab_pct(const double *v, size_t n, double p);
 
 /* The @p max series of @p kind with the highest peaks, as one chart (fab_report.c). */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,

@@ -8,6 +8,8 @@
 #include "fab_private.h"
 #include "roce_report.h"
 
+static const char *const flow_ops[] = { "write", "read", "send" };	/* enum roce_flow_op */
+
 /* 65536 -> "64 KiB", 1500 -> "1500 B": message sizes as perftest users think of them. */
 const char *fab_bytes(uint64_t v, char *buf, size_t len)
 {
@@ -52,7 +54,6 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 		"<flow", "<path", "<op", "messages", "FCT (us)", "goodput (Gb/s)", "p50 (us)",
 		"p99 (us)", "retransmits", "timeouts", "<status",
 	};
-	static const char *const ops[] = { "write", "read", "send" };
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_table *t = roce_table_create("Flows", (int)ROCE_DIM(hdr), hdr);
 
@@ -66,7 +67,7 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 		roce_fabric_flow_result(fab, i, &r);
 		roce_table_add(t, "%s", f->name);
 		roce_table_add(t, "%s -> %s", sc->host[f->src].name, sc->host[f->dst].name);
-		roce_table_add(t, "%s %s", ops[f->op], fab_bytes(f->size, size, sizeof(size)));
+		roce_table_add(t, "%s %s", flow_ops[f->op], fab_bytes(f->size, size, sizeof(size)));
 		if (f->count != 0)
 			roce_table_add(t, "%" PRIu64 "/%" PRIu64, r.messages, f->count);
 		else
@@ -80,6 +81,294 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 		roce_table_add(t, "%s", flow_status(fab, &r));
 	}
 	return t;
+}
+
+/* ---- flow completion times ---- */
+
+#define FCT_MAX_KINDS 6		/* more kinds of flow than this: by size, in decades */
+
+/*
+ * Finished flows of one kind (op, message size, count; or a decade of bytes moved, or all
+ * flows): their FCTs in µs, sorted.
+ */
+struct fct_kind {
+	enum roce_flow_op op;
+	uint64_t size, count;
+	int decade;		/* -1: an exact kind; else flows moving 10^(lo+d) bytes or more,
+				 * under 10 times that (the last bin open) */
+	double *fct;
+	size_t n;
+};
+
+struct fct_set {
+	struct fct_kind kind[FCT_MAX_KINDS];
+	int nkinds;
+	struct fct_kind all;
+	int lo;			/* the decade of the smallest flow's bytes */
+	size_t flows;		/* in the scenario */
+};
+
+static void fct_set_free(struct fct_set *fs)
+{
+	for (int k = 0; k < fs->nkinds; k++)
+		free(fs->kind[k].fct);
+	free(fs->all.fct);
+}
+
+/* 10^@p a bytes: "1 KB", "100 MB" (decimal, as flow-size bins are given). */
+static const char *pow10_bytes(int a, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KB", "MB", "GB", "TB", "PB", "EB" };
+	static const char *const lead[] = { "1", "10", "100" };
+
+	fab_name(buf, len, "%s %s", lead[a % 3], unit[ROCE_MIN(a / 3, 6)]);
+	return buf;
+}
+
+static const char *fct_kind_name(const struct fct_set *fs, const struct fct_kind *k, char *buf,
+				 size_t len)
+{
+	char a[32], b[32];
+
+	if (k == &fs->all)
+		return fs->nkinds == 1 ? "all flows" : "all kinds";
+	if (k->decade == FCT_MAX_KINDS - 1)	/* the last bin is open */
+		fab_name(buf, len, "%s and more", pow10_bytes(fs->lo + k->decade, a, sizeof(a)));
+	else if (k->decade >= 0)
+		fab_name(buf, len, "%s - %s", pow10_bytes(fs->lo + k->decade, a, sizeof(a)),
+			 pow10_bytes(fs->lo + k->decade + 1, b, sizeof(b)));
+	else if (k->count != 0)
+		fab_name(buf, len, "%s %s x %" PRIu64, flow_ops[k->op],
+			 fab_bytes(k->size, a, sizeof(a)), k->count);
+	else
+		fab_name(buf, len, "%s %s", flow_ops[k->op], fab_bytes(k->size, a, sizeof(a)));
+	return buf;
+}
+
+/* floor(log10(@p bytes)); 0 for 0 */
+static int decade_of(uint64_t bytes)
+{
+	int d = 0;
+
+	for (; bytes >= 10; bytes /= 10)
+		d++;
+	return d;
+}
+
+/* The bin of a flow that moved @p bytes: its decade from decade @p lo on, the last bin open. */
+static int fct_bin(uint64_t bytes, int lo)
+{
+	int d = decade_of(bytes) - lo;
+
+	return d < 0 ? 0 : ROCE_MIN(d, FCT_MAX_KINDS - 1);
+}
+
+static int fct_kind_cmp(const void *a, const void *b)
+{
+	const struct fct_kind *x = a, *y = b;
+
+	if (x->decade != y->decade)
+		return x->decade < y->decade ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->count < y->count ? -1 : x->count > y->count;
+}
+
+/*
+ * Gather the FCTs of the flows that finished, by kind: exact kinds while there are at most
+ * FCT_MAX_KINDS of them, else decades of bytes moved (ns-3's way of binning a flow trace).
+ * @return 0 (fs->all.n may be below ROCE_FCT_MIN_FLOWS), -ENOMEM (fs freed)
+ */
+static int fct_gather(const struct roce_fabric *fab, struct fct_set *fs)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	size_t cap = sc->nflows > 0 ? (size_t)sc->nflows : 1;
+	bool exact = true;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->flows = (size_t)sc->nflows;
+	/* how many kinds: the exact ones, while few */
+	for (int i = 0; i < sc->nflows && exact; i++) {
+		const struct roce_sc_flow *f = &sc->flow[i];
+		int j;
+
+		for (j = 0; j < fs->nkinds; j++)
+			if (fs->kind[j].op == f->op && fs->kind[j].size == f->size &&
+			    fs->kind[j].count == f->count)
+				break;
+		if (j < fs->nkinds)
+			continue;
+		if (fs->nkinds == FCT_MAX_KINDS)
+			exact = false;
+		else
+			fs->kind[fs->nkinds++] = (struct fct_kind){ .op = f->op, .size = f->size,
+								    .count = f->count, .decade = -1 };
+	}
+	if (!exact) {
+		/* decades from the smallest flow's, the last one open */
+		uint64_t least = UINT64_MAX;
+
+		for (int i = 0; i < sc->nflows; i++)
+			least = ROCE_MIN(least, sc->flow[i].size * ROCE_MAX(sc->flow[i].count, 1));
+		fs->lo = decade_of(least);
+		fs->nkinds = 0;
+		for (int d = 0; d < FCT_MAX_KINDS; d++)
+			fs->kind[fs->nkinds++] = (struct fct_kind){ .decade = d };
+	}
+	fs->all.decade = -1;
+	fs->all.fct = malloc(cap * sizeof(double));
+	for (int k = 0; k < fs->nkinds; k++)
+		fs->kind[k].fct = malloc(cap * sizeof(double));
+	for (int k = 0; k < fs->nkinds; k++)
+		if (fs->kind[k].fct == NULL || fs->all.fct == NULL) {
+			fct_set_free(fs);
+			return -ENOMEM;
+		}
+	for (int i = 0; i < sc->nflows; i++) {
+		const struct roce_sc_flow *f = &sc->flow[i];
+		struct roce_flow_result r;
+		double us;
+		int k = 0;
+
+		roce_fabric_flow_result(fab, i, &r);
+		if (!r.done || r.last_done <= r.first_post)
+			continue;
+		us = (double)(r.last_done - r.first_post) / ROCE_US;
+		fs->all.fct[fs->all.n++] = us;
+		if (!exact)
+			k = fct_bin(r.bytes, fs->lo);
+		else
+			while (fs->kind[k].op != f->op || fs->kind[k].size != f->size ||
+			       fs->kind[k].count != f->count)
+				k++;
+		fs->kind[k].fct[fs->kind[k].n++] = us;
+	}
+	/* empty kinds out (flows that never finished, decades no flow falls in), the rest in order */
+	for (int k = 0; k < fs->nkinds; k++)
+		if (fs->kind[k].n == 0) {
+			free(fs->kind[k].fct);
+			fs->kind[k--] = fs->kind[--fs->nkinds];
+		}
+	qsort(fs->kind, (size_t)fs->nkinds, sizeof(fs->kind[0]), fct_kind_cmp);
+	qsort(fs->all.fct, fs->all.n, sizeof(double), fab_cmp_double);
+	for (int k = 0; k < fs->nkinds; k++)
+		qsort(fs->kind[k].fct, fs->kind[k].n, sizeof(double), fab_cmp_double);
+	return 0;
+}
+
+/* Gather, or set errno (0: too few finished; ENOMEM) and @return false. */
+static bool fct_ready(const struct roce_fabric *fab, struct fct_set *fs)
+{
+	if (fct_gather(fab, fs) != 0) {
+		errno = ENOMEM;
+		return false;
+	}
+	if (fs->all.n < ROCE_FCT_MIN_FLOWS) {
+		fct_set_free(fs);
+		errno = 0;
+		return false;
+	}
+	return true;
+}
+
+static void fct_row(struct roce_table *t, const struct fct_set *fs, const struct fct_kind *k)
+{
+	const double *v = k->fct;
+	double p50 = fab_pct(v, k->n, 0.5);
+	char name[96];
+
+	roce_table_add(t, "%s", fct_kind_name(fs, k, name, sizeof(name)));
+	roce_table_add(t, "%zu", k->n);
+	roce_table_add(t, "%.1f", v[0]);
+	roce_table_add(t, "%.1f", p50);
+	roce_table_add(t, "%.1f", fab_pct(v, k->n, 0.9));
+	roce_table_add(t, "%.1f", fab_pct(v, k->n, 0.99));
+	roce_table_add(t, "%.1f", v[k->n - 1]);
+	roce_table_add(t, "%.2f", p50 > 0 ? fab_pct(v, k->n, 0.99) / p50 : 0);
+}
+
+struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab)
+{
+	static const char *const hdr[] = {
+		"<flows", "finished", "min (us)", "p50 (us)", "p90 (us)", "p99 (us)", "max (us)",
+		"p99 / p50",
+	};
+	struct roce_table *t;
+	struct fct_set fs;
+	char title[128];
+
+	if (!fct_ready(fab, &fs))
+		return NULL;
+	snprintf(title, sizeof(title), "Flow completion times (%zu of %zu flows finished)",
+		 fs.all.n, fs.flows);
+	t = roce_table_create(title, (int)ROCE_DIM(hdr), hdr);
+	if (t != NULL) {
+		for (int k = 0; k < fs.nkinds; k++)
+			fct_row(t, &fs, &fs.kind[k]);
+		if (fs.nkinds != 1)
+			fct_row(t, &fs, &fs.all);
+		if (fs.nkinds > 0 && fs.kind[0].decade >= 0)
+			roce_table_note(t, "more than 6 kinds of flow (op, size, count): grouped by "
+					"the bytes each flow moved");
+		if (fs.all.n < fs.flows)
+			roce_table_note(t, "flows that did not finish are not counted: see their "
+					"status in the flow table");
+	}
+	fct_set_free(&fs);
+	if (t == NULL)
+		errno = ENOMEM;
+	return t;
+}
+
+/* A kind's ECDF as a step curve: 0 before the first FCT, then (i + 1) / n from the i-th. */
+static int fct_curve(struct roce_chart *c, const struct fct_set *fs, const struct fct_kind *k)
+{
+	double *x = malloc((k->n + 1) * sizeof(double)), *y = malloc((k->n + 1) * sizeof(double));
+	char name[96];
+	int rc = -ENOMEM;
+
+	if (x != NULL && y != NULL) {
+		x[0] = k->fct[0];
+		y[0] = 0;
+		for (size_t i = 0; i < k->n; i++) {
+			x[i + 1] = k->fct[i];
+			y[i + 1] = (double)(i + 1) / (double)k->n;
+		}
+		rc = roce_chart_series(c, fct_kind_name(fs, k, name, sizeof(name)), x, y, k->n + 1);
+	}
+	free(x);
+	free(y);
+	return rc;
+}
+
+struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab)
+{
+	struct roce_chart *c;
+	struct fct_set fs;
+	int rc = 0;
+
+	if (!fct_ready(fab, &fs))
+		return NULL;
+	c = roce_chart_create(ROCE_CHART_STEP, "Flow completion times (share of flows done by then)",
+			      "FCT (us)", "fraction of flows");
+	if (c != NULL && fs.all.fct[fs.all.n - 1] > 10 * fs.all.fct[0])
+		roce_chart_xlog(c);	/* spread over decades: small flows get their share */
+	if (c != NULL) {
+		for (int k = 0; k < fs.nkinds && rc == 0; k++)
+			rc = fct_curve(c, &fs, &fs.kind[k]);
+		if (rc == 0 && fs.nkinds != 1)
+			rc = fct_curve(c, &fs, &fs.all);
+		if (rc != 0) {
+			roce_chart_destroy(c);
+			c = NULL;
+		}
+	}
+	fct_set_free(&fs);
+	if (c == NULL)
+		errno = ENOMEM;
+	return c;
 }
 
 /* The node at the other end of switch @p s's port @p p. */

@@ -1027,14 +1027,14 @@ const struct roce_scenario *roce_fabric_scenario(const struct roce_fabric *fab)
 	return fab->sc;
 }
 
-static int cmp_double(const void *a, const void *b)
+int fab_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static double pct(const double *v, size_t n, double p)
+double fab_pct(const double *v, size_t n, double p)
 {
 	if (n == 0)
 		return 0;
@@ -1059,9 +1059,9 @@ void roce_fabric_flow_result(const struct roce_fabric *fab, int i, struct roce_f
 				     (double)fl->app_calls : 0;
 	fct = fl->last_done > fl->first_post ? fl->last_done - fl->first_post : 0;
 	r->goodput_gbps = fct ? (double)fl->bytes * 8 / ((double)fct / ROCE_SEC) / 1e9 : 0;
-	qsort(fl->lat, fl->nlat, sizeof(double), cmp_double);
-	r->lat_p50_us = pct(fl->lat, fl->nlat, 0.5);
-	r->lat_p99_us = pct(fl->lat, fl->nlat, 0.99);
+	qsort(fl->lat, fl->nlat, sizeof(double), fab_cmp_double);
+	r->lat_p50_us = fab_pct(fl->lat, fl->nlat, 0.5);
+	r->lat_p99_us = fab_pct(fl->lat, fl->nlat, 0.99);
 	r->lat_max_us = fl->nlat ? fl->lat[fl->nlat - 1] : 0;
 	for (uint32_t q = 0; q < fl->f->nqp; q++) {
 		struct roce_qp_stats st;

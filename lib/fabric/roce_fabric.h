@@ -236,11 +236,25 @@ void roce_fabric_series(const struct roce_fabric *fab, enum roce_series_kind kin
 
 /* ---- results as tables, CSV and charts (fab_report.c; lib/report) ---- */
 
+struct roce_chart;
 struct roce_table;
 struct roce_report;
 
 /** Per flow: path, messages, FCT, goodput, latency percentiles, retransmits, status. */
 struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab);
+
+/** Flows that finish are summarised once at least this many have (a table is enough below). */
+#define ROCE_FCT_MIN_FLOWS 8
+
+/**
+ * The spread of flow completion times over the flows that finished, per kind of flow (op,
+ * message size and count: "write 64 KiB x 4") and over all: min, p50, p90, p99, max. NULL
+ * with errno 0 when fewer than ROCE_FCT_MIN_FLOWS finished; with errno ENOMEM on failure.
+ */
+struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab);
+
+/** The same flows' completion times as a distribution (ECDF), one curve per kind; NULL as above. */
+struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab);
 
 /** Per switch port and priority that saw traffic: frames, drops, ECN marks, pauses, max queue. */
 struct roce_table *roce_fabric_port_table(const struct roce_fabric *fab);
