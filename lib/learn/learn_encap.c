@@ -284,6 +284,8 @@ static int run_encap(const struct roce_learn_conf *conf, struct roce_report *rep
 	}
 	c = roce_chart_create(ROCE_CHART_LINE, "Payload share of the bytes on the wire",
 			      "payload per packet (bytes)", "payload share (%)");
+	if (c != NULL)
+		roce_chart_xlog(c);	/* 32 to 4096 bytes: the small sizes are where it drops */
 	for (int e = 0; c != NULL && e < ROCE_ENCAP_NUM; e++)
 		roce_chart_series(c, f[e].name, x, y[e], npts);
 	learn_chart(conf, rep, c, "encap-efficiency.svg");

@@ -232,7 +232,7 @@ static int run_gpudirect(const struct roce_learn_conf *conf, struct roce_report 
 		learn_row(t, "%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f", p->size, p->rdma_lat_us,
 			  p->copy_us, p->staged_lat_us, p->gdr_lat_us, p->staged_gbps,
 			  p->pipelined_gbps, p->gdr_gbps);
-		x[i] = log2(p->size);
+		x[i] = p->size;
 		y[0][i] = p->staged_lat_us;
 		y[1][i] = p->gdr_lat_us;
 		y[2][i] = p->staged_gbps;
@@ -249,18 +249,20 @@ static int run_gpudirect(const struct roce_learn_conf *conf, struct roce_report 
 	roce_table_destroy(t);
 
 	roce_report_row(rep);
-	c = roce_chart_create(ROCE_CHART_LINE, "Latency, GPU to GPU",
-			      "message size, log2 bytes (10 = 1 KiB, 20 = 1 MiB)", "latency (us)");
+	c = roce_chart_create(ROCE_CHART_LINE, "Latency, GPU to GPU", "message size (bytes)",
+			      "latency (us)");
 	if (c != NULL) {
+		roce_chart_xlog(c);
 		roce_chart_series(c, "staged through host memory", x, y[0], n);
 		roce_chart_series(c, "GPUDirect RDMA", x, y[1], n);
 	}
 	learn_chart(conf, rep, c, "gpudirect-lat.svg");
 	for (size_t i = 0; i < n; i++)
 		y[1][i] = pts[i].gdr_gbps;
-	c = roce_chart_create(ROCE_CHART_LINE, "Bandwidth, GPU to GPU",
-			      "message size, log2 bytes (10 = 1 KiB, 20 = 1 MiB)", "Gb/s");
+	c = roce_chart_create(ROCE_CHART_LINE, "Bandwidth, GPU to GPU", "message size (bytes)",
+			      "Gb/s");
 	if (c != NULL) {
+		roce_chart_xlog(c);
 		roce_chart_series(c, "staged, one buffer", x, y[2], n);
 		roce_chart_series(c, "staged, pipelined", x, y[3], n);
 		roce_chart_series(c, "GPUDirect RDMA", x, y[1], n);

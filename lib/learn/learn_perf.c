@@ -368,7 +368,7 @@ static int run_baseline(const struct roce_learn_conf *conf, struct roce_report *
 	for (unsigned int lg = 1; lg <= max_log; lg += step) {
 		uint32_t size = 1u << lg;
 
-		x[n] = lg;
+		x[n] = size;
 		for (int k = 0; k < 3; k++) {
 			struct roce_perf_conf cf;
 			struct roce_perf_result r;
@@ -398,19 +398,23 @@ static int run_baseline(const struct roce_learn_conf *conf, struct roce_report *
 	if (t == NULL)
 		return learn_nomem(err, errlen);
 	for (size_t i = 0; i < n; i++)
-		learn_row(t, "%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f", 1u << (unsigned int)x[i],
+		learn_row(t, "%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f", (unsigned int)x[i],
 			       bw[0][i], bw[1][i], bw[2][i], lat[0][i], lat[1][i], lat[2][i]);
 	learn_table(conf, rep, t);
 	roce_table_destroy(t);
 
 	roce_report_row(rep);
-	c = roce_chart_create(ROCE_CHART_LINE, "Bandwidth by message size",
-			      "message size, log2 bytes (10 = 1 KiB, 20 = 1 MiB)", "Gb/s");
+	c = roce_chart_create(ROCE_CHART_LINE, "Bandwidth by message size", "message size (bytes)",
+			      "Gb/s");
+	if (c != NULL)
+		roce_chart_xlog(c);
 	for (int k = 0; c != NULL && k < 3; k++)
 		roce_chart_series(c, roce_perf_test_name(bw_tests[k]), x, bw[k], n);
 	learn_chart(conf, rep, c, "baseline-bw.svg");
-	c = roce_chart_create(ROCE_CHART_LINE, "Latency by message size",
-			      "message size, log2 bytes (10 = 1 KiB, 20 = 1 MiB)", "typical latency (us)");
+	c = roce_chart_create(ROCE_CHART_LINE, "Latency by message size", "message size (bytes)",
+			      "typical latency (us)");
+	if (c != NULL)
+		roce_chart_xlog(c);
 	for (int k = 0; c != NULL && k < 3; k++)
 		roce_chart_series(c, roce_perf_test_name(lat_tests[k]), x, lat[k], n);
 	learn_chart(conf, rep, c, "baseline-lat.svg");
