@@ -313,7 +313,7 @@ START_TEST(chart_escapes_text)
 }
 END_TEST
 
-/* A log x axis: ticks at decades labelled 1, 10, 100, 1k; x <= 0 breaks the line; set late, no-op */
+/* Log axes: ticks at decades labelled 1, 10, 100, 1k; x <= 0 breaks the line; set late, no-op */
 START_TEST(chart_xlog)
 {
 	struct roce_chart *c = roce_chart_create(ROCE_CHART_STEP, "fct", "FCT (us)", "share");
@@ -335,6 +335,25 @@ START_TEST(chart_xlog)
 		ck_assert_msg(strstr(svg, *l) != NULL, "no tick %s", *l);
 	ck_assert_ptr_null(strstr(svg, ">2000<"));	/* no linear ticks */
 	ck_assert_uint_eq(count(strstr(svg, "<path fill=\"none\""), "M"), 2);	/* 0: a break */
+	free(cap.buf);
+	roce_chart_destroy(c);
+
+	/* and y: 0.5 .. 700 on decades 100m .. 1k; the tooltip in the values given */
+	c = roce_chart_create(ROCE_CHART_LINE, "lat", "size", "us");
+	roce_chart_xlog(c);
+	roce_chart_ylog(c);
+	ck_assert_int_eq(roce_chart_series(c, "s", (const double[]){ 2, 64, 8192, 1 << 23 },
+					   (const double[]){ 0.5, 0.52, 1.2, 700 }, 4), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(svg, "data-y=\"-1 3 "));
+	ck_assert_ptr_nonnull(strstr(svg, "data-xlog=\"1\" data-ylog=\"1\""));
+	for (const char *const *l = (const char *const[]){ ">100m<", ">1<", ">100<", ">1k<", ">10M<",
+							  NULL }; *l != NULL; l++)
+		ck_assert_msg(strstr(svg, *l) != NULL, "no tick %s", *l);
+	ck_assert_ptr_nonnull(strstr(svg, "min 500m"));
+	ck_assert_ptr_nonnull(strstr(svg, "max 700"));
 	free(cap.buf);
 	roce_chart_destroy(c);
 

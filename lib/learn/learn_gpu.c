@@ -253,6 +253,7 @@ static int run_gpudirect(const struct roce_learn_conf *conf, struct roce_report 
 			      "latency (us)");
 	if (c != NULL) {
 		roce_chart_xlog(c);
+		roce_chart_ylog(c);
 		roce_chart_series(c, "staged through host memory", x, y[0], n);
 		roce_chart_series(c, "GPUDirect RDMA", x, y[1], n);
 	}

@@ -413,8 +413,10 @@ static int run_baseline(const struct roce_learn_conf *conf, struct roce_report *
 	learn_chart(conf, rep, c, "baseline-bw.svg");
 	c = roce_chart_create(ROCE_CHART_LINE, "Latency by message size", "message size (bytes)",
 			      "typical latency (us)");
-	if (c != NULL)
+	if (c != NULL) {
 		roce_chart_xlog(c);
+		roce_chart_ylog(c);	/* 0.5 us to 700 us: the small sizes' latency shows */
+	}
 	for (int k = 0; c != NULL && k < 3; k++)
 		roce_chart_series(c, roce_perf_test_name(lat_tests[k]), x, lat[k], n);
 	learn_chart(conf, rep, c, "baseline-lat.svg");

@@ -33,6 +33,7 @@ struct roce_chart {
 	bool xfixed;			/* xmin..xmax set by roce_chart_xrange() */
 	double xmin, xmax;		/* fixed x axis */
 	bool xlog;			/* roce_chart_xlog(): x held as log10, ticks at decades */
+	bool ylog;			/* roce_chart_ylog(): the same for y */
 };
 
 /* Picture geometry, in SVG user units (px at 100%). */
@@ -124,6 +125,8 @@ int roce_chart_series(struct roce_chart *c, const char *name, const double *x, c
 		s.x[i] = x != NULL ? x[i] : (double)i;
 	for (size_t i = 0; !bar && c->xlog && i < n; i++)
 		s.x[i] = s.x[i] > 0 ? log10(s.x[i]) : NAN;	/* no place on the axis: a break */
+	for (size_t i = 0; !bar && c->ylog && i < n; i++)
+		s.y[i] = s.y[i] > 0 ? log10(s.y[i]) : NAN;
 	c->series[c->nseries++] = s;
 	return 0;
 
@@ -180,6 +183,12 @@ void roce_chart_xlog(struct roce_chart *c)
 {
 	if (c->kind != ROCE_CHART_BAR && c->nseries == 0)
 		c->xlog = true;
+}
+
+void roce_chart_ylog(struct roce_chart *c)
+{
+	if (c->kind != ROCE_CHART_BAR && c->nseries == 0)
+		c->ylog = true;
 }
 
 /* ---- numbers ---- */
@@ -599,6 +608,13 @@ static const char *decade_label(double v, char *buf, size_t len)
 	return buf;
 }
 
+static const char *ytick_label(const struct roce_chart *c, const struct frame *fr, int i,
+			       char *buf, size_t len)
+{
+	return c->ylog ? decade_label(fr->yt.v[i], buf, len) :
+	       roce_ticks_label(&fr->yt, fr->yt.v[i], buf, len);
+}
+
 static void layout(const struct roce_chart *c, struct frame *fr)
 {
 	double xlo, xhi, ylo, yhi, yw = 0, catw = 0;
@@ -622,14 +638,17 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 		fr->l = 24;
 		return;
 	}
-	if (c->yfixed) {
+	if (c->ylog) {
+		decade_ticks(c->yfixed ? log10(c->ymin) : ylo, c->yfixed ? log10(c->ymax) : yhi,
+			     &fr->yt);
+	} else if (c->yfixed) {
 		roce_ticks(c->ymin, c->ymax, 6, false, &fr->yt);
 	} else {
 		/* bars, throughput, queue depth: 0 belongs on the axis */
 		roce_ticks(ROCE_MIN(ylo, 0), ROCE_MAX(yhi, 0), 6, true, &fr->yt);
 	}
 	for (int i = 0; i < fr->yt.n; i++)
-		yw = ROCE_MAX(yw, text_w(roce_ticks_label(&fr->yt, fr->yt.v[i], buf, sizeof(buf))));
+		yw = ROCE_MAX(yw, text_w(ytick_label(c, fr, i, buf, sizeof(buf))));
 	fr->l = 16 + (c->ylabel[0] ? 22 : 0) + yw + 8;
 	if (c->kind == ROCE_CHART_BAR) {
 		for (size_t i = 0; i < fr->ncats; i++) {
@@ -702,9 +721,9 @@ static void axes(FILE *f, const struct roce_chart *c, const struct frame *fr)
 	for (int i = 0; i < fr->yt.n; i++) {
 		double y = py(fr, fr->yt.v[i]);
 
-		hline(f, fr->l, fr->r, y, fr->yt.v[i] == 0 ? "zero" : "grid");
+		hline(f, fr->l, fr->r, y, !c->ylog && fr->yt.v[i] == 0 ? "zero" : "grid");
 		text_at(f, fr->l - 8, y + 4, "text-anchor=\"end\" class=\"tick\"",
-			roce_ticks_label(&fr->yt, fr->yt.v[i], buf, sizeof(buf)));
+			ytick_label(c, fr, i, buf, sizeof(buf)));
 	}
 	if (c->kind != ROCE_CHART_BAR) {
 		for (int i = 0; i < fr->xt.n; i++) {
@@ -735,7 +754,7 @@ static void axes(FILE *f, const struct roce_chart *c, const struct frame *fr)
 }
 
 /* Tooltip of a line series: name, point count, range of y. */
-static void series_title(FILE *f, const struct chart_series *s)
+static void series_title(FILE *f, const struct roce_chart *c, const struct chart_series *s)
 {
 	double lo = INFINITY, hi = -INFINITY, sum = 0;
 	size_t n = 0;
@@ -743,9 +762,11 @@ static void series_title(FILE *f, const struct chart_series *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		if (isfinite(s->y[i]) && isfinite(s->x[i])) {
-			lo = ROCE_MIN(lo, s->y[i]);
-			hi = ROCE_MAX(hi, s->y[i]);
-			sum += s->y[i];
+			double y = c->ylog ? pow(10, s->y[i]) : s->y[i];	/* as given */
+
+			lo = ROCE_MIN(lo, y);
+			hi = ROCE_MAX(hi, y);
+			sum += y;
 			n++;
 		}
 	fputs("<title>", f);
@@ -785,7 +806,7 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 		fprintf(f, "<g clip-path=\"url(#%s-clip)\" class=\"series\" data-name=\"", id);
 		report_xml_puts(f, se->name);
 		fprintf(f, "\" data-color=\"%s\">", col);
-		series_title(f, se);
+		series_title(f, c, se);
 		fprintf(f, "\n<path fill=\"none\" stroke=\"%s\"%s d=\"", col,
 			s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
 		for (size_t i = 0; i < n; i++) {
@@ -910,7 +931,8 @@ static int plot(FILE *f, const struct roce_chart *c, const struct frame *fr, con
 	put_num(f, fr->t);
 	fputs("\" data-xlabel=\"", f);
 	report_xml_puts(f, c->xlabel);
-	fputs(c->xlog ? "\" data-xlog=\"1\">\n" : "\">\n", f);
+	fprintf(f, "\"%s%s>\n", c->xlog ? " data-xlog=\"1\"" : "",
+		c->ylog ? " data-ylog=\"1\"" : "");
 	ret = lines(f, c, fr, id);
 	fputs("</g>\n", f);
 	return ret;

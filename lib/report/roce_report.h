@@ -107,6 +107,9 @@ void roce_chart_xrange(struct roce_chart *c, double min, double max);
  */
 void roce_chart_xlog(struct roce_chart *c);
 
+/** A logarithmic y axis, as roce_chart_xlog() for x (latency from 0.5 us to 1 ms, say). */
+void roce_chart_ylog(struct roce_chart *c);
+
 /**
  * Write the chart as a standalone SVG document (XML declaration, xmlns, viewBox). Always
  * writes a picture: a chart without data says "no data". All text is XML-escaped. Same chart,
