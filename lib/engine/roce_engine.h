@@ -284,7 +284,8 @@ uint32_t roce_link_max_frame(const struct roce_link *link);
 /**
  * PFC headroom a receiver of @p link needs per lossless priority, bytes (docs/fabric.md,
  * "Headroom"): what can still arrive after it decides to send XOFF, from the link's rate now,
- * its delay and its largest frame, in wire bytes. The switch sizes a port's headroom with it.
+ * its delay and its largest frame, in wire bytes. The switch sizes a port's headroom with it
+ * and a NIC its XOFF point below its receive buffer, so both pause for the same link alike.
  */
 uint64_t roce_link_pfc_headroom(const struct roce_link *link);
 
