@@ -756,6 +756,42 @@ START_TEST(test_link_full_duplex_mtu)
 }
 END_TEST
 
+/*
+ * A link's PFC headroom (docs/fabric.md, "Headroom"): 2·d·r/8 rounded up, two of its largest
+ * frames and the PFC frame on the wire, and the 802.3 Annex 31B response time of the smallest
+ * standard rate at or above the link's rate now, in 512-bit quanta (64 bytes each).
+ */
+START_TEST(test_link_pfc_headroom)
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_link *jumbo = mk_link(eng, 100 * GBPS, ROCE_US, 0);
+	struct roce_link *l = mk_link(eng, 25 * GBPS, 500 * ROCE_NS, 4096);
+
+	/* no MTU: a 9234-byte jumbo frame; the docs' example, which the switch tests check too */
+	ck_assert_uint_eq(roce_link_max_frame(jumbo), 9216 + 14 + 4);
+	ck_assert_uint_eq(roce_link_pfc_headroom(jumbo), 25000 + 2 * (9234 + 24) + 84 + 394 * 64);
+	/* the rate now, and the response of the next standard rate up (30G: 40G's) */
+	ck_assert_int_eq(roce_link_set_rate(jumbo, 30 * GBPS), 0);
+	ck_assert_uint_eq(roce_link_pfc_headroom(jumbo), 7500 + 2 * (9234 + 24) + 84 + 118 * 64);
+	ck_assert_int_eq(roce_link_set_rate(jumbo, 400 * GBPS), 0);
+	ck_assert_uint_eq(roce_link_pfc_headroom(jumbo), 100000 + 2 * (9234 + 24) + 84 + 905 * 64);
+	/* above the table: 400G's response, the largest there is */
+	ck_assert_int_eq(roce_link_set_rate(jumbo, 800 * GBPS), 0);
+	ck_assert_uint_eq(roce_link_pfc_headroom(jumbo), 200000 + 2 * (9234 + 24) + 84 + 905 * 64);
+	/* an MTU: its L3 packet plus an Ethernet header and one tag */
+	ck_assert_uint_eq(roce_link_max_frame(l), 4096 + 18);
+	ck_assert_uint_eq(roce_link_pfc_headroom(l), 3125 + 2 * (4114 + 24) + 84 + 80 * 64);
+	roce_link_destroy(l);
+	roce_link_destroy(jumbo);
+
+	/* the round trip rounds up: 2 ps at 10G are a fortieth of a byte */
+	l = mk_link(eng, 10 * GBPS, 1, 1500);
+	ck_assert_uint_eq(roce_link_pfc_headroom(l), 1 + 2 * (1518 + 24) + 84 + 60 * 64);
+	roce_link_destroy(l);
+	roce_engine_destroy(eng);
+}
+END_TEST
+
 static void run_frames(struct roce_engine *eng, struct roce_link *l, uint32_t n)
 {
 	uint32_t i;
@@ -1305,6 +1341,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_link_timing);
 	tcase_add_test(tc, test_link_quiet);
 	tcase_add_test(tc, test_link_full_duplex_mtu);
+	tcase_add_test(tc, test_link_pfc_headroom);
 	tcase_add_test(tc, test_link_loss);
 	tcase_add_test(tc, test_link_rules);
 	tcase_add_test(tc, test_link_corrupt);

@@ -1,12 +1,15 @@
 /* Check suite 'transport': the verbs and the RC/UC/UD transport end to end on two emulated hosts. */
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <rte_mbuf.h>
 
 #include "roce_engine.h"
 #include "roce_io.h"
@@ -2107,6 +2110,138 @@ START_TEST(test_perf_depth_one)
 }
 END_TEST
 
+/* ---- the host interface: PFC from a NIC whose receive buffer fills ---- */
+
+#define HP_LEN 4000		/* the sender's frames: IPv4, not RoCE, written to memory all the same */
+
+/*
+ * The far end of a NIC with a host interface: it sends back to back until the NIC's first
+ * XOFF arrives, honours it at once, and notes when that XOFF and the XON after it arrive.
+ */
+static struct {
+	struct roce_engine *eng;	/* pool and clock */
+	uint32_t sent;			/* frames pulled */
+	roce_time_t xoff_rx, xon_rx;	/* arrival of the first XOFF, of the first XON after it */
+} hp;
+
+static struct rte_mbuf *hp_pull(void *owner)
+{
+	struct rte_mbuf *m;
+	uint8_t *d;
+
+	(void)owner;
+	if (hp.xoff_rx != 0)
+		return NULL;
+	m = roce_engine_mbuf(hp.eng);
+	ck_assert_ptr_nonnull(m);
+	d = (uint8_t *)rte_pktmbuf_append(m, HP_LEN);
+	ck_assert_ptr_nonnull(d);
+	memset(d, 0, HP_LEN);
+	d[12] = 0x08;	/* IPv4: for the host (no QP takes it once written) */
+	hp.sent++;
+	return m;
+}
+
+static void hp_rx(void *owner, struct rte_mbuf *m)
+{
+	roce_time_t now = roce_engine_now(hp.eng);
+	struct roce_pkt pkt;
+
+	(void)owner;
+	ck_assert_int_eq(roce_wire_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, 0, &pkt), 0);
+	ck_assert_int_eq(pkt.kind, ROCE_KIND_PFC);
+	ck_assert_uint_eq(pkt.pfc_cev, 1u << 3);
+	if (pkt.quanta[3] != 0 && hp.xoff_rx == 0)
+		hp.xoff_rx = now;
+	else if (pkt.quanta[3] == 0 && hp.xoff_rx != 0 && hp.xon_rx == 0)
+		hp.xon_rx = now;
+	rte_pktmbuf_free(m);
+}
+
+/* @p bytes at @p bps, ps rounded up, as the link and the host interface time them. */
+static roce_time_t hp_time(uint64_t bytes, uint64_t bps)
+{
+	return (roce_time_t)(((unsigned __int128)bytes * 8 * ROCE_SEC + bps - 1) / bps);
+}
+
+/* Bytes a host interface of @p bps has still to write @p ps before its writes end. */
+static uint64_t hp_bytes(roce_time_t ps, uint64_t bps)
+{
+	return (uint64_t)((unsigned __int128)ps * bps / (8 * ROCE_SEC));
+}
+
+/*
+ * A 100G NIC writing at 57.6 Gb/s pauses its link at the link's PFC headroom below its buffer
+ * (roce_link_pfc_headroom(), the switch's formula; half the buffer if it is smaller than two
+ * headrooms) and resumes it two of the link's largest frames (on the wire) below that. The
+ * sender's frames arrive every s ps and are written every w > s, back to back, so before
+ * frame k arrives k·(w − s) ps of writes are queued. The XOFF leaves as the frame that crossed
+ * the threshold arrives and the XON as the write that went under it ends; their arrival times
+ * tell which, and the bytes held then must be just past the thresholds.
+ */
+START_TEST(test_host_pfc_thresholds)
+{
+	static const uint32_t buffers[] = { 256u << 10, 128u << 10 };
+	const uint64_t rate = 100000000000ull, host_bps = 57600000000ull, buf = buffers[_i];
+	const roce_time_t d = ROCE_US;
+	const roce_time_t s = hp_time(roce_wire_bytes(HP_LEN), rate), w = hp_time(HP_LEN, host_bps);
+	const roce_time_t p = hp_time(roce_wire_bytes(ROCE_PFC_FRAME_LEN), rate);
+	char name[32];
+	struct roce_engine_conf ec = { .clock = ROCE_CLOCK_VIRTUAL, .seed = 1, .nb_mbufs = 1024,
+				       .mbuf_data = HP_LEN + 256, .name = name };
+	struct roce_link_conf lc = { .rate_bps = rate, .delay = d };	/* no MTU: jumbo frames */
+	struct roce_device_conf dc = { .name = "hp", .speed_bps = rate, .host_bps = host_bps,
+				       .host_rx_buffer = (uint32_t)buf, .host_pfc = 1u << 3 };
+	struct roce_link_end a = { .pull = hp_pull, .rx = hp_rx }, b;
+	uint64_t hdrm, xoff, xon;
+	roce_time_t a0 = s + d, end, c;
+	struct roce_device *dev;
+	struct roce_link *link;
+	uint32_t k;
+
+	snprintf(name, sizeof(name), "thp%d", _i);
+	memset(&hp, 0, sizeof(hp));
+	hp.eng = roce_engine_create(&ec);
+	ck_assert_ptr_nonnull(hp.eng);
+	dev = roce_device_create(hp.eng, &dc);
+	ck_assert_ptr_nonnull(dev);
+	b = roce_device_link_end(dev);
+	link = roce_link_create(hp.eng, &lc, &a, &b);
+	ck_assert_ptr_nonnull(link);
+	roce_device_attach(dev, link, 1);
+	roce_link_kick(link, 0);
+	roce_engine_run(hp.eng, ROCE_MS);
+
+	hdrm = roce_link_pfc_headroom(link);
+	xoff = buf > 2 * hdrm ? buf - hdrm : buf / 2;
+	xon = xoff - 2 * roce_wire_bytes(roce_link_max_frame(link));
+	ck_assert_msg(hp.xoff_rx != 0 && hp.xon_rx > hp.xoff_rx, "XOFF at %" PRIu64 " ps, XON at %"
+		      PRIu64, hp.xoff_rx, hp.xon_rx);
+	ck_assert_uint_eq(roce_device_counter_by_name(dev, "tx_pfc_frames"), 2);
+	ck_assert_uint_eq(roce_device_counter_by_name(dev, "rx_out_of_buffer"), 0);
+
+	/* XOFF: frame k arrived at (k + 1)·s + d, its XOFF p + d later */
+	ck_assert_uint_eq((hp.xoff_rx - p - 2 * d) % s, 0);
+	k = (uint32_t)((hp.xoff_rx - p - 2 * d) / s) - 1;
+	ck_assert_msg(hp_bytes(k * (w - s), host_bps) + HP_LEN > xoff &&
+		      hp_bytes((k - 1) * (w - s), host_bps) + HP_LEN <= xoff,
+		      "XOFF as frame %u arrived, %" PRIu64 " B held; threshold %" PRIu64, k,
+		      hp_bytes(k * (w - s), host_bps), xoff);
+
+	/* XON: the writes of all the frames sent end at a0 + sent·w; one ended p + d before it */
+	end = a0 + hp.sent * w;
+	c = hp.xon_rx - p - d;
+	ck_assert_uint_eq((c - a0) % w, 0);
+	ck_assert_msg(hp_bytes(end - c, host_bps) < xon && hp_bytes(end - c + w, host_bps) >= xon,
+		      "XON with %" PRIu64 " B held; threshold %" PRIu64, hp_bytes(end - c, host_bps),
+		      xon);
+
+	roce_link_destroy(link);
+	ck_assert_int_eq(roce_device_destroy(dev), 0);
+	roce_engine_destroy(hp.eng);
+}
+END_TEST
+
 static Suite *transport_suite(void)
 {
 	Suite *s = suite_create("transport");
@@ -2157,6 +2292,11 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_determinism);
 	tcase_add_loop_test(tc, test_perf_determinism, 0, 2);
 	tcase_add_loop_test(tc, test_perf_depth_one, 0, 4);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("host_interface");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_host_pfc_thresholds, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

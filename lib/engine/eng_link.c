@@ -14,6 +14,17 @@
 #define ETH_HDR_LEN 14		/* destination, source, Ethertype */
 #define VLAN_TAG_LEN 4		/* one 802.1Q tag */
 #define LINK_WALL_BURST 32	/* wall clock: frames sent back to back by one late pull */
+#define LINK_JUMBO_MTU 9216	/* no MTU: the largest L3 packet is a jumbo frame's */
+#define GBPS 1000000000ull
+
+/*
+ * Upper bound of a receiver's reaction to PFC, in pause quanta, by line rate: IEEE 802.3
+ * Annex 31B / 802.1Qbb Annex N (10G 60, 25G 80, 40G 118, 100G 394, 400G 905 quanta).
+ */
+static const struct { uint64_t rate; uint32_t quanta; } pfc_response[] = {
+	{ 10 * GBPS, 60 }, { 25 * GBPS, 80 }, { 40 * GBPS, 118 }, { 100 * GBPS, 394 },
+	{ 400 * GBPS, 905 },
+};
 
 /* A frame on the wire or propagating: it reaches the far end at @when. */
 struct flight {
@@ -568,4 +579,34 @@ roce_time_t roce_link_delay(const struct roce_link *link)
 uint32_t roce_link_mtu(const struct roce_link *link)
 {
 	return link->conf.mtu;
+}
+
+uint32_t roce_link_max_frame(const struct roce_link *link)
+{
+	return (link->conf.mtu ? link->conf.mtu : LINK_JUMBO_MTU) + ETH_HDR_LEN + VLAN_TAG_LEN;
+}
+
+/*
+ * What can still arrive after the XOFF decision. Our XOFF may wait behind a frame already
+ * leaving (one max frame), then takes its own serialisation and the propagation delay to reach
+ * the upstream; the upstream finishes the frame it is sending (one max frame) and reacts within
+ * its response time; and everything it sent meanwhile is still propagating towards us (another
+ * delay). All in wire bytes at the line rate, an upper bound of the buffered bytes.
+ */
+uint64_t roce_link_pfc_headroom(const struct roce_link *link)
+{
+	uint64_t rate = link->conf.rate_bps;
+	uint32_t resp = pfc_response[ROCE_DIM(pfc_response) - 1].quanta;
+	unsigned __int128 prop = (unsigned __int128)2 * link->conf.delay * rate;
+	unsigned int i;
+
+	for (i = 0; i < ROCE_DIM(pfc_response); i++) {
+		if (rate <= pfc_response[i].rate) {
+			resp = pfc_response[i].quanta;
+			break;
+		}
+	}
+	return (uint64_t)((prop + 8 * ROCE_SEC - 1) / (8 * ROCE_SEC)) +
+	       2 * roce_wire_bytes(roce_link_max_frame(link)) + roce_wire_bytes(ROCE_PFC_FRAME_LEN) +
+	       (uint64_t)resp * ROCE_PFC_QUANTUM_BITS / 8;
 }

@@ -275,6 +275,20 @@ roce_time_t roce_link_delay(const struct roce_link *link);
 /** The largest L3 packet the link carries; 0: no limit. */
 uint32_t roce_link_mtu(const struct roce_link *link);
 
+/**
+ * The largest frame the link carries, bytes without FCS: its MTU plus an Ethernet header and
+ * one 802.1Q tag, or a 9234-byte jumbo frame (9216 L3) if it has no MTU.
+ */
+uint32_t roce_link_max_frame(const struct roce_link *link);
+
+/**
+ * PFC headroom a receiver of @p link needs per lossless priority, bytes (docs/fabric.md,
+ * "Headroom"): what can still arrive after it decides to send XOFF, from the link's rate now,
+ * its delay and its largest frame, in wire bytes. The switch sizes a port's headroom with it
+ * and a NIC its XOFF point below its receive buffer, so both pause for the same link alike.
+ */
+uint64_t roce_link_pfc_headroom(const struct roce_link *link);
+
 /** Bytes a frame of @p len occupies on the wire: preamble+SFD 8, FCS 4, inter-frame gap 12. */
 static inline uint32_t roce_wire_bytes(uint32_t len)
 {

@@ -1,4 +1,4 @@
-/* Priority flow control: XOFF/XON thresholds, 802.1Qbb frames both ways, headroom, the watchdog. */
+/* Priority flow control: XOFF/XON thresholds, 802.1Qbb frames both ways, watchdog, deadlocks. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,52 +8,12 @@
 #include "fab_private.h"
 #include "roce_wire.h"
 
-#define PFC_QUANTUM_BITS 512		/* IEEE 802.3 31B.2: pause_quanta unit, in bit times */
-#define PFC_FRAME_LEN 60		/* a PFC frame: the minimum frame */
-#define GBPS 1000000000ull
-
-/*
- * Upper bound of a receiver's reaction to PFC, in pause quanta, by line rate: IEEE 802.3
- * Annex 31B / 802.1Qbb Annex N (10G 60, 25G 80, 40G 118, 100G 394, 400G 905 quanta).
- */
-static const struct { uint64_t rate; uint32_t quanta; } pfc_response[] = {
-	{ 10 * GBPS, 60 }, { 25 * GBPS, 80 }, { 40 * GBPS, 118 }, { 100 * GBPS, 394 },
-	{ 400 * GBPS, 905 },
-};
-
 /* Time @p quanta pause quanta last at @p rate_bps, rounded up. */
 static roce_time_t quanta_time(uint32_t quanta, uint64_t rate_bps)
 {
-	unsigned __int128 ps = (unsigned __int128)quanta * PFC_QUANTUM_BITS * ROCE_SEC;
+	unsigned __int128 ps = (unsigned __int128)quanta * ROCE_PFC_QUANTUM_BITS * ROCE_SEC;
 
 	return (roce_time_t)((ps + rate_bps - 1) / rate_bps);
-}
-
-/*
- * Headroom of one (port, lossless priority), bytes (docs/fabric.md, "Headroom"): what can
- * still arrive after the XOFF decision. Our XOFF may wait behind a frame already leaving
- * (one max frame), then takes its own serialisation and the propagation delay to reach the
- * upstream; the upstream finishes the frame it is sending (one max frame) and reacts within
- * its response time; and everything it sent meanwhile is still propagating towards us
- * (another delay). All in wire bytes at the line rate, an upper bound of the buffered bytes.
- */
-uint64_t fab_headroom_size(const struct roce_link *link)
-{
-	uint64_t rate = roce_link_rate(link);
-	uint32_t mtu = roce_link_mtu(link), resp = pfc_response[ROCE_DIM(pfc_response) - 1].quanta;
-	uint64_t frame = mtu ? mtu + 18 : SW_JUMBO_FRAME;	/* + Ethernet header and one tag */
-	unsigned __int128 prop = (unsigned __int128)2 * roce_link_delay(link) * rate;
-	unsigned int i;
-
-	for (i = 0; i < ROCE_DIM(pfc_response); i++) {
-		if (rate <= pfc_response[i].rate) {
-			resp = pfc_response[i].quanta;
-			break;
-		}
-	}
-	return (uint64_t)((prop + 8 * ROCE_SEC - 1) / (8 * ROCE_SEC)) +
-	       2 * roce_wire_bytes((uint32_t)frame) + roce_wire_bytes(PFC_FRAME_LEN) +
-	       (uint64_t)resp * PFC_QUANTUM_BITS / 8;
 }
 
 /* The rate pause quanta of port @p p are timed at: the wire's, which a shaping link may hide. */

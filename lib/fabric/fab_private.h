@@ -16,7 +16,6 @@
 #define SW_QRING_INIT 64		/* initial egress ring size (a power of two) */
 #define SW_ECMP_MAX 64			/* ports in one ECMP group */
 #define SW_DWRR_QUANTUM 1536		/* DWRR bytes per turn per unit of weight */
-#define SW_JUMBO_FRAME 9234		/* frame bytes when a link has no MTU: 9216 L3 + 14 + 4 */
 #define SW_NAME_LEN 32			/* conf.name, for counters and traces */
 
 /*
@@ -261,7 +260,6 @@ static inline void fab_wd_update(struct sw_queue *q)
 	if (q->paused || q->watched)
 		fab_wd_set(q);
 }
-uint64_t fab_headroom_size(const struct roce_link *link);
 
 /** Do the first @p plen bits of @p a match @p prefix? (the switch's routes, rocelab switch's) */
 bool fab_prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *prefix,

@@ -775,7 +775,7 @@ int roce_switch_attach(struct roce_switch *sw, uint16_t port, struct roce_link *
 		return -EINVAL;
 	for (prio = 0; prio < ROCE_NPRIO; prio++)
 		nlossless += sw->conf.prio[prio].lossless;
-	hdrm = sw->conf.headroom ? sw->conf.headroom : fab_headroom_size(link);
+	hdrm = sw->conf.headroom ? sw->conf.headroom : roce_link_pfc_headroom(link);
 	total = sw->hdrm_total + nlossless * hdrm;
 	if (sw->conf.buffer <= (uint64_t)sw->conf.nports * ROCE_NPRIO * sw->conf.reserved + total) {
 		ROCE_LOG(ERR, "%s: port %u: buffer of %lu B cannot hold the reserved space and %lu B "
@@ -817,7 +817,7 @@ int roce_switch_port_resize(struct roce_switch *sw, uint16_t port)
 	}
 	if (nlossless == 0)
 		return 0;
-	hdrm = fab_headroom_size(p->link);
+	hdrm = roce_link_pfc_headroom(p->link);
 	total = sw->hdrm_total - nlossless * p->headroom + nlossless * hdrm;
 	reserved = (uint64_t)sw->conf.nports * ROCE_NPRIO * sw->conf.reserved;
 	if (sw->conf.buffer <= reserved + total) {

@@ -86,8 +86,8 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 /**
  * Port @p port sends through direction @p dir of @p link. @p peer / @p peer_port name the switch
  * at the other end (NULL for a host), for deadlock detection. Headroom (conf.headroom 0) is
- * sized here from the link's rate, delay and MTU (docs/fabric.md gives the formula), and
- * again by roce_switch_port_resize() after the link's rate changes.
+ * sized here from the link's rate, delay and MTU (roce_link_pfc_headroom(), the formula of
+ * docs/fabric.md), and again by roce_switch_port_resize() after the link's rate changes.
  * @return 0; -EINVAL (bad port or direction, port already attached, or the buffer too small for
  *         the reserved space and every headroom)
  */

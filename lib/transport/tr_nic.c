@@ -306,8 +306,9 @@ static inline struct rte_mbuf *nic_tx_qp(struct roce_device *dev, struct rte_mbu
 static roce_time_t pfc_quanta_time(const struct tr_nic *nic)
 {
 	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : 0;
+	unsigned __int128 ps = (unsigned __int128)NIC_PFC_QUANTA * ROCE_PFC_QUANTUM_BITS * ROCE_SEC;
 
-	return rate ? (roce_time_t)((unsigned __int128)NIC_PFC_QUANTA * 512 * ROCE_SEC / rate) : 0;
+	return rate ? (roce_time_t)(ps / rate) : 0;
 }
 
 /* The PFC frame due (nic->pfc_due): XOFF for conf.host_pfc's priorities, or XON. */
@@ -340,23 +341,34 @@ static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
 }
 
 /*
+ * XON this many of the link's largest frames (on the wire) below XOFF: enough hysteresis that
+ * the pause does not flap on every frame written, small enough that the link resumes before
+ * the buffer drains.
+ */
+#define NIC_XON_FRAMES 2
+
+/*
  * With conf.host_pfc: XOFF when the bytes waiting for the host interface pass the buffer less
- * the headroom, refreshed while they stay above the XON point, XON below it.
+ * the link's PFC headroom (the switch's formula: what still arrives once we decide), refreshed
+ * while they stay above the XON point, XON below it.
  */
 static void nic_pfc_update(struct roce_device *dev, uint64_t held)
 {
 	struct tr_nic *nic = tr_nic(dev);
-	uint64_t rate = nic->link != NULL ? roce_link_rate(nic->link) : 0;
+	uint64_t rate;
 
+	if (roce_unlikely(nic->link == NULL))	/* not attached: no one to pause */
+		return;
+	rate = roce_link_rate(nic->link);
 	if (roce_unlikely(rate != nic->pfc_rate)) {	/* once, and after a rate change */
-		roce_time_t delay = nic->link != NULL ? roce_link_delay(nic->link) : 0;
-		uint64_t hdrm = (uint64_t)((unsigned __int128)2 * delay * rate / (8 * ROCE_SEC)) +
-				3 * 4200;
+		uint64_t hdrm = roce_link_pfc_headroom(nic->link);
+		uint64_t gap = NIC_XON_FRAMES * roce_wire_bytes(roce_link_max_frame(nic->link));
 		uint64_t buf = dev->conf.host_rx_buffer;
 
 		nic->pfc_rate = rate;
+		/* a buffer too small for its headroom still pauses, halfway, rather than never */
 		nic->pfc_xoff_at = buf > 2 * hdrm ? buf - hdrm : buf / 2;
-		nic->pfc_xon_at = nic->pfc_xoff_at > 2 * 4200 ? nic->pfc_xoff_at - 2 * 4200 : 0;
+		nic->pfc_xon_at = nic->pfc_xoff_at > gap ? nic->pfc_xoff_at - gap : 0;
 	}
 	if (!nic->pfc_xoff && held > nic->pfc_xoff_at) {
 		nic->pfc_xoff = true;
@@ -369,8 +381,7 @@ static void nic_pfc_update(struct roce_device *dev, uint64_t held)
 	} else {
 		return;
 	}
-	if (nic->link != NULL)
-		roce_link_kick(nic->link, nic->dir);
+	roce_link_kick(nic->link, nic->dir);
 }
 
 /*
@@ -628,7 +639,7 @@ static void nic_pfc_rx(struct roce_device *dev, const struct roce_pkt *pkt)
 		dev->cnt[ROCE_CNT_RX_PRIO0_PAUSE + i]++;
 		if (!(nic->qos.pfc_enable >> i & 1))
 			continue;
-		ps = (unsigned __int128)pkt->quanta[i] * 512 * ROCE_SEC;
+		ps = (unsigned __int128)pkt->quanta[i] * ROCE_PFC_QUANTUM_BITS * ROCE_SEC;
 		until = now + (roce_time_t)((ps + rate - 1) / rate);
 		/* paused time: the part of the old pause still ahead is replaced by the new one */
 		nic->pause_ps[i] += until - now - (old > now ? old - now : 0);

@@ -320,10 +320,10 @@ struct roce_device_conf {
 	uint32_t host_rx_buffer;	/* bytes; 0: 256 KiB */
 	/*
 	 * Priorities the device keeps lossless when its receive buffer fills (with @host_bps):
-	 * it sends PFC XOFF for them once the bytes not yet written pass the buffer less a
-	 * headroom (what its link delivers before the pause takes hold: twice the propagation
-	 * delay at the link's rate plus three 4 KiB frames), refreshes it while they stay
-	 * there, and XON once they fall two frames below. 0: it drops instead.
+	 * it sends PFC XOFF for them once the bytes not yet written pass the buffer less its
+	 * link's PFC headroom (roce_link_pfc_headroom(): what the link delivers before the
+	 * pause takes hold, as a switch port sizes it), refreshes it while they stay there, and
+	 * XON once they fall two of the link's largest frames below. 0: it drops instead.
 	 */
 	uint8_t host_pfc;
 };

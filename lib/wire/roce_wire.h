@@ -17,6 +17,8 @@ struct rte_mbuf;
 #define ROCE_ETHERTYPE_MAC_CTRL 0x8808	/* IEEE 802.3 MAC control (PAUSE, PFC) */
 #define ROCE_MAC_CTRL_PAUSE 0x0001	/* IEEE 802.3x PAUSE opcode */
 #define ROCE_MAC_CTRL_PFC 0x0101	/* IEEE 802.1Qbb PFC opcode */
+#define ROCE_PFC_FRAME_LEN 60		/* a PFC or PAUSE frame (no FCS): 802.3's minimum frame */
+#define ROCE_PFC_QUANTUM_BITS 512	/* IEEE 802.3 31B.2: one pause quantum, in bit times */
 #define ROCE_MAX_VLANS 2		/* 802.1Q tags parsed (QinQ) */
 #define ROCE_ICRC_LEN 4
 #define ROCE_BTH_LEN 12
