@@ -668,19 +668,36 @@ START_TEST(conservation)
 END_TEST
 
 /* The demo's four claims hold in its own measurements (quick mode, no files). */
-/* The value of the summary table's row @p what, read back from its CSV; -1 if missing. */
-static long long summary_value(const struct roce_fabric *fab, const char *what)
+static unsigned int count_str(const char *s, const char *what)
 {
-	struct roce_table *t = roce_fabric_summary_table(fab, 1.0);
-	char *buf = NULL, *line, *save = NULL;
+	unsigned int n = 0;
+
+	for (; (s = strstr(s, what)) != NULL; s += strlen(what))
+		n++;
+	return n;
+}
+
+/* A table as CSV text (free it). */
+static char *table_csv(struct roce_table *t)
+{
+	char *buf = NULL;
 	size_t len = 0;
-	long long v = -1;
 	FILE *f = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(roce_table_write_csv(t, f), 0);
 	fclose(f);
+	roce_table_destroy(t);
+	return buf;
+}
+
+/* The value of the summary table's row @p what, read back from its CSV; -1 if missing. */
+static long long summary_value(const struct roce_fabric *fab, const char *what)
+{
+	char *buf = table_csv(roce_fabric_summary_table(fab, 1.0)), *line, *save = NULL;
+	long long v = -1;
+
 	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		size_t n = strlen(what);
 		const char *cell = line;
@@ -691,7 +708,6 @@ static long long summary_value(const struct roce_fabric *fab, const char *what)
 			v = strtoll(strrchr(line, ',') + 1, NULL, 10);
 	}
 	free(buf);
-	roce_table_destroy(t);
 	return v;
 }
 
@@ -750,30 +766,6 @@ START_TEST(summary_nic_pfc)
 	roce_scenario_destroy(sc);
 }
 END_TEST
-
-static unsigned int count_str(const char *s, const char *what)
-{
-	unsigned int n = 0;
-
-	for (; (s = strstr(s, what)) != NULL; s += strlen(what))
-		n++;
-	return n;
-}
-
-/* A table as CSV text (free it). */
-static char *table_csv(struct roce_table *t)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(t);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(roce_table_write_csv(t, f), 0);
-	fclose(f);
-	roce_table_destroy(t);
-	return buf;
-}
 
 static struct roce_fabric *run_text(const char *text, struct roce_scenario **sc)
 {
