@@ -477,6 +477,7 @@ static struct roce_report *sample_report(void)
 	roce_report_chart(r, c);
 	roce_report_chart(r, roce_chart_create(ROCE_CHART_BAR, "empty", NULL, NULL));
 	roce_report_heading(r, "After the row");
+	roce_report_list(r, "Found <2>", (const char *const[]){ "a & `b<c`", "two\nlines" }, 2);
 	return r;
 }
 
@@ -499,6 +500,10 @@ START_TEST(report_html_content)
 	ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">PFC on priority 3.</p>"));
 	ck_assert_uint_eq(count(html, "<div class=\"row\">"), 1);
 	ck_assert_ptr_nonnull(strstr(html, "</figure>\n</div>\n<h2>After the row</h2>"));
+	/* a list: its title and items escaped, code spans, an item one line */
+	ck_assert_ptr_nonnull(strstr(html, "<div class=\"box\">\n<p class=\"box-title\">Found "
+					 "&lt;2&gt;</p>\n<ul>\n<li>a &amp; <code>b&lt;c</code></li>\n"
+					 "<li>two lines</li>\n</ul>\n</div>\n"));
 	ck_assert_uint_eq(count(html, "<svg "), 2);
 	ck_assert_ptr_nonnull(strstr(html, "id=\"chart1-clip\""));	/* ids unique per page */
 	ck_assert_ptr_nonnull(strstr(html, "id=\"chart2\""));

@@ -13,11 +13,13 @@ enum item_kind {
 	ITEM_CHART,	/* an owned chart */
 	ITEM_ROW,	/* following charts side by side */
 	ITEM_SVG,	/* a caller's <svg> element, copied */
+	ITEM_LIST,	/* a titled box of items */
 };
 
 struct report_item {
 	enum item_kind kind;		/* what this is */
-	char *text;			/* heading or paragraph text */
+	char *text;			/* heading or paragraph text; a list's title */
+	char *list;			/* ITEM_LIST: the items, one a line */
 	struct roce_table *table;	/* ITEM_TABLE */
 	struct roce_chart *chart;	/* ITEM_CHART */
 };
@@ -123,6 +125,7 @@ void roce_report_destroy(struct roce_report *r)
 		return;
 	for (size_t i = 0; i < r->nitems; i++) {
 		free(r->items[i].text);
+		free(r->items[i].list);
 		roce_table_destroy(r->items[i].table);
 		roce_chart_destroy(r->items[i].chart);
 	}
@@ -140,6 +143,7 @@ static void push(struct roce_report *r, struct report_item it)
 
 		if (p == NULL) {
 			free(it.text);
+			free(it.list);
 			roce_table_destroy(it.table);
 			roce_chart_destroy(it.chart);
 			r->lost = true;
@@ -202,6 +206,37 @@ void roce_report_row(struct roce_report *r)
 	push(r, (struct report_item){ .kind = ITEM_ROW });
 }
 
+void roce_report_list(struct roce_report *r, const char *title, const char *const *items,
+		      size_t n)
+{
+	struct report_item it = { .kind = ITEM_LIST, .text = report_strdup(title) };
+	size_t len = 1;
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(items[i]) + 1;
+	it.list = malloc(len);
+	if (it.text == NULL || it.list == NULL) {
+		free(it.text);
+		free(it.list);
+		r->lost = true;
+		return;
+	}
+	p = it.list;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(items[i]);
+
+		memcpy(p, items[i], l);
+		for (size_t k = 0; k < l; k++)	/* a line is an item */
+			if (p[k] == '\n')
+				p[k] = ' ';
+		p += l;
+		*p++ = '\n';
+	}
+	*p = '\0';
+	push(r, it);
+}
+
 /* ---- writing ---- */
 
 /*
@@ -230,6 +265,10 @@ static const char css[] =
 	"tbody tr:nth-child(even){background:var(--band)}\n"
 	".l{text-align:left}\n"
 	".note{color:var(--muted);font-size:.85rem;margin:.3rem 0}\n"
+	".box{border-left:4px solid var(--accent);background:var(--band);padding:.6rem 1.2rem;"
+	"margin:1rem 0 1.5rem;max-width:60rem}\n"
+	".box-title{font-weight:600;margin:0}\n"
+	".box ul{margin:.3rem 0 0;padding-left:1.2rem}\n"
 	"code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.9em;"
 	"background:var(--band);padding:0 .2em;border-radius:3px}\n"
 	"td.l:last-child{white-space:normal}\n"
@@ -385,6 +424,26 @@ static void text_puts(FILE *f, char *s)
 	report_xml_puts(f, s);	/* an unpaired backquote stays as it is */
 }
 
+static void list_html(FILE *f, const char *title, const char *list)
+{
+	fputs("<div class=\"box\">\n<p class=\"box-title\">", f);
+	report_xml_puts(f, title);
+	fputs("</p>\n<ul>\n", f);
+	for (const char *p = list; *p != '\0';) {
+		const char *end = strchr(p, '\n');
+		char *item = strndup(p, (size_t)(end - p));
+
+		if (item != NULL) {
+			fputs("<li>", f);
+			text_puts(f, item);
+			fputs("</li>\n", f);
+		}
+		free(item);
+		p = end + 1;
+	}
+	fputs("</ul>\n</div>\n", f);
+}
+
 static void paragraphs(FILE *f, const char *text)
 {
 	const char *p = text;
@@ -456,6 +515,9 @@ int roce_report_write_stream(struct roce_report *r, FILE *f)
 		case ITEM_ROW:
 			fputs("<div class=\"row\">\n", f);
 			row = true;
+			break;
+		case ITEM_LIST:
+			list_html(f, it->text, it->list);
 			break;
 		}
 	}

@@ -211,6 +211,14 @@ void roce_report_chart(struct roce_report *r, struct roce_chart *c);
  */
 void roce_report_svg(struct roce_report *r, const char *svg);
 
+/**
+ * A box with a bold @p title over a bulleted list of @p n items (what stands out in a run, say):
+ * copied and escaped, a backquoted span set as code as in roce_report_text(); a line break in an
+ * item becomes a space.
+ */
+void roce_report_list(struct roce_report *r, const char *title, const char *const *items,
+		      size_t n);
+
 /** Put the following charts side by side (wrapping on narrow screens) until the next heading. */
 void roce_report_row(struct roce_report *r);
 
