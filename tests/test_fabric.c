@@ -866,6 +866,85 @@ START_TEST(fct_summary)
 }
 END_TEST
 
+static struct roce_fabric *run_file(const char *file, const char *set,
+				    struct roce_scenario **sc)
+{
+	struct roce_fabric *fab;
+
+	*sc = roce_scenario_load(file, set != NULL ? &set : NULL, set != NULL, err, sizeof(err));
+	ck_assert_msg(*sc != NULL, "%s", err);
+	fab = roce_fabric_create(*sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	return fab;
+}
+
+/* Whether some finding starts with @p start and holds @p also (NULL: anything). */
+static bool found(const struct roce_findings *fd, const char *start, const char *also)
+{
+	for (int i = 0; i < fd->n; i++)
+		if (strncmp(fd->text[i], start, strlen(start)) == 0 &&
+		    (also == NULL || strstr(fd->text[i], also) != NULL))
+			return true;
+	return false;
+}
+
+/* What stands out: each kind of trouble named where it happens, and "nothing" when none. */
+START_TEST(findings)
+{
+	struct roce_findings fd;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+	char want[128];
+	uint64_t drops = 0;
+
+	fab = run_file(SCENARIOS "/pfc-deadlock.ini", NULL, &sc);
+	roce_fabric_findings(fab, &fd);
+	ck_assert_msg(fd.n >= 3 && found(&fd, "PFC deadlock at ", "sw0 p0 prio 3 ->") &&
+		      strncmp(fd.text[0], "PFC deadlock", 12) == 0, "%s", fd.text[0]);
+	ck_assert(found(&fd, "6 of 6 flows stalled", NULL));
+	ck_assert(found(&fd, "PFC held ", "100%"));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* a lossy class tail-dropping: the count and the port */
+	fab = run_file(SCENARIOS "/troubleshoot-dscp.ini", NULL, &sc);
+	roce_fabric_findings(fab, &fd);
+	for (uint16_t p = 0; p < sc->sw[0].conf.nports; p++)
+		for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+			struct roce_switch_qstats q;
+
+			roce_switch_qstats(roce_fabric_switch(fab, 0), p, prio, &q);
+			drops += q.drop_tail;
+		}
+	ck_assert_uint_gt(drops, 0);
+	snprintf(want, sizeof(want), "switches dropped %" PRIu64 " frames (tail %" PRIu64, drops,
+		 drops);
+	ck_assert_msg(found(&fd, want, "most at sw0 p"), "%s", fd.n ? fd.text[0] : "");
+	ck_assert(found(&fd, "", "frames resent (go-back-N)"));
+	ck_assert(!found(&fd, "nothing", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* drops no switch counts */
+	fab = run_file(SCENARIOS "/troubleshoot-pcie.ini", "nic.pfc=off", &sc);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "NICs dropped ", "rx_out_of_buffer"));
+	ck_assert(!found(&fd, "switches dropped", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* a clean run */
+	fab = run_text("[scenario]\nname = fct\nduration = 1ms\n[topology]\nkind = star\n"
+		       "hosts = 2\n[flow.a]\nsrc = h0\ndst = h1\nsize = 64K\ncount = 4\n", &sc);
+	roce_fabric_findings(fab, &fd);
+	ck_assert_int_eq(fd.n, 1);
+	ck_assert(found(&fd, "nothing: ", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 START_TEST(demo_claims)
 {
 	struct roce_demo_conf conf = { .seed = 1, .quick = true };
@@ -916,6 +995,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, demo_claims);
 	tcase_add_test(tc, summary_nic_pfc);
 	tcase_add_test(tc, fct_summary);
+	tcase_add_test(tc, findings);
 	suite_add_tcase(s, tc);
 	return s;
 }

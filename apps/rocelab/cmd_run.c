@@ -101,6 +101,8 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	struct roce_table *summary = roce_fabric_summary_table(fab, wall);
 	struct roce_table *fct = roce_fabric_fct_table(fab);	/* NULL: too few flows finished */
 	struct roce_report *rep = roce_report_create(sc->name);
+	const char *found[ROCE_FINDINGS_MAX];
+	struct roce_findings fd;
 	char path[4096], text[512];
 	FILE *f;
 	int rc = -ENOMEM;
@@ -118,11 +120,18 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 		putchar('\n');
 		roce_table_print(summary, stdout);
 	}
+	roce_fabric_findings(fab, &fd);
+	for (int i = 0; i < fd.n; i++) {
+		found[i] = fd.text[i];
+		if (!quiet)
+			printf("%s- %s\n", i == 0 ? "\nWhat stands out\n" : "", fd.text[i]);
+	}
 	snprintf(text, sizeof(text), "Scenario %s (%s): %d hosts, %d switches, %d links, %d flows; "
 		 "seed %llu; %.1f us of virtual time.", sc->name, sc->file, sc->nhosts,
 		 sc->nswitches, sc->nlinks, sc->nflows, (unsigned long long)sc->seed,
 		 (double)roce_fabric_now(fab) / ROCE_US);
 	roce_report_text(rep, text);
+	roce_report_list(rep, "What stands out", found, (size_t)fd.n);
 	roce_report_heading(rep, "Time series");
 	roce_fabric_add_charts(fab, rep);
 	roce_report_heading(rep, "Flows");

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,6 +478,193 @@ static bool host_interfaces(const struct roce_scenario *sc)
 		if (sc->host[h].pcie_bps != 0)
 			return true;
 	return sc->pcie_bps != 0;
+}
+
+/* ---- what stands out ---- */
+
+#define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
+
+static void finding(struct roce_findings *fd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void finding(struct roce_findings *fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fd->n == ROCE_FINDINGS_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(fd->text[fd->n++], sizeof(fd->text[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Flows that neither finished nor kept going: "2 of 6 flows stalled (a, b)". */
+static void flow_findings(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	static const char *const bad[][2] = {
+		{ "error", "ended in error" }, { "stalled", "stalled" },
+		{ "not started", "never started" },
+	};
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	uint64_t resent = 0, timeouts = 0;
+	int resent_flows = 0;
+
+	for (size_t b = 0; b < ROCE_DIM(bad); b++) {
+		char names[160] = "";
+		int n = 0;
+
+		for (int i = 0; i < sc->nflows; i++) {
+			struct roce_flow_result r;
+			size_t used = strlen(names);
+
+			roce_fabric_flow_result(fab, i, &r);
+			if (strcmp(flow_status(fab, &r), bad[b][0]) != 0)
+				continue;
+			if (n < 4)
+				snprintf(names + used, sizeof(names) - used, "%s%s", n ? ", " : "",
+					 sc->flow[i].name);
+			else if (n == 4)
+				snprintf(names + used, sizeof(names) - used, ", ...");
+			n++;
+		}
+		if (n != 0)
+			finding(fd, "%d of %d flows %s (%s): see the flow table", n, sc->nflows,
+				bad[b][1], names);
+	}
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+
+		roce_fabric_flow_result(fab, i, &r);
+		resent += r.retransmits;
+		timeouts += r.timeouts;
+		resent_flows += r.retransmits != 0;
+	}
+	if (resent != 0)
+		finding(fd, "%" PRIu64 " frames resent (go-back-N) by %d flow%s, %" PRIu64
+			" after an ACK timeout", resent, resent_flows, resent_flows == 1 ? "" : "s",
+			timeouts);
+}
+
+/* Frames lost: in switches by reason, on links, in NICs' receive buffers. */
+static void loss_findings(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	uint64_t tail = 0, hdrm = 0, wd = 0, worst = 0, link = 0, nic;
+	char where[96] = "";
+
+	for (int s = 0; s < sc->nswitches; s++)
+		for (int p = 0; p < sc->sw[s].conf.nports; p++)
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+				uint64_t d;
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
+				d = q.drop_tail + q.drop_headroom + q.drop_watchdog;
+				tail += q.drop_tail;
+				hdrm += q.drop_headroom;
+				wd += q.drop_watchdog;
+				if (d > worst) {
+					worst = d;
+					fab_name(where, sizeof(where), "%s p%d prio %d", sc->sw[s].name,
+						 p, prio);
+				}
+			}
+	if (tail + hdrm + wd != 0)
+		finding(fd, "switches dropped %" PRIu64 " frames (tail %" PRIu64 ", headroom %"
+			PRIu64 ", watchdog %" PRIu64 "), most at %s (%" PRIu64 ")",
+			tail + hdrm + wd, tail, hdrm, wd, where, worst);
+	for (int l = 0; l < sc->nlinks; l++)
+		for (int d = 0; d < 2; d++) {
+			struct roce_link_stats st;
+
+			roce_link_stats(roce_fabric_link(fab, l), d, &st);
+			link += st.dropped + st.down_drops;
+		}
+	if (link != 0)
+		finding(fd, "links lost %" PRIu64 " frames (impairments, or down)", link);
+	nic = host_counter(fab, "rx_out_of_buffer");
+	if (nic != 0 && nic != UINT64_MAX)
+		finding(fd, "NICs dropped %" PRIu64 " frames their host interface could not take "
+			"(`rx_out_of_buffer`): no switch counts them", nic);
+}
+
+/* The senders PFC held back longest: switch egresses and NICs, over FINDING_PAUSED of the run. */
+static void pause_findings(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	double run = (double)roce_fabric_now(fab), top[3] = { 0 };
+	char name[3][96] = { "" }, list[400] = "";
+	int more = 0;
+
+	if (run <= 0)
+		return;
+	for (int node = 0; node < sc->nhosts + sc->nswitches; node++) {
+		int s = node - sc->nhosts, nq = s < 0 ? ROCE_NPRIO : sc->sw[s].conf.nports * ROCE_NPRIO;
+
+		for (int k = 0; k < nq; k++) {
+			double paused;
+			char who[96];
+
+			if (s < 0) {
+				char c[40];
+
+				snprintf(c, sizeof(c), "rx_prio%d_pause_duration_ns", k);
+				paused = (double)roce_device_counter_by_name(
+					roce_fabric_device(fab, node), c) * ROCE_NS;
+				fab_name(who, sizeof(who), "%s prio %d", sc->host[node].name, k);
+			} else {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)(k / ROCE_NPRIO),
+						   k % ROCE_NPRIO, &q);
+				paused = (double)q.paused_time;
+				fab_name(who, sizeof(who), "%s p%d prio %d", sc->sw[s].name,
+					 k / ROCE_NPRIO, k % ROCE_NPRIO);
+			}
+			paused = ROCE_MIN(paused, run);	/* a pause may reach past the end */
+			if (paused < FINDING_PAUSED * run)
+				continue;
+			more++;
+			for (int i = 0; i < 3; i++) {
+				if (paused <= top[i])
+					continue;
+				for (int j = 2; j > i; j--) {
+					top[j] = top[j - 1];
+					memcpy(name[j], name[j - 1], sizeof(name[j]));
+				}
+				top[i] = paused;
+				memcpy(name[i], who, sizeof(name[i]));
+				break;
+			}
+		}
+	}
+	if (more == 0)
+		return;
+	for (int i = 0; i < 3 && top[i] > 0; i++) {
+		size_t used = strlen(list);
+
+		snprintf(list + used, sizeof(list) - used, "%s%s %.0f%%", i ? ", " : "", name[i],
+			 100 * top[i] / run);
+	}
+	finding(fd, "PFC held %d sender%s back for more than %.0f%% of the run: %s%s", more,
+		more == 1 ? "" : "s", 100 * FINDING_PAUSED, list, more > 3 ? ", ..." : "");
+}
+
+void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	char dl[300];
+
+	memset(fd, 0, sizeof(*fd));
+	if (roce_fabric_deadlock(fab, dl, sizeof(dl)))
+		finding(fd, "PFC deadlock %s: a cycle of paused queues, nothing in it moves again "
+			"(unless a PFC watchdog breaks it)", dl);
+	flow_findings(fab, fd);
+	loss_findings(fab, fd);
+	pause_findings(fab, fd);
+	if (fd->n == 0)
+		finding(fd, "nothing: every flow finished or ran to the end, no frame was dropped "
+			"or lost, and PFC held no sender back for more than %.0f%% of the run",
+			100 * FINDING_PAUSED);
 }
 
 struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, double wall_sec)

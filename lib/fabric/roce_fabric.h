@@ -256,6 +256,21 @@ struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab);
 /** The same flows' completion times as a distribution (ECDF), one curve per kind; NULL as above. */
 struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab);
 
+/* What stands out in a run, most serious first, one sentence each (`rocelab run`'s findings). */
+#define ROCE_FINDINGS_MAX 8
+struct roce_findings {
+	int n;
+	char text[ROCE_FINDINGS_MAX][400];
+};
+
+/**
+ * Fill @p fd: a PFC deadlock; flows that ended in error, stalled or never started; frames
+ * resent; frames dropped by switches (by reason, and where most), lost on links or dropped in
+ * NICs' receive buffers; the senders PFC held back longest (over 10% of the run). When none
+ * applies, one finding says so.
+ */
+void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd);
+
 /** Per switch port and priority that saw traffic: frames, drops, ECN marks, pauses, max queue. */
 struct roce_table *roce_fabric_port_table(const struct roce_fabric *fab);
 
