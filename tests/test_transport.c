@@ -2173,7 +2173,8 @@ static uint64_t hp_bytes(roce_time_t ps, uint64_t bps)
 /*
  * A 100G NIC writing at 57.6 Gb/s pauses its link at the link's PFC headroom below its buffer
  * (roce_link_pfc_headroom(), the switch's formula; half the buffer if it is smaller than two
- * headrooms) and resumes it two of the link's largest frames (on the wire) below that. The
+ * headrooms) and resumes it two of the link's largest frames (on the wire) below that, or at
+ * half that point if it is below two such gaps. The
  * sender's frames arrive every s ps and are written every w > s, back to back, so before
  * frame k arrives k·(w − s) ps of writes are queued. The XOFF leaves as the frame that crossed
  * the threshold arrives and the XON as the write that went under it ends; their arrival times
@@ -2181,7 +2182,8 @@ static uint64_t hp_bytes(roce_time_t ps, uint64_t bps)
  */
 START_TEST(test_host_pfc_thresholds)
 {
-	static const uint32_t buffers[] = { 256u << 10, 128u << 10 };
+	/* the last is smaller than two of the gap between XOFF and XON: XON at half the XOFF */
+	static const uint32_t buffers[] = { 256u << 10, 128u << 10, 32u << 10 };
 	const uint64_t rate = 100000000000ull, host_bps = 57600000000ull, buf = buffers[_i];
 	const roce_time_t d = ROCE_US;
 	const roce_time_t s = hp_time(roce_wire_bytes(HP_LEN), rate), w = hp_time(HP_LEN, host_bps);
@@ -2193,7 +2195,7 @@ START_TEST(test_host_pfc_thresholds)
 	struct roce_device_conf dc = { .name = "hp", .speed_bps = rate, .host_bps = host_bps,
 				       .host_rx_buffer = (uint32_t)buf, .host_pfc = 1u << 3 };
 	struct roce_link_end a = { .pull = hp_pull, .rx = hp_rx }, b;
-	uint64_t hdrm, xoff, xon;
+	uint64_t hdrm, xoff, xon, gap;
 	roce_time_t a0 = s + d, end, c;
 	struct roce_device *dev;
 	struct roce_link *link;
@@ -2214,7 +2216,8 @@ START_TEST(test_host_pfc_thresholds)
 
 	hdrm = roce_link_pfc_headroom(link);
 	xoff = buf > 2 * hdrm ? buf - hdrm : buf / 2;
-	xon = xoff - 2 * roce_wire_bytes(roce_link_max_frame(link));
+	gap = 2 * roce_wire_bytes(roce_link_max_frame(link));
+	xon = xoff > 2 * gap ? xoff - gap : xoff / 2;
 	ck_assert_msg(hp.xoff_rx != 0 && hp.xon_rx > hp.xoff_rx, "XOFF at %" PRIu64 " ps, XON at %"
 		      PRIu64, hp.xoff_rx, hp.xon_rx);
 	ck_assert_uint_eq(roce_device_counter_by_name(dev, "tx_pfc_frames"), 2);
@@ -2296,7 +2299,7 @@ static Suite *transport_suite(void)
 
 	tc = tcase_create("host_interface");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_host_pfc_thresholds, 0, 2);
+	tcase_add_loop_test(tc, test_host_pfc_thresholds, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
