@@ -585,13 +585,15 @@ static bool data_range(const struct roce_chart *c, size_t ncats, double *xlo, do
 static void decade_ticks(double lo, double hi, struct roce_ticks *t)
 {
 	memset(t, 0, sizeof(*t));
+	if (!isfinite(lo) || !isfinite(hi) || lo > hi)
+		lo = hi = 0;	/* cannot happen from data (log10 of x > 0): one decade */
 	t->lo = floor(lo);
 	t->hi = ROCE_MAX(ceil(hi), t->lo + 1);
 	if (t->hi - t->lo > ROCE_TICKS_MAX - 1)
 		t->hi = t->lo + ROCE_TICKS_MAX - 1;
 	t->step = 1;
 	t->scale = 1;
-	for (double v = t->lo; v <= t->hi; v++)
+	for (double v = t->lo; v <= t->hi && t->n < ROCE_TICKS_MAX; v++)
 		t->v[t->n++] = v;
 }
 
@@ -639,8 +641,10 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 		return;
 	}
 	if (c->ylog) {
-		decade_ticks(c->yfixed ? log10(c->ymin) : ylo, c->yfixed ? log10(c->ymax) : yhi,
-			     &fr->yt);
+		/* a fixed range from 0 has no place on a log axis: the data's range then */
+		bool fix = c->yfixed && c->ymin > 0;
+
+		decade_ticks(fix ? log10(c->ymin) : ylo, fix ? log10(c->ymax) : yhi, &fr->yt);
 	} else if (c->yfixed) {
 		roce_ticks(c->ymin, c->ymax, 6, false, &fr->yt);
 	} else {
@@ -666,7 +670,7 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 		}
 		return;
 	}
-	if (c->xfixed) {
+	if (c->xfixed && (!c->xlog || c->xmin > 0)) {
 		xlo = c->xlog ? log10(c->xmin) : c->xmin;
 		xhi = c->xlog ? log10(c->xmax) : c->xmax;
 	}
