@@ -92,6 +92,15 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/* A finding on the terminal: its `code` without the backquotes report.html turns into markup. */
+static void print_plain(const char *text)
+{
+	for (; *text != '\0'; text++)
+		if (*text != '`')
+			putchar(*text);
+	putchar('\n');
+}
+
 /* Everything after the run: tables on stdout, files in @p dir. */
 static int report(struct roce_fabric *fab, const char *dir, double wall, bool quiet)
 {
@@ -99,7 +108,8 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	struct roce_table *flows = roce_fabric_flow_table(fab);
 	struct roce_table *ports = roce_fabric_port_table(fab);
 	struct roce_table *summary = roce_fabric_summary_table(fab, wall);
-	struct roce_table *fct = roce_fabric_fct_table(fab);	/* NULL: too few flows finished */
+	struct roce_table *fct = roce_fabric_fct_table(fab);
+	bool fct_ok = fct != NULL || errno == ENODATA;		/* ENODATA: too few finished */
 	struct roce_report *rep = roce_report_create(sc->name);
 	const char *found[ROCE_FINDINGS_MAX];
 	struct roce_findings fd;
@@ -107,7 +117,7 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	FILE *f;
 	int rc = -ENOMEM;
 
-	if (flows == NULL || ports == NULL || summary == NULL || rep == NULL)
+	if (flows == NULL || ports == NULL || summary == NULL || !fct_ok || rep == NULL)
 		goto out;
 	if (!quiet) {
 		roce_table_print(flows, stdout);
@@ -123,8 +133,10 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	roce_fabric_findings(fab, &fd);
 	for (int i = 0; i < fd.n; i++) {
 		found[i] = fd.text[i];
-		if (!quiet)
-			printf("%s- %s\n", i == 0 ? "\nWhat stands out\n" : "", fd.text[i]);
+		if (!quiet) {
+			printf("%s- ", i == 0 ? "\nWhat stands out\n" : "");
+			print_plain(fd.text[i]);
+		}
 	}
 	snprintf(text, sizeof(text), "Scenario %s (%s): %d hosts, %d switches, %d links, %d flows; "
 		 "seed %llu; %.1f us of virtual time.", sc->name, sc->file, sc->nhosts,

@@ -94,19 +94,19 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
  * flows): their FCTs in µs, sorted.
  */
 struct fct_kind {
-	enum roce_flow_op op;
+	enum roce_flow_op op;	/* an exact kind: the flows' op, message size and count */
 	uint64_t size, count;
 	int decade;		/* -1: an exact kind; else flows moving 10^(lo+d) bytes or more,
 				 * under 10 times that (the last bin open) */
-	double *fct;
-	size_t n;
+	double *fct;		/* the FCTs (µs), sorted */
+	size_t n;		/* how many */
 };
 
 struct fct_set {
-	struct fct_kind kind[FCT_MAX_KINDS];
+	struct fct_kind kind[FCT_MAX_KINDS];	/* the kinds some flow finished in, in order */
 	int nkinds;
-	struct fct_kind all;
-	int lo;			/* the decade of the smallest flow's bytes */
+	struct fct_kind all;	/* every finished flow */
+	int lo;			/* decades: the smallest finished flow's bytes' */
 	size_t flows;		/* in the scenario */
 };
 
@@ -133,9 +133,9 @@ static const char *fct_kind_name(const struct fct_set *fs, const struct fct_kind
 	char a[32], b[32];
 
 	if (k == &fs->all)
-		return fs->nkinds == 1 ? "all flows" : "all kinds";
+		return "all flows";
 	if (k->decade == FCT_MAX_KINDS - 1)	/* the last bin is open */
-		fab_name(buf, len, "%s and more", pow10_bytes(fs->lo + k->decade, a, sizeof(a)));
+		fab_name(buf, len, "%s or more", pow10_bytes(fs->lo + k->decade, a, sizeof(a)));
 	else if (k->decade >= 0)
 		fab_name(buf, len, "%s - %s", pow10_bytes(fs->lo + k->decade, a, sizeof(a)),
 			 pow10_bytes(fs->lo + k->decade + 1, b, sizeof(b)));
@@ -178,76 +178,96 @@ static int fct_kind_cmp(const void *a, const void *b)
 	return x->count < y->count ? -1 : x->count > y->count;
 }
 
+/* A finished flow: which, the bytes it moved, its FCT in µs. */
+struct fct_done {
+	int flow;
+	uint64_t bytes;
+	double us;
+};
+
+/* The exact kind @p f is in @p fs, or -1. */
+static int fct_find(const struct fct_set *fs, const struct roce_sc_flow *f)
+{
+	for (int k = 0; k < fs->nkinds; k++)
+		if (fs->kind[k].op == f->op && fs->kind[k].size == f->size &&
+		    fs->kind[k].count == f->count)
+			return k;
+	return -1;
+}
+
 /*
- * Gather the FCTs of the flows that finished, by kind: exact kinds while there are at most
- * FCT_MAX_KINDS of them, else decades of bytes moved (ns-3's way of binning a flow trace).
+ * Sort the finished flows @p done into kinds: exact kinds while there are at most
+ * FCT_MAX_KINDS of them, else decades of bytes moved from the smallest's (ns-3's way of
+ * binning a flow trace), the last decade open.
+ */
+static void fct_kinds(const struct roce_scenario *sc, const struct fct_done *done, size_t n,
+		      struct fct_set *fs)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct roce_sc_flow *f = &sc->flow[done[i].flow];
+
+		least = ROCE_MIN(least, done[i].bytes);
+		if (fs->nkinds > FCT_MAX_KINDS || fct_find(fs, f) >= 0)
+			continue;
+		if (fs->nkinds < FCT_MAX_KINDS)
+			fs->kind[fs->nkinds] = (struct fct_kind){ .op = f->op, .size = f->size,
+								  .count = f->count, .decade = -1 };
+		fs->nkinds++;	/* FCT_MAX_KINDS + 1: too many */
+	}
+	if (fs->nkinds <= FCT_MAX_KINDS)
+		return;
+	fs->lo = decade_of(least);
+	for (int d = 0; d < FCT_MAX_KINDS; d++)
+		fs->kind[d] = (struct fct_kind){ .decade = d };
+	fs->nkinds = FCT_MAX_KINDS;
+}
+
+/*
+ * Gather the FCTs of the flows that finished, by kind (fct_kinds()), each kind's sorted.
  * @return 0 (fs->all.n may be below ROCE_FCT_MIN_FLOWS), -ENOMEM (fs freed)
  */
 static int fct_gather(const struct roce_fabric *fab, struct fct_set *fs)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
-	size_t cap = sc->nflows > 0 ? (size_t)sc->nflows : 1;
-	bool exact = true;
+	struct fct_done *done = malloc(ROCE_MAX(sc->nflows, 1) * sizeof(*done));
+	size_t n = 0;
+	bool exact;
 
 	memset(fs, 0, sizeof(*fs));
 	fs->flows = (size_t)sc->nflows;
-	/* how many kinds: the exact ones, while few */
-	for (int i = 0; i < sc->nflows && exact; i++) {
-		const struct roce_sc_flow *f = &sc->flow[i];
-		int j;
+	if (done == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
 
-		for (j = 0; j < fs->nkinds; j++)
-			if (fs->kind[j].op == f->op && fs->kind[j].size == f->size &&
-			    fs->kind[j].count == f->count)
-				break;
-		if (j < fs->nkinds)
-			continue;
-		if (fs->nkinds == FCT_MAX_KINDS)
-			exact = false;
-		else
-			fs->kind[fs->nkinds++] = (struct fct_kind){ .op = f->op, .size = f->size,
-								    .count = f->count, .decade = -1 };
+		roce_fabric_flow_result(fab, i, &r);
+		if (r.done && r.last_done > r.first_post)
+			done[n++] = (struct fct_done){ .flow = i, .bytes = r.bytes,
+						       .us = (double)(r.last_done - r.first_post) /
+							     ROCE_US };
 	}
-	if (!exact) {
-		/* decades from the smallest flow's, the last one open */
-		uint64_t least = UINT64_MAX;
-
-		for (int i = 0; i < sc->nflows; i++)
-			least = ROCE_MIN(least, sc->flow[i].size * ROCE_MAX(sc->flow[i].count, 1));
-		fs->lo = decade_of(least);
-		fs->nkinds = 0;
-		for (int d = 0; d < FCT_MAX_KINDS; d++)
-			fs->kind[fs->nkinds++] = (struct fct_kind){ .decade = d };
-	}
+	fct_kinds(sc, done, n, fs);
+	exact = fs->nkinds == 0 || fs->kind[0].decade < 0;
 	fs->all.decade = -1;
-	fs->all.fct = malloc(cap * sizeof(double));
+	fs->all.fct = malloc(ROCE_MAX(n, 1) * sizeof(double));
 	for (int k = 0; k < fs->nkinds; k++)
-		fs->kind[k].fct = malloc(cap * sizeof(double));
+		fs->kind[k].fct = malloc(ROCE_MAX(n, 1) * sizeof(double));
 	for (int k = 0; k < fs->nkinds; k++)
 		if (fs->kind[k].fct == NULL || fs->all.fct == NULL) {
 			fct_set_free(fs);
+			free(done);
 			return -ENOMEM;
 		}
-	for (int i = 0; i < sc->nflows; i++) {
-		const struct roce_sc_flow *f = &sc->flow[i];
-		struct roce_flow_result r;
-		double us;
-		int k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int k = exact ? fct_find(fs, &sc->flow[done[i].flow]) : fct_bin(done[i].bytes, fs->lo);
 
-		roce_fabric_flow_result(fab, i, &r);
-		if (!r.done || r.last_done <= r.first_post)
-			continue;
-		us = (double)(r.last_done - r.first_post) / ROCE_US;
-		fs->all.fct[fs->all.n++] = us;
-		if (!exact)
-			k = fct_bin(r.bytes, fs->lo);
-		else
-			while (fs->kind[k].op != f->op || fs->kind[k].size != f->size ||
-			       fs->kind[k].count != f->count)
-				k++;
-		fs->kind[k].fct[fs->kind[k].n++] = us;
+		fs->all.fct[fs->all.n++] = done[i].us;
+		fs->kind[k].fct[fs->kind[k].n++] = done[i].us;
 	}
-	/* empty kinds out (flows that never finished, decades no flow falls in), the rest in order */
+	free(done);
+	/* decades no flow falls in out, the rest in order */
 	for (int k = 0; k < fs->nkinds; k++)
 		if (fs->kind[k].n == 0) {
 			free(fs->kind[k].fct);
@@ -260,7 +280,7 @@ static int fct_gather(const struct roce_fabric *fab, struct fct_set *fs)
 	return 0;
 }
 
-/* Gather, or set errno (0: too few finished; ENOMEM) and @return false. */
+/* Gather, or set errno (ENODATA: too few finished; ENOMEM) and @return false. */
 static bool fct_ready(const struct roce_fabric *fab, struct fct_set *fs)
 {
 	if (fct_gather(fab, fs) != 0) {
@@ -269,7 +289,7 @@ static bool fct_ready(const struct roce_fabric *fab, struct fct_set *fs)
 	}
 	if (fs->all.n < ROCE_FCT_MIN_FLOWS) {
 		fct_set_free(fs);
-		errno = 0;
+		errno = ENODATA;
 		return false;
 	}
 	return true;
@@ -311,9 +331,11 @@ struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab)
 			fct_row(t, &fs, &fs.kind[k]);
 		if (fs.nkinds != 1)
 			fct_row(t, &fs, &fs.all);
-		if (fs.nkinds > 0 && fs.kind[0].decade >= 0)
-			roce_table_note(t, "more than 6 kinds of flow (op, size, count): grouped by "
-					"the bytes each flow moved");
+		if (fs.nkinds > 0 && fs.kind[0].decade >= 0) {
+			snprintf(title, sizeof(title), "more than %d kinds of flow (op, size, count): "
+				 "grouped by the bytes each flow moved", FCT_MAX_KINDS);
+			roce_table_note(t, title);
+		}
 		if (fs.all.n < fs.flows)
 			roce_table_note(t, "flows that did not finish are not counted: see their "
 					"status in the flow table");
@@ -353,7 +375,7 @@ struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab)
 
 	if (!fct_ready(fab, &fs))
 		return NULL;
-	c = roce_chart_create(ROCE_CHART_STEP, "Flow completion times (share of flows done by then)",
+	c = roce_chart_create(ROCE_CHART_STEP, "Flow completion times (share of the finished flows done by then)",
 			      "FCT (us)", "fraction of flows");
 	if (c != NULL && fs.all.fct[fs.all.n - 1] > 10 * fs.all.fct[0])
 		roce_chart_xlog(c);	/* spread over decades: small flows get their share */
@@ -483,6 +505,9 @@ static bool host_interfaces(const struct roce_scenario *sc)
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
+#define FINDING_KINDS 9		/* deadlock; error, stalled, not started; resends; switch,
+				 * link and NIC drops; pauses: each one finding at most */
+ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
 static void finding(struct roce_findings *fd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -540,9 +565,9 @@ static void flow_findings(const struct roce_fabric *fab, struct roce_findings *f
 		resent_flows += r.retransmits != 0;
 	}
 	if (resent != 0)
-		finding(fd, "%" PRIu64 " frames resent (go-back-N) by %d flow%s, %" PRIu64
-			" after an ACK timeout", resent, resent_flows, resent_flows == 1 ? "" : "s",
-			timeouts);
+		finding(fd, "%" PRIu64 " frames resent (go-back-N) by %d flow%s; %" PRIu64
+			" ACK timeout%s", resent, resent_flows, resent_flows == 1 ? "" : "s",
+			timeouts, timeouts == 1 ? "" : "s");
 }
 
 /* Frames lost: in switches by reason, on links, in NICs' receive buffers. */
@@ -588,7 +613,7 @@ static void loss_findings(const struct roce_fabric *fab, struct roce_findings *f
 			"(`rx_out_of_buffer`): no switch counts them", nic);
 }
 
-/* The senders PFC held back longest: switch egresses and NICs, over FINDING_PAUSED of the run. */
+/* The sending queues PFC paused longest (switch egresses, NICs), over FINDING_PAUSED of the run. */
 static void pause_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
@@ -646,8 +671,8 @@ static void pause_findings(const struct roce_fabric *fab, struct roce_findings *
 		snprintf(list + used, sizeof(list) - used, "%s%s %.0f%%", i ? ", " : "", name[i],
 			 100 * top[i] / run);
 	}
-	finding(fd, "PFC held %d sender%s back for more than %.0f%% of the run: %s%s", more,
-		more == 1 ? "" : "s", 100 * FINDING_PAUSED, list, more > 3 ? ", ..." : "");
+	finding(fd, "PFC paused %d sending queue%s (switch egress or NIC, per priority) for more "
+		"than %.0f%% of the run: %s%s", more, more == 1 ? "" : "s", 100 * FINDING_PAUSED, list, more > 3 ? ", ..." : "");
 }
 
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd)
@@ -663,7 +688,7 @@ void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *f
 	pause_findings(fab, fd);
 	if (fd->n == 0)
 		finding(fd, "nothing: every flow finished or ran to the end, no frame was dropped "
-			"or lost, and PFC held no sender back for more than %.0f%% of the run",
+			"or lost, and PFC paused no sending queue for more than %.0f%% of the run",
 			100 * FINDING_PAUSED);
 }
 
@@ -708,7 +733,7 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	roce_table_add(t, "%" PRIu64, drops);
 	roce_table_add(t, "link losses (impairments, down)");
 	roce_table_add(t, "%" PRIu64, link_drops);
-	roce_table_add(t, "PFC pause frames (XOFF) sent by switches");
+	roce_table_add(t, "PFC XOFF sent by switches (per priority)");
 	roce_table_add(t, "%" PRIu64, pauses);
 	roce_table_add(t, "ECN marks");
 	roce_table_add(t, "%" PRIu64, marks);
@@ -720,11 +745,11 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 		roce_table_add(t, "%s", counters[i][1]);
 		roce_table_add(t, "%" PRIu64, v);
 	}
-	roce_table_add(t, "PFC frames received by NICs (XOFF and XON)");
+	roce_table_add(t, "PFC XOFF/XON received by NICs (per priority)");
 	roce_table_add(t, "%" PRIu64, nic_pauses_rx(fab));
 	if (host_interfaces(sc)) {
 		/* a NIC behind a slow host interface pauses its switch port: no switch counts it */
-		roce_table_add(t, "PFC frames sent by NICs (XOFF and XON; host interface)");
+		roce_table_add(t, "PFC frames sent by NICs (host interface)");
 		roce_table_add(t, "%" PRIu64, host_counter(fab, "tx_pfc_frames"));
 		/* drops no switch or link counts: only the receiving NICs' counters show them */
 		roce_table_add(t, "NIC receive-buffer drops (host interface)");

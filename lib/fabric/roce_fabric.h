@@ -249,24 +249,24 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab);
 /**
  * The spread of flow completion times over the flows that finished, per kind of flow (op,
  * message size and count: "write 64 KiB x 4") and over all: min, p50, p90, p99, max. NULL
- * with errno 0 when fewer than ROCE_FCT_MIN_FLOWS finished; with errno ENOMEM on failure.
+ * with errno ENODATA when fewer than ROCE_FCT_MIN_FLOWS finished, ENOMEM on failure.
  */
 struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab);
 
 /** The same flows' completion times as a distribution (ECDF), one curve per kind; NULL as above. */
 struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab);
 
-/* What stands out in a run, most serious first, one sentence each (`rocelab run`'s findings). */
-#define ROCE_FINDINGS_MAX 8
+/** What stands out in a run, most serious first, one sentence each (`rocelab run`'s findings). */
+#define ROCE_FINDINGS_MAX 10
 struct roce_findings {
-	int n;
-	char text[ROCE_FINDINGS_MAX][400];
+	int n;					/* findings in text[] */
+	char text[ROCE_FINDINGS_MAX][400];	/* each a sentence; `code` in backquotes */
 };
 
 /**
  * Fill @p fd: a PFC deadlock; flows that ended in error, stalled or never started; frames
  * resent; frames dropped by switches (by reason, and where most), lost on links or dropped in
- * NICs' receive buffers; the senders PFC held back longest (over 10% of the run). When none
+ * NICs' receive buffers; the sending queues PFC paused longest (over 10% of the run). When none
  * applies, one finding says so.
  */
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd);
