@@ -617,6 +617,7 @@ def main():
 		return SKIP
 	logdir = tempfile.mkdtemp(prefix="rocelab-rxe-interop-")
 	failures, summary, known_seen = [], [], []
+	retries = 0
 	try:
 		for test, direction in cases:
 			why = KNOWN.get((test, direction))
@@ -630,10 +631,11 @@ def main():
 				# address (rdma_resolve_ip allows 1 s, one neighbour solicitation),
 				# which a loaded host can miss; once more, the first logs kept
 				keep_logs(logdir, test, direction)
-				log("%s %s: the guest could not resolve rocelab's address at RTR; "
+				log("%s %s: the guest failed at RTR (address resolution?); "
 				    "running it once more" % (test, direction))
 				f, res, secs = run_case(rocelab, rxe_vm, d, logdir, test, direction)
 				retried = True
+				retries += 1
 			if why is not None:
 				state = "still fails" if f else "PASSES NOW: remove it from KNOWN"
 				known_seen.append("%s %s: known failure %s" % (test, direction, state))
@@ -644,7 +646,7 @@ def main():
 			failures += f
 			line = "%-12s %-6s %5.1f s  %s" % (test, direction, secs, "FAIL" if f else "ok")
 			if retried:
-				line += " (second try: the first failed to resolve at RTR)"
+				line += " (second try: the first failed at RTR, logs in %s)" % logdir
 			for side, row in sorted(res.items()):
 				line += "\n    %-15s %s" % (side, row)
 			summary.append(line)
@@ -657,10 +659,12 @@ def main():
 	for f in failures:
 		log("FAIL:", f)
 	ran = sum(1 for s in summary if "not run" not in s)
-	log("%d case(s) run, %d failure(s), %d known failure(s) listed; %.0f s in all" %
+	log("%d case(s) run, %d failure(s), %d known failure(s) listed, %d run twice; %.0f s in all" %
 	    (ran, len([f for f in failures if "logs in" not in f]),
-	     sum(1 for c in cases if c in KNOWN), time.monotonic() - t_all))
-	if not failures:
+	     sum(1 for c in cases if c in KNOWN), retries, time.monotonic() - t_all))
+	if failures or retries:
+		log("logs kept in %s" % logdir)
+	else:
 		subprocess.run(["rm", "-rf", logdir])
 	return 1 if failures else 0
 
