@@ -270,10 +270,13 @@ def perftest_cmd(test, size, server):
 			cmd += " -c " + TESTS[test]["conn"]
 	pre = ""
 	if TESTS[test].get("ipv6"):
-		# eth0's link-local address is tentative until DAD is over (about a second after
-		# boot); rxe cannot resolve the peer from it before: its RTR fails
-		pre = ("i=0; while /usr/sbin/ip -6 addr show dev eth0 | grep -q tentative && "
-		       "[ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; ")
+		# rxe's RTR needs eth0's link-local address as the source of its route to us, and
+		# fails at once without it. The address appears only once the carrier is up, which
+		# can be after READY, and is tentative until DAD is over (about a second): wait for
+		# one that is there and not tentative (at most 5 s), and say how long it took
+		pre = ("i=0; while [ $i -lt 50 ]; do a=$(/usr/sbin/ip -6 addr show dev eth0 scope link); "
+		       "echo \"$a\" | grep -q inet6 && ! echo \"$a\" | grep -q tentative && break; "
+		       "sleep 0.1; i=$((i+1)); done; echo \"link-local address ready after $i x 0.1 s\"; ")
 	if "pt" in TESTS[test]:
 		cmd += " " + " ".join(TESTS[test]["pt"])
 		if TESTS[test].get("all"):
