@@ -338,7 +338,7 @@ START_TEST(chart_xlog)
 	free(cap.buf);
 	roce_chart_destroy(c);
 
-	/* and y: 0.5 .. 700 on decades 100m .. 1k; the tooltip in the values given */
+	/* and y: 0.5 .. 700 on decades 0.1 .. 1k; the tooltip in the values given */
 	c = roce_chart_create(ROCE_CHART_LINE, "lat", "size", "us");
 	roce_chart_xlog(c);
 	roce_chart_ylog(c);
@@ -349,7 +349,7 @@ START_TEST(chart_xlog)
 	svg = cap_close(&cap);
 	ck_assert_ptr_nonnull(strstr(svg, "data-y=\"-1 3 "));
 	ck_assert_ptr_nonnull(strstr(svg, "data-xlog=\"1\" data-ylog=\"1\""));
-	for (const char *const *l = (const char *const[]){ ">100m<", ">1<", ">100<", ">1k<", ">10M<",
+	for (const char *const *l = (const char *const[]){ ">0.1<", ">1<", ">100<", ">1k<", ">10M<",
 							  NULL }; *l != NULL; l++)
 		ck_assert_msg(strstr(svg, *l) != NULL, "no tick %s", *l);
 	ck_assert_ptr_nonnull(strstr(svg, "min 500m"));

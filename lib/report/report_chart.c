@@ -597,13 +597,15 @@ static void decade_ticks(double lo, double hi, struct roce_ticks *t)
 		t->v[t->n++] = v;
 }
 
-/* The label of decade @p v of a log axis: 10^v as "1", "10", "100", "1k", "10k", ... "100G". */
+/* The label of decade @p v of a log axis: 10^v as "1m", "0.01", "0.1", "1", "10", "1k", ... "100G". */
 static const char *decade_label(double v, char *buf, size_t len)
 {
 	int e = (int)v, k = e >= 0 ? e / 3 : -((2 - e) / 3);	/* floor(e / 3) */
 
 	if (k < -3 || k > 4)
 		snprintf(buf, len, "1e%d", e);
+	else if (e == -1 || e == -2)	/* as a linear axis labels them: not "100m" */
+		snprintf(buf, len, "%s", e == -1 ? "0.1" : "0.01");
 	else
 		snprintf(buf, len, "%s%s", (const char *const[]){ "1", "10", "100" }[e - 3 * k],
 			 si_prefix[k + 3]);
