@@ -835,7 +835,8 @@ START_TEST(fct_summary)
 	/* 1024 4096 | 16384 65536 | 262144 | 1048576 4194304 | 16777216 */
 	ck_assert_msg(strstr(csv, "\n1 KB - 10 KB,2,") && strstr(csv, "\n10 KB - 100 KB,2,") &&
 		      strstr(csv, "\n100 KB - 1 MB,1,") && strstr(csv, "\n1 MB - 10 MB,2,") &&
-		      strstr(csv, "\n10 MB - 100 MB,1,") && strstr(csv, "\nall flows,8,"), "%s", csv);
+		      strstr(csv, "\n10 MB - 100 MB,1,") && strstr(csv, "\nall flows,8,"),
+		      "%s", csv);
 	free(csv);
 	{
 		struct roce_chart *c = roce_fabric_fct_chart(fab);

@@ -261,7 +261,8 @@ static int fct_gather(const struct roce_fabric *fab, struct fct_set *fs)
 			return -ENOMEM;
 		}
 	for (size_t i = 0; i < n; i++) {
-		int k = exact ? fct_find(fs, &sc->flow[done[i].flow]) : fct_bin(done[i].bytes, fs->lo);
+		int k = exact ? fct_find(fs, &sc->flow[done[i].flow]) :
+				fct_bin(done[i].bytes, fs->lo);
 
 		fs->all.fct[fs->all.n++] = done[i].us;
 		fs->kind[k].fct[fs->kind[k].n++] = done[i].us;
@@ -332,8 +333,8 @@ struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab)
 		if (fs.nkinds != 1)
 			fct_row(t, &fs, &fs.all);
 		if (fs.nkinds > 0 && fs.kind[0].decade >= 0) {
-			snprintf(title, sizeof(title), "more than %d kinds of flow (op, size, count): "
-				 "grouped by the bytes each flow moved", FCT_MAX_KINDS);
+			snprintf(title, sizeof(title), "more than %d kinds of flow (op, size, "
+				 "count): grouped by the bytes each flow moved", FCT_MAX_KINDS);
 			roce_table_note(t, title);
 		}
 		if (fs.all.n < fs.flows)
@@ -375,7 +376,8 @@ struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab)
 
 	if (!fct_ready(fab, &fs))
 		return NULL;
-	c = roce_chart_create(ROCE_CHART_STEP, "Flow completion times (share of the finished flows done by then)",
+	c = roce_chart_create(ROCE_CHART_STEP,
+			      "Flow completion times (share of the finished flows done by then)",
 			      "FCT (us)", "fraction of flows");
 	if (c != NULL && fs.all.fct[fs.all.n - 1] > 10 * fs.all.fct[0])
 		roce_chart_xlog(c);	/* spread over decades: small flows get their share */
@@ -672,7 +674,8 @@ static void pause_findings(const struct roce_fabric *fab, struct roce_findings *
 			 100 * top[i] / run);
 	}
 	finding(fd, "PFC paused %d sending queue%s (switch egress or NIC, per priority) for more "
-		"than %.0f%% of the run: %s%s", more, more == 1 ? "" : "s", 100 * FINDING_PAUSED, list, more > 3 ? ", ..." : "");
+		"than %.0f%% of the run: %s%s", more, more == 1 ? "" : "s", 100 * FINDING_PAUSED,
+		list, more > 3 ? ", ..." : "");
 }
 
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd)

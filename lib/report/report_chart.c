@@ -597,7 +597,7 @@ static void decade_ticks(double lo, double hi, struct roce_ticks *t)
 		t->v[t->n++] = v;
 }
 
-/* The label of decade @p v of a log axis: 10^v as "1m", "0.01", "0.1", "1", "10", "1k", ... "100G". */
+/* The label of decade @p v of a log axis, 10^v: "1m", "0.01", "0.1", "1", "10", "1k" ... "100G". */
 static const char *decade_label(double v, char *buf, size_t len)
 {
 	int e = (int)v, k = e >= 0 ? e / 3 : -((2 - e) / 3);	/* floor(e / 3) */
