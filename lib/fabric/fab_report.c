@@ -376,9 +376,8 @@ struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab)
 
 	if (!fct_ready(fab, &fs))
 		return NULL;
-	c = roce_chart_create(ROCE_CHART_STEP,
-			      "Flow completion times (share of the finished flows done by then)",
-			      "FCT (us)", "fraction of flows");
+	c = roce_chart_create(ROCE_CHART_STEP, "Flow completion times (finished flows)", "FCT (us)",
+			      "share done by then");
 	if (c != NULL && fs.all.fct[fs.all.n - 1] > 10 * fs.all.fct[0])
 		roce_chart_xlog(c);	/* spread over decades: small flows get their share */
 	if (c != NULL) {

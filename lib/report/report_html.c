@@ -273,7 +273,8 @@ static const char css[] =
 	"background:var(--band);padding:0 .2em;border-radius:3px}\n"
 	"td.l:last-child{white-space:normal}\n"
 	"figure{margin:1rem 0 1.5rem}\n"
-	"svg.chart{display:block;width:100%;height:auto;max-width:880px}\n"
+	/* a chart alone on its line: not blown up far past the two-a-row size it is drawn for */
+	"svg.chart{display:block;width:100%;height:auto;max-width:720px}\n"
 	".row{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:1.5rem}\n"
 	".row figure{margin:0}\n"
 	"footer{margin-top:3rem;color:var(--muted);font-size:.8rem}\n"
