@@ -41,6 +41,8 @@ static const char *flow_status(const struct roce_fabric *fab, const struct roce_
 
 	if (r->errors != 0)
 		return "error";
+	if (!r->data_ok)
+		return "corrupt";
 	if (r->done)
 		return "done";
 	if (r->posted == 0)
@@ -506,8 +508,8 @@ static bool host_interfaces(const struct roce_scenario *sc)
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
-#define FINDING_KINDS 9		/* deadlock; error, stalled, not started; resends; switch,
-				 * link and NIC drops; pauses: each one finding at most */
+#define FINDING_KINDS 10	/* deadlock; error, corrupt, stalled, not started; resends;
+				 * switch, link and NIC drops; pauses: each one at most */
 ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
 static void finding(struct roce_findings *fd, const char *fmt, ...)
@@ -528,8 +530,10 @@ static void finding(struct roce_findings *fd, const char *fmt, ...)
 static void flow_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
 	static const char *const bad[][2] = {
-		{ "error", "ended in error" }, { "stalled", "stalled" },
-		{ "not started", "never started" },
+		{ "error", "ended in error" },
+		{ "corrupt", "delivered bytes that differ from those sent, a rocelab bug to report "
+		  "with the scenario" },
+		{ "stalled", "stalled" }, { "not started", "never started" },
 	};
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	uint64_t resent = 0, timeouts = 0;

@@ -199,6 +199,7 @@ struct roce_flow_result {
 	uint64_t retransmits, timeouts, seq_naks;
 	double app_sec;			/* time spent in its application code (posting, polling; TSC) */
 	bool done;			/* every message completed */
+	bool data_ok;			/* once one has: the target's bytes are the source's */
 };
 
 /* The fabric as it stands (after a run). */
@@ -264,10 +265,10 @@ struct roce_findings {
 };
 
 /**
- * Fill @p fd: a PFC deadlock; flows that ended in error, stalled or never started; frames
- * resent; frames dropped by switches (by reason, and where most), lost on links or dropped in
- * NICs' receive buffers; the sending queues PFC paused longest (over 10% of the run). When none
- * applies, one finding says so.
+ * Fill @p fd: a PFC deadlock; flows that ended in error, delivered bytes other than those
+ * sent, stalled or never started; frames resent; frames dropped by switches (by reason, and
+ * where most), lost on links or dropped in NICs' receive buffers; the sending queues PFC
+ * paused longest (over 10% of the run). When none applies, one finding says so.
  */
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd);
 
