@@ -867,46 +867,6 @@ START_TEST(fct_summary)
 }
 END_TEST
 
-/*
- * What arrives is what was sent: WRITE, READ and SEND flows across lossy links, one of them
- * flipping bits (frames the receiver drops on their ICRC), finish with their targets holding
- * their sources' bytes after go-back-N has resent what was lost (and two ACK timeouts of 67 ms
- * have waited for lost tails: hence the long duration; the run ends when the flows do).
- */
-START_TEST(data_intact)
-{
-	struct roce_scenario *sc;
-	struct roce_fabric *fab;
-	uint64_t resent = 0, corrupted = 0;
-
-	fab = run_text("[scenario]\nname = intact\nduration = 2s\nmtu = 1024\n"
-		       "[topology]\nkind = star\nhosts = 4\nloss = 1e-3\n"
-		       "[link.h1-sw0]\ncorrupt = 2e-3\n"
-		       "[flow.w]\nsrc = h1\ndst = h0\nop = write\nsize = 256K\ncount = 8\n"
-		       "[flow.r]\nsrc = h2\ndst = h1\nop = read\nsize = 256K\ncount = 8\n"
-		       "[flow.s]\nsrc = h3\ndst = h1\nop = send\nsize = 64K\ncount = 16\n", &sc);
-	for (int i = 0; i < sc->nflows; i++) {
-		struct roce_flow_result r;
-
-		roce_fabric_flow_result(fab, i, &r);
-		ck_assert_msg(r.done && r.data_ok, "flow %s: done %d, data ok %d", sc->flow[i].name,
-			      r.done, r.data_ok);
-		resent += r.retransmits;
-	}
-	for (int l = 0; l < sc->nlinks; l++)
-		for (int d = 0; d < 2; d++) {
-			struct roce_link_stats st;
-
-			roce_link_stats(roce_fabric_link(fab, l), d, &st);
-			corrupted += st.corrupted;
-		}
-	ck_assert_uint_gt(resent, 0);
-	ck_assert_uint_gt(corrupted, 0);
-	roce_fabric_destroy(fab);
-	roce_scenario_destroy(sc);
-}
-END_TEST
-
 static struct roce_fabric *run_file(const char *file, const char *set,
 				    struct roce_scenario **sc)
 {
@@ -1009,6 +969,68 @@ START_TEST(demo_claims)
 	ck_assert_str_eq(r.degraded_port, "sw0 p0");
 	ck_assert(r.degrade_before_gbps > 90 && r.degrade_after_gbps > 35 && r.degrade_after_gbps < 41);
 	ck_assert(r.degrade_pauses > 0);
+}
+END_TEST
+
+/*
+ * What arrives is what was sent: WRITE, READ and SEND flows (two QPs for the SEND) across
+ * lossy links, one of them flipping bits (frames the receiver drops on their ICRC), finish
+ * with their targets holding their sources' pattern after go-back-N has resent what was lost
+ * (and ACK timeouts of 67 ms have waited for lost tails: hence the long duration; the run ends
+ * when the flows do). One byte changed in a target makes that flow corrupt.
+ */
+START_TEST(data_intact)
+{
+	struct roce_findings fd;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+	struct roce_flow_result r;
+	uint64_t resent = 0, corrupted = 0, len;
+	uint8_t *target;
+	char *csv;
+
+	fab = run_text("[scenario]\nname = intact\nduration = 2s\nmtu = 1024\n"
+		       "[topology]\nkind = star\nhosts = 4\nloss = 1e-3\n"
+		       "[link.h1-sw0]\ncorrupt = 2e-3\n"
+		       "[flow.w]\nsrc = h1\ndst = h0\nop = write\nsize = 256K\ncount = 8\n"
+		       "[flow.r]\nsrc = h2\ndst = h1\nop = read\nsize = 256K\ncount = 8\n"
+		       "[flow.s]\nsrc = h3\ndst = h1\nop = send\nsize = 64K\ncount = 16\n"
+		       "qps = 2\n", &sc);
+	for (int i = 0; i < sc->nflows; i++) {
+		bool read = sc->flow[i].op == ROCE_FLOW_READ;
+		const uint8_t *from = fab_flow_memory(fab, i, read, &len);
+		const uint8_t *to = fab_flow_memory(fab, i, !read, &len);
+
+		for (uint64_t b = 0; b < len; b++)
+			ck_assert_msg(from[b] == (uint8_t)(b % FAB_PATTERN * 7 + (uint64_t)i) &&
+				      to[b] == from[b], "flow %s, byte %" PRIu64 ": %#x -> %#x",
+				      sc->flow[i].name, b, from[b], to[b]);
+	}
+	/* a byte of w's target that is not the source's: w is corrupt, the others are not */
+	target = fab_flow_memory(fab, 0, true, &len);
+	target[len / 2] ^= 0x10;
+	for (int i = 0; i < sc->nflows; i++) {
+		roce_fabric_flow_result(fab, i, &r);
+		ck_assert_msg(r.done && r.data_ok == (i != 0), "flow %s: done %d, data ok %d",
+			      sc->flow[i].name, r.done, r.data_ok);
+		resent += r.retransmits;
+	}
+	for (int l = 0; l < sc->nlinks; l++)
+		for (int d = 0; d < 2; d++) {
+			struct roce_link_stats st;
+
+			roce_link_stats(roce_fabric_link(fab, l), d, &st);
+			corrupted += st.corrupted;
+		}
+	ck_assert_uint_gt(resent, 0);
+	ck_assert_uint_gt(corrupted, 0);
+	csv = table_csv(roce_fabric_flow_table(fab));
+	ck_assert_msg(strstr(csv, "\nw,") && strstr(strstr(csv, "\nw,"), ",corrupt\n"), "%s", csv);
+	free(csv);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "1 of 3 flows delivered bytes that differ", "(w)"));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
 }
 END_TEST
 

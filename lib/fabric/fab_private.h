@@ -285,6 +285,16 @@ const char *fab_bytes(uint64_t v, char *buf, size_t len);
 int fab_cmp_double(const void *a, const void *b);
 double fab_pct(const double *v, size_t n, double p);
 
+/*
+ * A flow's data (fab_run.c): byte b of the memory a message is read from is
+ * (b mod FAB_PATTERN) * 7 + the flow's index.
+ */
+#define FAB_PATTERN 251		/* bytes; prime, so no packet matches at another's offset */
+
+/* Flow @p flow's memory: the requester's or the responder's; its bytes in @p len (tests). */
+uint8_t *fab_flow_memory(const struct roce_fabric *fab, int flow, bool responder,
+			 uint64_t *len);
+
 /* The @p max series of @p kind with the highest peaks, as one chart (fab_report.c). */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int chart_kind, const char *title, const char *ylabel, int max);

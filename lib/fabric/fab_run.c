@@ -40,8 +40,8 @@ struct fab_flow {
 	struct roce_cq *scq, *rcq;	/* requester's send CQ, responder's receive CQ */
 	struct roce_mr *smr, *dmr;
 	uint8_t *sbuf, *dbuf;		/* the requester's memory, the responder's */
-	uint64_t checked_bytes;		/* data_ok was found with this many bytes moved */
-	bool data_ok;			/* the bytes sent are the bytes that arrived */
+	bool checked, data_ok;		/* data_ok found (at checked_at): the bytes arrived as sent */
+	roce_time_t checked_at;		/* memory changes only while the engine runs */
 	struct fab_qp *qp;
 	uint64_t posted, completed, bytes, errors;
 	roce_time_t first_post, last_done;
@@ -412,7 +412,8 @@ static int post_recv(struct fab_flow *fl, struct fab_qp *q)
 		.length = (uint32_t)fl->f->size,
 		.lkey = roce_mr_lkey(fl->dmr),
 	};
-	struct roce_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	/* its completion names the QP to post the next one on */
+	struct roce_recv_wr wr = { .wr_id = (uint64_t)(q - fl->qp), .sg_list = &sge, .num_sge = 1 };
 
 	return roce_post_recv(q->resp, &wr, NULL);
 }
@@ -568,18 +569,19 @@ static void flow_work(struct fab_flow *fl, roce_time_t now, struct roce_wc *wc, 
 }
 
 /*
- * A flow's source bytes: byte b is b * 7 + @p seed, a pattern of period 256 that tells flows
- * apart in a capture. One period, then doubling copies of what is written (gigabytes of
- * flows took seconds byte by byte).
+ * A flow's source bytes: byte b is (b mod FAB_PATTERN) * 7 + @p seed, which tells flows apart
+ * in a capture. The period is prime, so no packet (a multiple of 256 bytes) placed at another
+ * packet's offset holds the same bytes: the data check sees it. One period, then doubling
+ * copies of what is written (gigabytes of flows took seconds byte by byte).
  */
 static void fill_pattern(uint8_t *buf, uint64_t len, uint8_t seed)
 {
 	uint64_t b;
 
-	for (b = 0; b < len && b < 256; b++)
+	for (b = 0; b < len && b < FAB_PATTERN; b++)
 		buf[b] = (uint8_t)(b * 7 + seed);
 	for (; b < len; b += ROCE_MIN(b, len - b))
-		memcpy(buf + b, buf, ROCE_MIN(b, len - b));
+		memcpy(buf + b, buf, ROCE_MIN(b, len - b));	/* b is a multiple of the period */
 }
 
 static int build_flow(struct roce_fabric *fab, int i)
@@ -1059,6 +1061,13 @@ double fab_pct(const double *v, size_t n, double p)
 	return v[(size_t)ROCE_MIN((double)(n - 1), ceil(p * (double)n) - 1 < 0 ? 0 : ceil(p * (double)n) - 1)];
 }
 
+uint8_t *fab_flow_memory(const struct roce_fabric *fab, int flow, bool responder,
+			 uint64_t *len)
+{
+	*len = fab->flow[flow].f->size;
+	return responder ? fab->flow[flow].dbuf : fab->flow[flow].sbuf;
+}
+
 void roce_fabric_flow_result(const struct roce_fabric *fab, int i, struct roce_flow_result *r)
 {
 	struct fab_flow *fl = &fab->flow[i];
@@ -1076,8 +1085,9 @@ void roce_fabric_flow_result(const struct roce_fabric *fab, int i, struct roce_f
 	 * Every message of a flow carries the same bytes, so once one has completed its target
 	 * holds them all, and frames still in flight can only write them again.
 	 */
-	if (fl->bytes != fl->checked_bytes) {
-		fl->checked_bytes = fl->bytes;
+	if (fl->bytes != 0 && (!fl->checked || fl->checked_at != roce_fabric_now(fab))) {
+		fl->checked = true;
+		fl->checked_at = roce_fabric_now(fab);
 		fl->data_ok = memcmp(fl->sbuf, fl->dbuf, fl->f->size) == 0;
 	}
 	r->data_ok = fl->bytes == 0 || fl->data_ok;
