@@ -276,7 +276,9 @@ def perftest_cmd(test, size, server):
 		# one that is there and not tentative (at most 5 s), and say how long it took
 		pre = ("i=0; while [ $i -lt 50 ]; do a=$(/usr/sbin/ip -6 addr show dev eth0 scope link); "
 		       "echo \"$a\" | grep -q inet6 && ! echo \"$a\" | grep -q tentative && break; "
-		       "sleep 0.1; i=$((i+1)); done; echo \"link-local address ready after $i x 0.1 s\"; ")
+		       "sleep 0.1; i=$((i+1)); done; [ $i -lt 50 ] && "
+		       "echo \"link-local address ready after $i x 0.1 s\" || "
+		       "echo \"link-local address not ready after 5 s\"; ")
 	if "pt" in TESTS[test]:
 		cmd += " " + " ".join(TESTS[test]["pt"])
 		if TESTS[test].get("all"):

@@ -117,8 +117,10 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	FILE *f;
 	int rc = -ENOMEM;
 
-	if (flows == NULL || ports == NULL || summary == NULL || !fct_ok || rep == NULL)
+	if (flows == NULL || ports == NULL || summary == NULL || !fct_ok || rep == NULL) {
+		fprintf(stderr, "rocelab run: building the results: %s\n", strerror(ENOMEM));
 		goto out;
+	}
 	if (!quiet) {
 		roce_table_print(flows, stdout);
 		putchar('\n');

@@ -106,7 +106,7 @@ struct fct_kind {
 
 struct fct_set {
 	struct fct_kind kind[FCT_MAX_KINDS];	/* the kinds some flow finished in, in order */
-	int nkinds;
+	int nkinds;		/* kinds in kind[] */
 	struct fct_kind all;	/* every finished flow */
 	int lo;			/* decades: the smallest finished flow's bytes' */
 	size_t flows;		/* in the scenario */
@@ -182,9 +182,9 @@ static int fct_kind_cmp(const void *a, const void *b)
 
 /* A finished flow: which, the bytes it moved, its FCT in µs. */
 struct fct_done {
-	int flow;
-	uint64_t bytes;
-	double us;
+	int flow;		/* in the scenario */
+	uint64_t bytes;		/* payload it moved */
+	double us;		/* its FCT */
 };
 
 /* The exact kind @p f is in @p fs, or -1. */

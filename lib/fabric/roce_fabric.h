@@ -199,7 +199,8 @@ struct roce_flow_result {
 	uint64_t retransmits, timeouts, seq_naks;
 	double app_sec;			/* time spent in its application code (posting, polling; TSC) */
 	bool done;			/* every message completed */
-	bool data_ok;			/* once one has: the target's bytes are the source's */
+	bool data_ok;			/* true until a message completes; then: the target's
+					 * bytes are the source's (else status "corrupt") */
 };
 
 /* The fabric as it stands (after a run). */

@@ -368,8 +368,10 @@ static void nic_pfc_update(struct roce_device *dev, uint64_t held)
 		nic->pfc_rate = rate;
 		/* a buffer too small for its headroom still pauses, halfway, rather than never */
 		nic->pfc_xoff_at = buf > 2 * hdrm ? buf - hdrm : buf / 2;
-		/* a buffer too small for the gap resumes at half the XOFF point, never at 0:
-		 * held bytes cannot fall below 0, and the link would stay paused for good */
+		/*
+		 * A buffer too small for the gap resumes at half the XOFF point, never at 0: held
+		 * bytes cannot fall below 0, and the link would stay paused for good.
+		 */
 		nic->pfc_xon_at = nic->pfc_xoff_at > 2 * gap ? nic->pfc_xoff_at - gap :
 				  nic->pfc_xoff_at / 2;
 	}
