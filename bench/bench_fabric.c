@@ -3,15 +3,22 @@
  * second and in simulated time per wall-clock time, for three fabrics at 100G:
  *   2-host     one RDMA WRITE stream on one link
  *   incast     8:1 into one port of a star, DCQCN on, 10 ms of virtual time
- *   leafspine  128 hosts (8 leaves x 16, 8 spines), a permutation of long writes, 1 ms
+ *   leafspine     128 hosts (8 leaves x 16, 8 spines), a permutation of long writes, 1 ms,
+ *                 PMTU 4096
+ *   leafspine-1k  the same at PMTU 1024: the packet size of the published ns-3 runs (HPCC and
+ *                 ConWeave send 1000-byte payloads), to set beside their hours
  * Beside them, the floor of any simulator that carries real frames: one memcpy of every frame
  * per hop (the same bytes, measured in the same run).
- *   bench_fabric [--quick] [CASE...]     CASE: 2-host, incast, leafspine (default: all three)
+ *   bench_fabric [--quick] [--ms N] [CASE...]
+ *     CASE     2-host, incast, leafspine, leafspine-1k (default: all four)
+ *     --quick  the leaf-spines for 0.2 ms
+ *     --ms N   the leaf-spines for N ms of virtual time (--ms 100: the ns-3 figures' 0.1 s)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <rte_mbuf.h>
 
@@ -34,18 +41,18 @@ static const char incast[] =
 	"[topology]\nkind = star\nhosts = 9\n[nic]\ncc = dcqcn\n"
 	"[pattern.in]\nkind = incast\nhosts = h1..h8\ndst = h0\nsize = 64K\ncount = 0\ndepth = 16\n";
 
-/* the leaf-spine text is generated: 128 flows h_i -> h_(i+64) */
-static char leafspine[16384];
+/* the leaf-spine texts are generated: 128 flows h_i -> h_(i+64) */
+static char leafspine[16384], leafspine_1k[16384];
 
-static void make_leafspine(double ms)
+static void make_leafspine(char *text, size_t cap, const char *name, double ms, unsigned int mtu)
 {
-	size_t n = (size_t)snprintf(leafspine, sizeof(leafspine),
-		"[scenario]\nname = leafspine\nmtu = 4096\nduration = %gms\nsample = 100us\n"
+	size_t n = (size_t)snprintf(text, cap,
+		"[scenario]\nname = %s\nmtu = %u\nduration = %gms\nsample = 100us\n"
 		"[topology]\nkind = leafspine\nleaves = 8\nspines = 8\nhosts_per_leaf = 16\n"
-		"[nic]\ncc = dcqcn\n[capture]\nlinks = none\n", ms);
+		"[nic]\ncc = dcqcn\n[capture]\nlinks = none\n", name, mtu, ms);
 
-	for (int i = 0; i < 128 && n < sizeof(leafspine); i++)
-		n += (size_t)snprintf(leafspine + n, sizeof(leafspine) - n,
+	for (int i = 0; i < 128 && n < cap; i++)
+		n += (size_t)snprintf(text + n, cap - n,
 				      "[flow.f%d]\nsrc = h%d\ndst = h%d\nsize = 256K\ncount = 0\ndepth = 4\n",
 				      i, i, (i + 64) % 128);
 }
@@ -130,13 +137,24 @@ static double bytes_floor(uint32_t payload, size_t buf_len)
 	return n / dt;
 }
 
+/* A long run shows how far it has got, on a terminal only (stderr: the figures stay clean). */
+static void show_progress(void *arg, roce_time_t now, roce_time_t end)
+{
+	const char *name = arg;
+
+	fprintf(stderr, "\r%-12s %7.2f of %.2f ms simulated", name, (double)now / ROCE_MS,
+		(double)end / ROCE_MS);
+}
+
 static int run_case(const struct bench_case *bc)
 {
+	struct roce_run_conf rc = { 0 };
 	char err[512];
 	struct roce_scenario *sc = roce_scenario_parse(bc->name, bc->text, NULL, 0, err, sizeof(err));
 	struct roce_fabric *fab;
 	uint64_t events, hops, bytes = 0, frames = 0, footprint = 0;
 	uint32_t payload = 1024;
+	int corrupt = 0;
 	double t0, c0, wall, cpu, sim;
 	struct rusage ru0, ru1;
 
@@ -153,10 +171,16 @@ static int run_case(const struct bench_case *bc)
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = bench_now();
 	c0 = bench_cpu_now();
-	roce_fabric_run(fab, NULL);
+	if (isatty(STDERR_FILENO) && sc->duration >= 10 * ROCE_MS) {
+		rc.progress = show_progress;
+		rc.progress_arg = (void *)bc->name;
+	}
+	roce_fabric_run(fab, &rc);
 	wall = bench_now() - t0;
 	cpu = bench_cpu_now() - c0;
 	getrusage(RUSAGE_SELF, &ru1);
+	if (rc.progress != NULL)
+		fprintf(stderr, "\r%60s\r", "");
 	roce_fabric_work(fab, &events, &hops);
 	for (int l = 0; l < sc->nlinks; l++)
 		for (int d = 0; d < 2; d++) {
@@ -171,13 +195,22 @@ static int run_case(const struct bench_case *bc)
 		struct roce_flow_result r;
 
 		roce_fabric_flow_result(fab, f, &r);
+		corrupt += !r.data_ok;
 		frames += r.messages * ((fl->size + pmtu - 1) / pmtu);
 		footprint += fl->size;
 		payload = pmtu;
 	}
+	if (corrupt != 0) {
+		/* a figure for a run that delivered the wrong bytes would be no figure at all */
+		fprintf(stderr, "bench_fabric: %s: %d flows' targets do not hold their sources' bytes\n",
+			bc->name, corrupt);
+		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+		return -1;
+	}
 	sim = (double)roce_fabric_now(fab) / ROCE_SEC;
 	/* per CPU second too: on a shared machine the wall clock measures the others' load */
-	printf("%-10s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
+	printf("%-12s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
 	       "%5.2f M events/s  %5.2f M hops/s wall, %5.2f per CPU s  sim/wall %.1e  "
 	       "| memcpy floor %6.2f M hops/s, bytes' floor %5.2f | %llu hops, %.2f events a hop, "
 	       "%ld page faults (%.3f s in the kernel)\n",
@@ -196,38 +229,53 @@ static int run_case(const struct bench_case *bc)
 
 int main(int argc, char **argv)
 {
-	bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-	int first = quick ? 2 : 1;
 	const struct bench_case cases[] = {
 		{ "2-host", two_host },
 		{ "incast", incast },
 		{ "leafspine", leafspine },
+		{ "leafspine-1k", leafspine_1k },
 	};
+	bool wanted[ROCE_DIM(cases)] = { false }, any = false;
+	double ms = 1.0;
 
-	if (roce_eal_init(NULL) != 0)
-		return EXIT_FAILURE;
-	make_leafspine(quick ? 0.2 : 1.0);
-	printf("bench_fabric: wall-clock speed of the fabric emulation (one core, virtual time)\n");
-	for (int a = first; a < argc; a++) {
+	for (int a = 1; a < argc; a++) {
 		size_t i = 0;
 
+		if (strcmp(argv[a], "--quick") == 0) {
+			ms = 0.2;
+			continue;
+		}
+		if (strcmp(argv[a], "--ms") == 0) {
+			char *end = NULL;
+
+			ms = a + 1 < argc ? strtod(argv[a + 1], &end) : 0;
+			if (end == NULL || *end != '\0' || !(ms > 0 && ms <= 10000)) {
+				fprintf(stderr, "bench_fabric: --ms needs a time in ms, above 0 and "
+					"at most 10000\n");
+				return EXIT_FAILURE;
+			}
+			a++;
+			continue;
+		}
 		while (i < ROCE_DIM(cases) && strcmp(argv[a], cases[i].name) != 0)
 			i++;
 		if (i == ROCE_DIM(cases)) {
-			fprintf(stderr, "bench_fabric: unknown case '%s' (2-host, incast, leafspine)\n",
-				argv[a]);
+			fprintf(stderr, "bench_fabric: unknown case '%s' (2-host, incast, leafspine, "
+				"leafspine-1k)\n", argv[a]);
 			return EXIT_FAILURE;
 		}
+		wanted[i] = any = true;
 	}
-	for (size_t i = 0; i < ROCE_DIM(cases); i++) {
-		bool wanted = first == argc;
-
-		for (int a = first; a < argc; a++)
-			wanted |= strcmp(argv[a], cases[i].name) == 0;
-		if (wanted && run_case(&cases[i]) != 0)
+	if (roce_eal_init(NULL) != 0)
+		return EXIT_FAILURE;
+	make_leafspine(leafspine, sizeof(leafspine), "leafspine", ms, 4096);
+	make_leafspine(leafspine_1k, sizeof(leafspine_1k), "leafspine-1k", ms, 1024);
+	printf("bench_fabric: wall-clock speed of the fabric emulation (one core, virtual time)\n");
+	for (size_t i = 0; i < ROCE_DIM(cases); i++)
+		if ((wanted[i] || !any) && run_case(&cases[i]) != 0)
 			return EXIT_FAILURE;
-	}
-	printf("published: ns-3 (HPCC/ConWeave lineage) takes hours for 0.1 s of a 128-host fabric "
-	       "on 8 cores (ConWeave README); Parsimon reports 11-27 h for 5 s of a large fabric.\n");
+	printf("published: ns-3 (HPCC/ConWeave lineage, 1000-byte payloads) takes hours for 0.1 s of a "
+	       "128-host fabric on 8 cores (ConWeave README); Parsimon reports 11-27 h for 5 s of a "
+	       "large fabric.\n");
 	return EXIT_SUCCESS;
 }
