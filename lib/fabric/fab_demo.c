@@ -204,16 +204,19 @@ static int step_zerocopy(struct demo *d)
 static int step_lossy(struct demo *d)
 {
 	static const char *const hdr[] = {
-		"<fabric", "loss", "goodput (Gb/s)", "FCT (ms)", "lost", "retransmitted",
+		"<fabric", "loss", "goodput (Gb/s)", "FCT (ms)", "lost (expected)", "retransmitted",
 		"resent per loss", "seq NAKs", "timeouts",
 	};
 	static const char *const loss_names[] = { "0 (PFC)", "1e-5", "1e-4", "3e-4", "1e-3" };
+	static const double loss_rates[] = { 0, 1e-5, 1e-4, 3e-4, 1e-3 };
 	static const char *const loss_sets[] = {
 		"topology.loss=0", "topology.loss=1e-5", "topology.loss=1e-4", "topology.loss=3e-4",
 		"topology.loss=1e-3",
 	};
 	double gbps[ROCE_DIM(loss_names)];
 	struct roce_table *t;
+	ROCE_STATIC_ASSERT(ROCE_DIM(loss_rates) == ROCE_DIM(loss_names) &&
+			   ROCE_DIM(loss_sets) == ROCE_DIM(loss_names));
 	int nsweep = d->conf->quick ? 4 : (int)ROCE_DIM(loss_names);
 
 	step(d, "Step 2/4  Lossless against lossy: one lost packet in ten thousand",
@@ -231,11 +234,12 @@ static int step_lossy(struct demo *d)
 		struct roce_fabric *fab;
 		struct roce_flow_result r;
 		bool lossless = i == 0;
+		double expected;
 
 		/* the lossless run keeps PFC on; lossy runs turn it off */
 		fab = run_builtin(d, "demo-lossy", lossless ? NULL : set, lossless ? 0 : 2,
 				  lossless ? "lossless.pcap" : i == 2 ? "lossy-1e-4.pcap" : NULL, &sc);
-		uint64_t lost = 0;
+		uint64_t lost = 0, sent = 0;
 
 		if (fab == NULL)
 			return -EINVAL;
@@ -246,13 +250,20 @@ static int step_lossy(struct demo *d)
 
 				roce_link_stats(roce_fabric_link(fab, l), dir, &ls);
 				lost += ls.dropped;
+				sent += ls.tx_frames;
 			}
 		gbps[i] = r.goodput_gbps;
 		roce_table_add(t, "%s", lossless ? "lossless (PFC)" : "lossy (no PFC)");
 		roce_table_add(t, "%s", lossless ? "0" : loss_names[i]);
 		roce_table_add(t, "%.2f", r.goodput_gbps);
 		roce_table_add(t, "%.3f", (double)(r.last_done - r.first_post) / ROCE_MS);
-		roce_table_add(t, "%" PRIu64, lost);
+		/* each frame a link sends is lost with the rate's probability */
+		expected = loss_rates[i] * (double)sent;
+		if (lossless)
+			roce_table_add(t, "%" PRIu64, lost);
+		else
+			roce_table_add(t, expected < 10 ? "%" PRIu64 " (%.1f)" : "%" PRIu64 " (%.0f)",
+				       lost, expected);
 		roce_table_add(t, "%" PRIu64, r.retransmits);
 		if (lost != 0)
 			roce_table_add(t, "%.0f", (double)r.retransmits / (double)lost);
@@ -269,9 +280,9 @@ static int step_lossy(struct demo *d)
 		roce_fabric_destroy(fab);
 		roce_scenario_destroy(sc);
 	}
-	roce_table_note(t, "lost: frames the links dropped (data and ACKs); each costs about a round "
-			"trip of data resent (go-back-N), and a lost retransmission or tail waits for the "
-			"ACK timeout (16.8 ms)");
+	roce_table_note(t, "lost: frames the links dropped (data and ACKs), beside the loss rate times "
+			"the frames the links sent; each costs about a round trip of data resent "
+			"(go-back-N), and a lost retransmission or tail waits for the ACK timeout (16.8 ms)");
 	show(d, t);
 	roce_report_chart(d->rep, bars("Goodput against the loss rate",
 				       "Gb/s", loss_names, (size_t)nsweep, "goodput", gbps));
