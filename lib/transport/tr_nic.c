@@ -181,16 +181,34 @@ const char *roce_device_counter_name(int i)
 	return roce_counter_name((enum roce_dev_counter)i);
 }
 
+/*
+ * Counter @p i as of now. A PFC frame pauses a priority until a time ahead, and its whole
+ * length is counted when it arrives (nic_pfc_rx); the part still ahead has not been paused
+ * yet, and at the end of a run it never will be.
+ */
+static uint64_t counter_now(const struct roce_device *dev, int i)
+{
+	const struct tr_nic *nic = tr_nic(dev);
+	roce_time_t now, until;
+	int prio = i - ROCE_CNT_RX_PRIO0_PAUSE_NS;
+
+	if (prio < 0 || prio >= ROCE_NIC_NPRIO)
+		return dev->cnt[i];
+	now = roce_engine_now(dev->eng);
+	until = nic->paused_until[prio];
+	return (nic->pause_ps[prio] - (until > now ? until - now : 0)) / ROCE_NS;
+}
+
 uint64_t roce_device_counter(const struct roce_device *dev, int i)
 {
-	return i >= 0 && i < ROCE_CNT_NUM ? dev->cnt[i] : 0;
+	return i >= 0 && i < ROCE_CNT_NUM ? counter_now(dev, i) : 0;
 }
 
 uint64_t roce_device_counter_by_name(const struct roce_device *dev, const char *name)
 {
 	for (int i = 0; i < ROCE_CNT_NUM; i++)
 		if (strcmp(roce_counter_name((enum roce_dev_counter)i), name) == 0)
-			return dev->cnt[i];
+			return counter_now(dev, i);
 	return UINT64_MAX;
 }
 
@@ -651,7 +669,6 @@ static void nic_pfc_rx(struct roce_device *dev, const struct roce_pkt *pkt)
 		nic->paused_until[i] = until;
 		if (until > now)
 			nic->paused |= (uint8_t)(1u << i);
-		dev->cnt[ROCE_CNT_RX_PRIO0_PAUSE_NS + i] = nic->pause_ps[i] / ROCE_NS;
 	}
 	/* a pause may have ended early (XON): let the arbiter look again */
 	if (nic->link != NULL)
