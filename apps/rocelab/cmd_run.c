@@ -198,6 +198,8 @@ static int run(int argc, char **argv)
 	char seedset[64], err[512], path[4096];
 	struct roce_run_conf rc = { 0 };
 	struct roce_scenario *sc;
+	struct stat st;
+	bool found;
 	struct roce_fabric *fab;
 	struct roce_progress *prog = NULL;
 	FILE *trace = NULL;
@@ -246,12 +248,24 @@ static int run(int argc, char **argv)
 	if (optind != argc - 1)
 		return rocelab_usage_error(argv[0], optind >= argc ? "needs a scenario file" :
 					   "takes one scenario file");
-	/* a name that is not a file may be a built-in scenario ("demo-incast") */
-	if (access(argv[optind], F_OK) != 0 && roce_scenario_builtin(argv[optind]) != NULL)
+	/*
+	 * A name that is not a file may be a built-in scenario ("demo-incast"), even where a
+	 * directory has its name: an earlier run's --out, most likely.
+	 */
+	found = stat(argv[optind], &st) == 0;
+	if ((!found || S_ISDIR(st.st_mode)) && roce_scenario_builtin(argv[optind]) != NULL)
 		sc = roce_scenario_parse(argv[optind], roce_scenario_builtin(argv[optind]), set, nset,
 					 err, sizeof(err));
 	else
 		sc = roce_scenario_load(argv[optind], set, nset, err, sizeof(err));
+	if (sc == NULL && !found && strchr(argv[optind], '/') == NULL) {
+		fprintf(stderr, "rocelab run: %s, and no built-in scenario has that name (", err);
+		for (const struct roce_embedded *e = roce_scenarios_builtin; e->name != NULL; e++)
+			fprintf(stderr, "%s%.*s", e == roce_scenarios_builtin ? "" : ", ",
+				(int)strcspn(e->name, "."), e->name);
+		fprintf(stderr, ")\n");
+		return EXIT_FAILURE;
+	}
 	if (sc == NULL) {
 		fprintf(stderr, "rocelab run: %s\n", err);
 		return EXIT_FAILURE;
