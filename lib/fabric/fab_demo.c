@@ -540,8 +540,8 @@ static void snap(const struct roce_fabric *fab, int s, int p, struct port_snap *
 static int step_degrade(struct demo *d)
 {
 	static const char *const hdr[] = {
-		"<port", "<to", "link now", "tx before (Gb/s)", "tx after (Gb/s)", "pauses sent",
-		"pauses received", "max queue (KB)", "<reading",
+		"<port", "<to", "link now", "tx before (Gb/s)", "tx after (Gb/s)",
+		"pauses sent", "pauses received", "max queue (KB)", "<reading",
 	};
 	const char *text = roce_scenario_builtin("demo-degrade");
 	const char *set[1];
@@ -554,10 +554,11 @@ static int step_degrade(struct demo *d)
 	struct roce_table *t;
 
 	step(d, "Step 4/4  Troubleshooting: a link degraded from 100G to 40G",
-	     "At 1 ms the link between sw0 and sw1 renegotiates down to 40G (a dirty optic, a bad "
-	     "cable). Nothing is lost - PFC holds the sender back - so the only symptom users see is "
-	     "a slower job. The switch counters, read before and after like `ethtool -S`, point at "
-	     "it: the port whose throughput fell with its queue full, and the pauses spreading "
+	     "Two hosts with 50G NICs send through the 100G link between sw0 and sw1: it runs full, "
+	     "with no queue and no pause. At 1 ms it renegotiates down to 40G (a dirty optic, a bad "
+	     "cable). Nothing is lost - PFC holds the senders back - so the only symptom users see "
+	     "is a slower job. The switch counters, read before and after like `ethtool -S`, point "
+	     "at it: the port whose throughput fell with its queue full, and the pauses spreading "
 	     "upstream from it.");
 	snprintf(seed, sizeof(seed), "scenario.seed=%" PRIu64, d->seed);
 	set[0] = seed;
@@ -611,7 +612,7 @@ static int step_degrade(struct demo *d)
 			    ((double)(t_end - t_event) / ROCE_SEC) / 1e9;
 			sent = s2->pause_tx - s1->pause_tx;
 			rcvd = s2->pause_rx - s1->pause_rx;
-			if (b < 0.5 && a < 0.5 && sent == 0 && rcvd == 0)
+			if (b < 0.5 && a < 0.5 && sent == 0 && rcvd == 0 && s1->pause_tx == s0->pause_tx)
 				continue;
 			if (rate < sc->link[l].conf.rate_bps) {
 				reading = "link below its speed: the cause";
@@ -631,13 +632,17 @@ static int step_degrade(struct demo *d)
 			roce_table_add(t, "%.0fG", (double)rate / 1e9);
 			roce_table_add(t, "%.1f", b);
 			roce_table_add(t, "%.1f", a);
-			roce_table_add(t, "%" PRIu64, sent);
-			roce_table_add(t, "%" PRIu64, rcvd);
-			roce_table_add(t, "%.1f", (double)s2->max_q / 1000);
+			roce_table_add(t, "%" PRIu64 " -> %" PRIu64, s1->pause_tx - s0->pause_tx, sent);
+			roce_table_add(t, "%" PRIu64 " -> %" PRIu64, s1->pause_rx - s0->pause_rx, rcvd);
+			/* the deepest up to the change, and the deepest of the whole run */
+			roce_table_add(t, "%.1f -> %.1f", (double)s1->max_q / 1000,
+				       (double)s2->max_q / 1000);
 			roce_table_add(t, "%s", reading);
 			d->res->degrade_pauses += sent;
 		}
 	}
+	roce_table_note(t, "pauses and max queue: before -> after the change; max queue before is the "
+			"deepest up to the change, after the deepest of the whole run");
 	show(d, t);
 	roce_report_row(d->rep);
 	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_PORT_GBPS, ROCE_CHART_LINE,
