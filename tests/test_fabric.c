@@ -187,6 +187,17 @@ START_TEST(set_overrides)
 	ck_assert(sc == NULL);
 	ck_assert_msg(strstr(err, "--set flow.v: t.ini has no [flow.v], so it is a new section: ")
 		      != NULL, "%s", err);
+	/* a section every scenario may have, absent from the file: only the value is wrong */
+	sc = roce_scenario_parse("t.ini", two_hosts, (const char *[]){ "switch.pfc=of" }, 1, err,
+				 sizeof(err));
+	ck_assert(sc == NULL);
+	ck_assert_str_eq(err, "--set switch.pfc: expected static, dynamic or off, got 'of'");
+	/* as in a file, a key set twice is refused */
+	sc = roce_scenario_parse("t.ini", two_hosts,
+				 (const char *[]){ "flow.w.size=1M", "flow.w.count=2", "flow.w.size=2M" },
+				 3, err, sizeof(err));
+	ck_assert(sc == NULL);
+	ck_assert_str_eq(err, "--set flow.w.size: set twice ('1M', then '2M')");
 }
 END_TEST
 

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "rocelab.h"
 #include "roce_fabric.h"
@@ -63,7 +62,7 @@ static int run(int argc, char **argv)
 	}
 	if (optind != argc)
 		return rocelab_usage_error(argv[0], "takes no arguments, got '%s'", argv[optind]);
-	if (mkdir(conf.out_dir, 0777) != 0 && errno != EEXIST) {
+	if (rocelab_mkdir_p(conf.out_dir) != 0) {
 		fprintf(stderr, "rocelab demo: cannot create %s: %s\n", conf.out_dir, strerror(errno));
 		return EXIT_FAILURE;
 	}

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "rocelab.h"
 #include "roce_learn.h"
@@ -93,7 +92,7 @@ static int run(int argc, char **argv)
 		if (npick < 16)
 			pick[npick++] = l;
 	}
-	if (mkdir(conf.out_dir, 0777) != 0 && errno != EEXIST) {
+	if (rocelab_mkdir_p(conf.out_dir) != 0) {
 		fprintf(stderr, "rocelab learn: cannot create %s: %s\n", conf.out_dir, strerror(errno));
 		return EXIT_FAILURE;
 	}

@@ -74,24 +74,6 @@ static int write_csv(const char *dir, const char *name, const struct roce_table 
 	return rc;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /* A finding on the terminal: its `code` without the backquotes report.html turns into markup. */
 static void print_plain(const char *text)
 {
@@ -204,7 +186,7 @@ static int run(int argc, char **argv)
 	struct roce_run_conf rc = { 0 };
 	struct roce_scenario *sc;
 	struct stat st;
-	bool found;
+	bool found, builtin;
 	struct roce_fabric *fab;
 	struct roce_progress *prog = NULL;
 	FILE *trace = NULL;
@@ -258,12 +240,13 @@ static int run(int argc, char **argv)
 	 * directory has its name: an earlier run's --out, most likely.
 	 */
 	found = stat(argv[optind], &st) == 0;
-	if ((!found || S_ISDIR(st.st_mode)) && roce_scenario_builtin(argv[optind]) != NULL)
+	builtin = (!found || S_ISDIR(st.st_mode)) && roce_scenario_builtin(argv[optind]) != NULL;
+	if (builtin)
 		sc = roce_scenario_parse(argv[optind], roce_scenario_builtin(argv[optind]), set, nset,
 					 err, sizeof(err));
 	else
 		sc = roce_scenario_load(argv[optind], set, nset, err, sizeof(err));
-	if (sc == NULL && !found && strchr(argv[optind], '/') == NULL) {
+	if (sc == NULL && !found && !builtin && strchr(argv[optind], '/') == NULL) {
 		fprintf(stderr, "rocelab run: %s, and no built-in scenario has that name (", err);
 		for (const struct roce_embedded *e = roce_scenarios_builtin; e->name != NULL; e++)
 			fprintf(stderr, "%s%.*s", e == roce_scenarios_builtin ? "" : ", ",
@@ -275,7 +258,7 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "rocelab run: %s\n", err);
 		return EXIT_FAILURE;
 	}
-	if (mkdir_p(dir) != 0) {
+	if (rocelab_mkdir_p(dir) != 0) {
 		fprintf(stderr, "rocelab run: cannot create %s: %s\n", dir, strerror(errno));
 		goto out_sc;
 	}

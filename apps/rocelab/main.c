@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rocelab.h"
 #include "rocelab_config.h"
@@ -39,6 +40,34 @@ int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see 'rocelab help %s')\n", cmd);
 	return EXIT_USAGE;
+}
+
+int rocelab_mkdir_p(const char *dir)
+{
+	char buf[4096];
+	struct stat st;
+
+	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -errno;
+	}
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return -errno;
+	if (stat(buf, &st) != 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;	/* a file of that name is in the way */
+		return -errno;
+	}
+	return 0;
 }
 
 int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out)

@@ -26,6 +26,12 @@ extern const struct rocelab_cmd cmd_run;
 extern const struct rocelab_cmd cmd_replay;
 extern const struct rocelab_cmd cmd_switch;
 
+/**
+ * Create directory @p dir and its parents, as `mkdir -p`. @return 0, or -errno with errno set
+ * (ENOTDIR: a file of that name is in the way)
+ */
+int rocelab_mkdir_p(const char *dir);
+
 /** A whole number (decimal, 0x hex or 0 octal) no larger than @p max. @return 0 or -EINVAL */
 int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out);
 

@@ -261,12 +261,18 @@ static int fail_at(struct reader *r, const char *key, const char *fmt, ...)
 
 	if (line < 0)
 		line = sline;
-	if (line == 0 && sline == 0)	/* a section only --set made: most likely a misspelt name */
+	/*
+	 * A named section ([flow.NAME], [host.NAME], ...) only --set made: most likely a misspelt
+	 * name. [switch] or [priority.3] made so is just a setting the file left at its default.
+	 */
+	if (line == 0 && sline == 0 && strchr(r->section, '.') != NULL &&
+	    strncmp(r->section, "priority.", 9) != 0)
 		n = (size_t)snprintf(r->err, r->errlen, "--set %s%s%s: %s has no [%s], so it is a "
 				     "new section: ", r->section, key ? "." : "", key ? key : "",
 				     r->file, r->section);
 	else if (line == 0)
-		n = (size_t)snprintf(r->err, r->errlen, "--set %s.%s: ", r->section, key ? key : "");
+		n = (size_t)snprintf(r->err, r->errlen, "--set %s%s%s: ", r->section, key ? "." : "",
+				     key ? key : "");
 	else if (line > 0)
 		n = (size_t)snprintf(r->err, r->errlen, "%s:%d: [%s]%s%s: ", r->file, line,
 				     r->section, key ? " " : "", key ? key : "");
@@ -421,6 +427,16 @@ static int apply_sets(struct reader *r, const char *const *set, int nset)
 			return -EINVAL;
 		}
 		*val++ = '\0';
+		for (int j = 0; j < i; j++) {
+			size_t len = strlen(buf);
+
+			/* as in a file, a key set twice is refused: which one was meant? */
+			if (strncmp(set[j], buf, len) == 0 && set[j][len] == '=') {
+				snprintf(r->err, r->errlen, "--set %s: set twice ('%s', then '%s')", buf,
+					 set[j] + len + 1, val);
+				return -EINVAL;
+			}
+		}
 		key = strrchr(buf, '.');
 		/* keys with a dot of their own: [nic] cc.rpg_ai_rate, [switch.X] route.HOST */
 		if (key != NULL && strncmp(buf, "nic.cc.", 7) == 0)
