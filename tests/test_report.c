@@ -455,6 +455,18 @@ START_TEST(table_csv_quoting)
 			 "<x>&,,\n");
 	free(cap.buf);
 	roce_table_destroy(t);
+
+	/* "-", no value, is an empty field; "-1" and "--" are values */
+	t = roce_table_create("x", 3, (const char *[]){ "a", "b", "c" });
+	ck_assert_ptr_nonnull(t);
+	roce_table_add(t, "-");
+	roce_table_add(t, "-1");
+	roce_table_add(t, "--");
+	cap_open(&cap);
+	ck_assert_int_eq(roce_table_write_csv(t, cap.f), 0);
+	ck_assert_str_eq(cap_close(&cap), "a,b,c\n,-1,--\n");
+	free(cap.buf);
+	roce_table_destroy(t);
 }
 END_TEST
 

@@ -76,10 +76,16 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 			roce_table_add(t, "%" PRIu64 "/%" PRIu64, r.messages, f->count);
 		else
 			roce_table_add(t, "%" PRIu64, r.messages);
-		roce_table_add(t, "%.1f", (double)(r.last_done - r.first_post) / ROCE_US);
-		roce_table_add(t, "%.2f", r.goodput_gbps);
-		roce_table_add(t, "%.1f", r.lat_p50_us);
-		roce_table_add(t, "%.1f", r.lat_p99_us);
+		if (r.messages == 0) {
+			/* nothing completed: no time, rate or latency to give (not zero) */
+			for (int k = 0; k < 4; k++)
+				roce_table_add(t, "-");
+		} else {
+			roce_table_add(t, "%.1f", (double)(r.last_done - r.first_post) / ROCE_US);
+			roce_table_add(t, "%.2f", r.goodput_gbps);
+			roce_table_add(t, "%.1f", r.lat_p50_us);
+			roce_table_add(t, "%.1f", r.lat_p99_us);
+		}
 		roce_table_add(t, "%" PRIu64, r.retransmits);
 		roce_table_add(t, "%" PRIu64, r.timeouts);
 		roce_table_add(t, "%s", flow_status(fab, &r));

@@ -228,9 +228,12 @@ int roce_table_write_csv(const struct roce_table *t, FILE *f)
 	fputc('\n', f);
 	for (size_t r = 0; r < rows; r++) {
 		for (int c = 0; c < t->ncols; c++) {
+			const char *v = cell(t, r, c);
+
 			if (c > 0)
 				fputc(',', f);
-			csv_field(f, cell(t, r, c));
+			if (strcmp(v, "-") != 0)	/* "-", no value: an empty field */
+				csv_field(f, v);
 		}
 		fputc('\n', f);
 	}

@@ -43,8 +43,8 @@ void roce_table_print(const struct roce_table *t, FILE *f);
 
 /**
  * Write headers and rows as RFC 4180 CSV ('\n' line ends): a field holding a comma, a quote, a
- * line break or a leading/trailing blank is quoted, quotes doubled. Title and notes are not
- * written.
+ * line break or a leading/trailing blank is quoted, quotes doubled; a cell of "-" (no value) is
+ * an empty field. Title and notes are not written.
  * @return 0, -EIO (the stream reported an error)
  */
 int roce_table_write_csv(const struct roce_table *t, FILE *f);
