@@ -354,6 +354,32 @@ static int step_lossy(struct demo *d)
 
 /* ---- step 3: incast, PFC against DCQCN ---- */
 
+/* The deepest any priority's queue got on the switch port to host @p name (the exact counter). */
+static uint64_t max_queue_to(const struct roce_fabric *fab, const struct roce_scenario *sc,
+			     const char *name)
+{
+	int host = fab_host_find(sc, name);
+	uint64_t maxq = 0;
+
+	for (int l = 0; l < sc->nlinks; l++)
+		for (int side = 0; side < 2; side++) {
+			int node = side ? sc->link[l].b : sc->link[l].a;
+			int peer = side ? sc->link[l].a : sc->link[l].b;
+			int p = roce_fabric_link_port(fab, l, side);
+
+			if (peer != host || p < 0)
+				continue;
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(roce_fabric_switch(fab, node - sc->nhosts),
+						   (uint16_t)p, prio, &q);
+				maxq = ROCE_MAX(maxq, q.max_qbytes);
+			}
+		}
+	return maxq;
+}
+
 static double jain(const double *x, int n)
 {
 	double s = 0, s2 = 0;
@@ -458,9 +484,8 @@ static int step_incast(struct demo *d)
 					pauses += q.pause_tx;
 					marks += q.ecn_marked;
 				}
+		maxq = max_queue_to(fab, sc, "r0");
 		find_series(fab, ROCE_SERIES_QUEUE_KB, "> r0", &s);
-		for (size_t i = 0; i < s.n; i++)
-			maxq = ROCE_MAX(maxq, (uint64_t)(s.v[i] * 1000));
 		roce_table_add(t, "%s", cases[c]);
 		/* all of them together, from the first post to the last completion */
 		roce_table_add(t, "%.1f", last > first ? (double)bytes * 8 / ((double)(last - first) / ROCE_SEC) / 1e9 : 0);
