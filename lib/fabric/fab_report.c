@@ -886,10 +886,12 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE,
 					  "Goodput per flow", "Gb/s", 12));
 	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
-					  "Deepest switch egress queues", "queue (KB)", 8));
+					  "Deepest switch egress queues (all priorities of a port)",
+					  "queue (KB)", 8));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
 		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
-						  "Ports paused by PFC (1 = paused)", "paused", 8));
+						  "Switch ports paused by PFC (1 = any priority paused)",
+						  "paused", 8));
 	if (strcmp(sc->cc, "none") != 0)
 		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
 						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));
