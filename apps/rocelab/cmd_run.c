@@ -30,7 +30,9 @@ static const char usage[] =
 	"  --out DIR      where to write (default: rocelab-out); created if missing\n"
 	"  --seed N       the engine's seed (same seed, same bytes in every file)\n"
 	"  --set S.K=V    override a key, e.g. --set flow.a.size=1M --set nic.cc=dcqcn\n"
-	"  --trace FILE   every transport and switch decision, one line each ('-': stdout)\n"
+	"  --trace FILE   a line per transport and switch event out of the ordinary: loss\n"
+	"                 recovery, NAKs, RNR waits, CNPs, DCQCN cuts, PFC XOFF/XON, drops,\n"
+	"                 errors ('-': stdout; a run with none of them writes an empty file)\n"
 	"  --quiet        no progress bar and no tables\n";
 
 static const struct option long_opts[] = {

@@ -60,7 +60,8 @@ void fab_trace(struct roce_switch *sw, uint16_t port, int prio, const char *fmt,
 
 	if (sw->trace == NULL)
 		return;
-	fprintf(sw->trace, "%.3f us %s p%u/%d ", (double)roce_engine_now(sw->eng) / ROCE_US,
+	/* as the transport's trace (tr_trace): one file of both sorts by time, lines aligned */
+	fprintf(sw->trace, "%14.6f us %s p%u/%d ", (double)roce_engine_now(sw->eng) / ROCE_US,
 		sw->name, port, prio);
 	va_start(ap, fmt);
 	vfprintf(sw->trace, fmt, ap);
