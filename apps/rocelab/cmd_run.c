@@ -135,7 +135,10 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	roce_report_text(rep, text);
 	roce_report_list(rep, "What stands out", found, (size_t)fd.n);
 	roce_report_heading(rep, "Time series");
-	roce_fabric_add_charts(fab, rep);
+	if (sc->sample == 0)
+		roce_report_text(rep, "None: sampling is off (scenario.sample = 0).");
+	else
+		roce_fabric_add_charts(fab, rep);
 	roce_report_heading(rep, "Flows");
 	if (fct != NULL) {
 		roce_report_chart(rep, roce_fabric_fct_chart(fab));
