@@ -422,7 +422,7 @@ static int step_incast(struct demo *d)
 	struct roce_chart *queue = roce_chart_create(ROCE_CHART_STEP, "Queue of sw1's port to r0",
 						     "time (us)", "KB");
 	struct roce_chart *flows[2] = { NULL, NULL };
-	double victim_gbps[2];
+	double victim_gbps[2], end_us = 0;
 	struct roce_table *t;
 
 	step(d, "Step 3/4  An 8:1 incast: PFC alone against PFC with ECN and DCQCN",
@@ -516,6 +516,7 @@ static int step_incast(struct demo *d)
 			if (s.n != 0)
 				roce_chart_series(flows[c], sc->flow[f].name, s.t_us, s.v, s.n);
 		}
+		end_us = ROCE_MAX(end_us, (double)roce_fabric_now(fab) / ROCE_US);
 		if (c == 0) {
 			d->res->victim_pfc_gbps = victim_gbps[0];
 			d->res->jain_pfc = jain(incast, n);
@@ -535,6 +536,11 @@ static int step_incast(struct demo *d)
 	roce_report_row(d->rep);
 	roce_report_chart(d->rep, victim);
 	roce_report_chart(d->rep, queue);
+	/* side by side on the same axes: the line rate, and the longer run */
+	for (int c = 0; c < 2; c++) {
+		roce_chart_yrange(flows[c], 0, 100);
+		roce_chart_xrange(flows[c], 0, end_us);
+	}
 	roce_report_chart(d->rep, flows[0]);
 	roce_report_chart(d->rep, flows[1]);
 	return 0;
