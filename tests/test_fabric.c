@@ -778,6 +778,54 @@ START_TEST(summary_nic_pfc)
 }
 END_TEST
 
+/*
+ * The paused series of a NIC: the percentage of each interval PFC held it. In demo-degrade each 50G
+ * sender gets 20G of the link once it falls to 40G: paused about 60% of the time after the
+ * queue has filled (65%: an XOFF lets the frame on the wire finish, 0.7 us of each 13 us
+ * XOFF-XON cycle; the switch's trace gives the same), never before the change. No switch port
+ * is paused there.
+ */
+START_TEST(paused_series)
+{
+	struct roce_scenario *sc = roce_scenario_load(SCENARIOS "/demo-degrade.ini", NULL, 0, err,
+						      sizeof(err));
+	struct roce_fabric *fab;
+	int n, nic = 0;
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	n = roce_fabric_nseries(fab, ROCE_SERIES_PAUSED);
+	for (int i = 0; i < n; i++) {
+		struct roce_series s;
+		double before = 0, after = 0;
+		int na = 0;
+
+		roce_fabric_series(fab, ROCE_SERIES_PAUSED, i, &s);
+		ck_assert_msg(strcmp(s.name, "h0 NIC") == 0 || strcmp(s.name, "h1 NIC") == 0,
+			      "%s paused", s.name);
+		nic++;
+		for (size_t k = 0; k < s.n; k++) {
+			ck_assert(s.v[k] >= 0 && s.v[k] <= 100);
+			if (s.t_us[k] <= 1000)
+				before = ROCE_MAX(before, s.v[k]);
+			else if (s.t_us[k] > 1200) {
+				after += s.v[k];
+				na++;
+			}
+		}
+		ck_assert_double_eq(before, 0);
+		ck_assert_int_gt(na, 0);
+		after /= na;
+		ck_assert_msg(after > 55 && after < 70, "%s paused %.1f%% after", s.name, after);
+	}
+	ck_assert_int_eq(nic, 2);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 static struct roce_fabric *run_text(const char *text, struct roce_scenario **sc)
 {
 	struct roce_fabric *fab;
@@ -1071,6 +1119,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, conservation);
 	tcase_add_test(tc, demo_claims);
 	tcase_add_test(tc, summary_nic_pfc);
+	tcase_add_test(tc, paused_series);
 	tcase_add_test(tc, fct_summary);
 	tcase_add_test(tc, findings);
 	tcase_add_test(tc, data_intact);

@@ -680,6 +680,9 @@ static int step_degrade(struct demo *d)
 						   "Switch port throughput", "Gb/s", 8));
 	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
 						   "Switch egress queues", "KB", 8));
+	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
+						   "Senders paused by PFC", "% of each interval",
+						   8));
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return 0;

@@ -818,7 +818,7 @@ int roce_fabric_write_metrics(const struct roce_fabric *fab, FILE *f)
 		{ ROCE_SERIES_FLOW_GBPS, "flow_goodput_gbps" },
 		{ ROCE_SERIES_RATE_GBPS, "flow_rp_rate_gbps" },
 		{ ROCE_SERIES_QUEUE_KB, "queue_kb" },
-		{ ROCE_SERIES_PAUSED, "paused" },
+		{ ROCE_SERIES_PAUSED, "paused_pct" },
 		{ ROCE_SERIES_PORT_GBPS, "port_tx_gbps" },
 	};
 
@@ -890,8 +890,8 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 					  "queue (KB)", 8));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
 		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
-						  "Switch ports paused by PFC (1 = any priority paused)",
-						  "paused", 8));
+						  "Paused by PFC: switch ports and NICs",
+						  "% of each interval", 8));
 	if (strcmp(sc->cc, "none") != 0)
 		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
 						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));

@@ -96,6 +96,11 @@ struct roce_fabric {
 	int nq;
 	uint64_t *q_seen;		/* per queue: max depth sampled, to pick the busy ones */
 	uint64_t *q_paused_seen;
+	struct fab_vec *h_paused;	/* per host: % of each interval its NIC was paused */
+	bool *h_paused_seen;
+	roce_time_t *q_last_paused;	/* per switch port and priority: paused time at the last sample */
+	uint64_t *h_last_paused;	/* per host and priority: paused ns at the last sample */
+	int cnt_pause_ns[ROCE_NPRIO];	/* the NIC counters rx_prioN_pause_duration_ns */
 	roce_time_t last_sample;
 };
 
@@ -712,6 +717,12 @@ static uint64_t flow_rx_bytes(const struct fab_flow *fl)
 	return sum;
 }
 
+/* The percentage of an interval of @p dt a queue spent paused, @p paused of it. */
+static double paused_pct(roce_time_t paused, roce_time_t dt)
+{
+	return dt == 0 ? 0 : ROCE_MIN(100.0 * (double)paused / (double)dt, 100.0);
+}
+
 static int take_sample(struct roce_fabric *fab)
 {
 	const struct roce_scenario *sc = fab->sc;
@@ -731,25 +742,42 @@ static int take_sample(struct roce_fabric *fab)
 	for (int s = 0; s < sc->nswitches; s++) {
 		for (int p = 0; p < sc->sw[s].conf.nports && rc == 0; p++, k++) {
 			uint64_t bytes = 0, tx = 0;
-			bool paused = false;
+			double paused = 0;
 
 			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
 				struct roce_switch_qstats st;
+				roce_time_t *last = &fab->q_last_paused[k * ROCE_NPRIO + prio];
 
 				roce_switch_qstats(fab->sw[s], (uint16_t)p, prio, &st);
 				bytes += st.qbytes;
 				tx += st.tx_bytes;
-				paused |= st.paused;
+				paused = ROCE_MAX(paused, paused_pct(st.paused_time - *last, now -
+								       fab->last_sample));
+				*last = st.paused_time;
 			}
 			rc = vec_push(&fab->q_gbps[k], dt > 0 ? (double)(tx - fab->q_last_tx[k]) * 8 / dt / 1e9 : 0);
 			fab->q_last_tx[k] = tx;
 			fab->q_seen[k] = ROCE_MAX(fab->q_seen[k], bytes);
-			fab->q_paused_seen[k] |= paused;
+			fab->q_paused_seen[k] |= paused > 0;
 			if (rc == 0)
 				rc = vec_push(&fab->q_kb[k], (double)bytes / 1000);
 			if (rc == 0)
 				rc = vec_push(&fab->q_paused[k], paused);
 		}
+	}
+	for (int h = 0; h < sc->nhosts && rc == 0; h++) {
+		double paused = 0;
+
+		for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+			uint64_t ns, *last = &fab->h_last_paused[h * ROCE_NPRIO + prio];
+
+			ns = roce_device_counter(fab->host[h].dev, fab->cnt_pause_ns[prio]);
+			paused = ROCE_MAX(paused, paused_pct((ns - *last) * ROCE_NS,
+							       now - fab->last_sample));
+			*last = ns;
+		}
+		fab->h_paused_seen[h] |= paused > 0;
+		rc = vec_push(&fab->h_paused[h], paused);
 	}
 	fab->last_sample = now;
 	return rc;
@@ -843,10 +871,26 @@ struct roce_fabric *roce_fabric_create(const struct roce_scenario *sc, char *err
 	fab->q_name = calloc((size_t)nq + 1, sizeof(*fab->q_name));
 	fab->q_seen = calloc((size_t)nq + 1, sizeof(*fab->q_seen));
 	fab->q_paused_seen = calloc((size_t)nq + 1, sizeof(*fab->q_paused_seen));
+	fab->h_paused = calloc((size_t)sc->nhosts + 1, sizeof(*fab->h_paused));
+	fab->h_paused_seen = calloc((size_t)sc->nhosts + 1, sizeof(*fab->h_paused_seen));
+	for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+		char name[40];
+
+		snprintf(name, sizeof(name), "rx_prio%d_pause_duration_ns", prio);
+		fab->cnt_pause_ns[prio] = -1;	/* roce_device_counter(-1) is 0 */
+		for (int i = 0; i < roce_device_ncounters(); i++)
+			if (strcmp(roce_device_counter_name(i), name) == 0)
+				fab->cnt_pause_ns[prio] = i;
+	}
+	fab->q_last_paused = calloc(((size_t)nq + 1) * ROCE_NPRIO, sizeof(*fab->q_last_paused));
+	fab->h_last_paused = calloc(((size_t)sc->nhosts + 1) * ROCE_NPRIO,
+				    sizeof(*fab->h_last_paused));
 	fab->event = calloc((size_t)sc->nevents + 1, sizeof(*fab->event));
 	if (fab->flow == NULL || fab->flow_gbps == NULL || fab->flow_rate == NULL ||
 	    fab->q_kb == NULL || fab->q_paused == NULL || fab->q_gbps == NULL || fab->q_last_tx == NULL || fab->q_name == NULL ||
-	    fab->q_seen == NULL || fab->q_paused_seen == NULL || fab->event == NULL)
+	    fab->q_seen == NULL || fab->q_paused_seen == NULL || fab->h_paused == NULL ||
+	    fab->h_paused_seen == NULL || fab->q_last_paused == NULL ||
+	    fab->h_last_paused == NULL || fab->event == NULL)
 		goto err_nomem;
 	/* queues are named by switch, port and what the port faces: "sw1 p0 > h0" */
 	for (int l = 0; l < sc->nlinks; l++) {
@@ -934,6 +978,12 @@ void roce_fabric_destroy(struct roce_fabric *fab)
 		free(fab->q_paused[k].v);
 		free(fab->q_gbps[k].v);
 	}
+	for (int h = 0; fab->h_paused != NULL && h < sc->nhosts; h++)
+		free(fab->h_paused[h].v);
+	free(fab->h_paused);
+	free(fab->h_paused_seen);
+	free(fab->q_last_paused);
+	free(fab->h_last_paused);
 	free(fab->t.v);
 	free(fab->flow_gbps);
 	free(fab->flow_rate);
@@ -1174,6 +1224,10 @@ static int series_index(const struct roce_fabric *fab, enum roce_series_kind kin
 			if (seen && k++ == i)
 				return q;
 		}
+		/* then the NICs PFC paused: index nq + host */
+		for (int h = 0; kind == ROCE_SERIES_PAUSED && h < fab->sc->nhosts; h++)
+			if (fab->h_paused_seen[h] && k++ == i)
+				return fab->nq + h;
 		return -1;
 	}
 	return -1;
@@ -1211,6 +1265,12 @@ void roce_fabric_series(const struct roce_fabric *fab, enum roce_series_kind kin
 		snprintf(s->name, sizeof(s->name), "%s", fab->q_name[k]);
 		break;
 	case ROCE_SERIES_PAUSED:
+		if (k >= fab->nq) {
+			v = &fab->h_paused[k - fab->nq];
+			snprintf(s->name, sizeof(s->name), "%s NIC",
+				 fab->sc->host[k - fab->nq].name);
+			break;
+		}
 		v = &fab->q_paused[k];
 		snprintf(s->name, sizeof(s->name), "%s", fab->q_name[k]);
 		break;
