@@ -187,7 +187,7 @@ out:
 static int run(int argc, char **argv)
 {
 	const char *set[MAX_SET + 1], *dir = "rocelab-out", *trace_path = NULL;
-	char seedset[64], err[512], path[4096];
+	char seedset[64] = "", err[512], path[4096];
 	struct roce_run_conf rc = { 0 };
 	struct roce_scenario *sc;
 	struct stat st;
@@ -211,10 +211,8 @@ static int run(int argc, char **argv)
 		case 's':
 			if (rocelab_parse_uint(optarg, UINT64_MAX, &v) != 0)
 				return rocelab_usage_error(argv[0], "--seed wants a whole number, got '%s'", optarg);
+			/* the last --seed wins; it joins the overrides once parsing is done */
 			snprintf(seedset, sizeof(seedset), "scenario.seed=%llu", (unsigned long long)v);
-			if (nset == MAX_SET)
-				return rocelab_usage_error(argv[0], "more than %d overrides", MAX_SET);
-			set[nset++] = seedset;
 			break;
 		case 'S':
 			if (strchr(optarg, '=') == NULL || strchr(optarg, '.') == NULL)
@@ -240,6 +238,15 @@ static int run(int argc, char **argv)
 	if (optind != argc - 1)
 		return rocelab_usage_error(argv[0], optind >= argc ? "needs a scenario file" :
 					   "takes one scenario file");
+	if (seedset[0] != '\0') {
+		for (int i = 0; i < nset; i++)
+			if (strncmp(set[i], "scenario.seed=", 14) == 0)
+				return rocelab_usage_error(argv[0], "--seed and --set scenario.seed "
+							   "both set the seed: give one");
+		if (nset == MAX_SET)
+			return rocelab_usage_error(argv[0], "more than %d overrides", MAX_SET);
+		set[nset++] = seedset;
+	}
 	/*
 	 * A name that is not a file may be a built-in scenario ("demo-incast"), even where a
 	 * directory has its name: an earlier run's --out, most likely.

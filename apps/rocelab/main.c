@@ -47,6 +47,10 @@ int rocelab_mkdir_p(const char *dir)
 	char buf[4096];
 	struct stat st;
 
+	if (dir[0] == '\0') {
+		errno = ENOENT;		/* as mkdir("") */
+		return -errno;
+	}
 	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf)) {
 		errno = ENAMETOOLONG;
 		return -errno;
