@@ -214,8 +214,9 @@ static int step_zerocopy(struct demo *d)
 
 /* What one run of demo-lossy did. */
 struct loss_run {
-	double gbps, fct_ms;
-	uint64_t lost, sent, retransmits, timeouts;
+	double gbps, fct_ms;		/* the flow's goodput and completion time */
+	uint64_t lost, sent;		/* frames the links dropped, and sent */
+	uint64_t retransmits, timeouts;	/* the flow's resent packets and ACK timeouts */
 };
 
 static int lossy_run(struct demo *d, const char *const *set, int nset, const char *pcap,
@@ -332,7 +333,7 @@ static int step_lossy(struct demo *d)
 			d->res->lossless_gbps = median[i];
 		if (i == 2) {
 			d->res->lossy_gbps = median[i];
-			d->res->lossy_retransmits = resent;
+			d->res->lossy_retransmits = resent / (uint64_t)n;	/* a run, as lost */
 		}
 	}
 	roce_table_note(t, "lost: frames the links dropped (data and ACKs), beside the loss rate times "
@@ -643,7 +644,8 @@ static int step_degrade(struct demo *d)
 			    ((double)(t_end - t_event) / ROCE_SEC) / 1e9;
 			sent = s2->pause_tx - s1->pause_tx;
 			rcvd = s2->pause_rx - s1->pause_rx;
-			if (b < 0.5 && a < 0.5 && sent == 0 && rcvd == 0 && s1->pause_tx == s0->pause_tx)
+			if (b < 0.5 && a < 0.5 && sent == 0 && rcvd == 0 &&
+			    s1->pause_tx == s0->pause_tx && s1->pause_rx == s0->pause_rx)
 				continue;
 			if (rate < sc->link[l].conf.rate_bps) {
 				reading = "link below its speed: the cause";
@@ -680,7 +682,7 @@ static int step_degrade(struct demo *d)
 						   "Switch port throughput", "Gb/s", 8));
 	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
 						   "Switch egress queues", "KB", 8));
-	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
+	roce_report_chart(d->rep, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
 						   "Senders paused by PFC", "% of each interval",
 						   8));
 	roce_fabric_destroy(fab);

@@ -889,7 +889,7 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 					  "Deepest switch egress queues (all priorities of a port)",
 					  "queue (KB)", 8));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
-		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_STEP,
+		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
 						  "Paused by PFC: switch ports and NICs",
 						  "% of each interval", 8));
 	if (strcmp(sc->cc, "none") != 0)

@@ -97,10 +97,10 @@ struct roce_fabric {
 	uint64_t *q_seen;		/* per queue: max depth sampled, to pick the busy ones */
 	uint64_t *q_paused_seen;
 	struct fab_vec *h_paused;	/* per host: % of each interval its NIC was paused */
-	bool *h_paused_seen;
+	bool *h_paused_seen;		/* per host: its NIC was ever paused (a series to show) */
 	roce_time_t *q_last_paused;	/* per switch port and priority: paused time at the last sample */
-	uint64_t *h_last_paused;	/* per host and priority: paused ns at the last sample */
-	int cnt_pause_ns[ROCE_NPRIO];	/* the NIC counters rx_prioN_pause_duration_ns */
+	uint64_t *h_last_paused;	/* per host and NIC priority: paused ns at the last sample */
+	int cnt_pause_ns[ROCE_NIC_NPRIO]; /* the NIC counters rx_prioN_pause_duration_ns */
 	roce_time_t last_sample;
 };
 
@@ -729,6 +729,11 @@ static int take_sample(struct roce_fabric *fab)
 	roce_time_t now = roce_engine_now(fab->eng);
 	double dt = (double)(now - fab->last_sample) / ROCE_SEC;
 	int rc = vec_push(&fab->t, (double)now / ROCE_US), k = 0;
+	/*
+	 * An interval too short to measure a share of (the last sample, taken at the end whenever
+	 * it falls between two: NIC pause times are whole ns) repeats the share before it.
+	 */
+	bool short_dt = now - fab->last_sample < ROCE_US && fab->t.n > 1;
 
 	for (int i = 0; i < sc->nflows && rc == 0; i++) {
 		struct fab_flow *fl = &fab->flow[i];
@@ -761,6 +766,8 @@ static int take_sample(struct roce_fabric *fab)
 			fab->q_paused_seen[k] |= paused > 0;
 			if (rc == 0)
 				rc = vec_push(&fab->q_kb[k], (double)bytes / 1000);
+			if (short_dt)
+				paused = fab->q_paused[k].v[fab->q_paused[k].n - 1];
 			if (rc == 0)
 				rc = vec_push(&fab->q_paused[k], paused);
 		}
@@ -768,14 +775,16 @@ static int take_sample(struct roce_fabric *fab)
 	for (int h = 0; h < sc->nhosts && rc == 0; h++) {
 		double paused = 0;
 
-		for (int prio = 0; prio < ROCE_NPRIO; prio++) {
-			uint64_t ns, *last = &fab->h_last_paused[h * ROCE_NPRIO + prio];
+		for (int prio = 0; prio < ROCE_NIC_NPRIO; prio++) {
+			uint64_t ns, *last = &fab->h_last_paused[h * ROCE_NIC_NPRIO + prio];
 
 			ns = roce_device_counter(fab->host[h].dev, fab->cnt_pause_ns[prio]);
 			paused = ROCE_MAX(paused, paused_pct((ns - *last) * ROCE_NS,
 							       now - fab->last_sample));
 			*last = ns;
 		}
+		if (short_dt)
+			paused = fab->h_paused[h].v[fab->h_paused[h].n - 1];
 		fab->h_paused_seen[h] |= paused > 0;
 		rc = vec_push(&fab->h_paused[h], paused);
 	}
@@ -873,7 +882,7 @@ struct roce_fabric *roce_fabric_create(const struct roce_scenario *sc, char *err
 	fab->q_paused_seen = calloc((size_t)nq + 1, sizeof(*fab->q_paused_seen));
 	fab->h_paused = calloc((size_t)sc->nhosts + 1, sizeof(*fab->h_paused));
 	fab->h_paused_seen = calloc((size_t)sc->nhosts + 1, sizeof(*fab->h_paused_seen));
-	for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+	for (int prio = 0; prio < ROCE_NIC_NPRIO; prio++) {
 		char name[40];
 
 		snprintf(name, sizeof(name), "rx_prio%d_pause_duration_ns", prio);
@@ -883,7 +892,7 @@ struct roce_fabric *roce_fabric_create(const struct roce_scenario *sc, char *err
 				fab->cnt_pause_ns[prio] = i;
 	}
 	fab->q_last_paused = calloc(((size_t)nq + 1) * ROCE_NPRIO, sizeof(*fab->q_last_paused));
-	fab->h_last_paused = calloc(((size_t)sc->nhosts + 1) * ROCE_NPRIO,
+	fab->h_last_paused = calloc(((size_t)sc->nhosts + 1) * ROCE_NIC_NPRIO,
 				    sizeof(*fab->h_last_paused));
 	fab->event = calloc((size_t)sc->nevents + 1, sizeof(*fab->event));
 	if (fab->flow == NULL || fab->flow_gbps == NULL || fab->flow_rate == NULL ||

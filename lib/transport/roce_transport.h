@@ -33,9 +33,6 @@ uint64_t roce_device_counter_by_name(const struct roce_device *dev, const char *
 
 void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st);
 
-/** The priorities PFC pauses now: bit i, priority i (a PFC frame's pause still running). */
-uint8_t roce_device_paused(const struct roce_device *dev);
-
 /**
  * Write one line per transport decision (retry, NAK, RNR wait, timeout, error, flush) to @p f,
  * with the engine time: "   12.345678 us rocelab0 qp 0x11 timeout psn 42 retry 6 left".

@@ -199,18 +199,6 @@ static uint64_t counter_now(const struct roce_device *dev, int i)
 	return (nic->pause_ps[prio] - (until > now ? until - now : 0)) / ROCE_NS;
 }
 
-uint8_t roce_device_paused(const struct roce_device *dev)
-{
-	const struct tr_nic *nic = tr_nic(dev);
-	roce_time_t now = roce_engine_now(dev->eng);
-	uint8_t m = 0;
-
-	for (int i = 0; i < ROCE_NIC_NPRIO; i++)
-		if (nic->paused_until[i] > now)
-			m |= (uint8_t)(1u << i);
-	return m;
-}
-
 uint64_t roce_device_counter(const struct roce_device *dev, int i)
 {
 	return i >= 0 && i < ROCE_CNT_NUM ? counter_now(dev, i) : 0;
