@@ -3,8 +3,7 @@
 # sw1 pauses sw0 with 802.1Qbb PFC frames. tshark must decode every PFC frame as a MAC Control
 # class-based flow control frame for priority 3, XOFF frames with the configured quanta (65535)
 # and XON frames with 0, as many XOFFs as the switch counted; and every RoCE frame of the capture
-# must pass rocelab's ICRC check (and tshark must find nothing malformed). A second run with the
-# same seed must write the same bytes in every file.
+# must pass rocelab's ICRC check (and tshark must find nothing malformed).
 #   diff_tshark_fabric.py ROCELAB     exit 0 all good, 1 a check failed, 77 tshark missing
 import csv
 import json
@@ -70,18 +69,7 @@ def main():
             failures.append(f"{len(wrong)} RoCE frames with a wrong ICRC")
         print(f"PFC frames: {xoff} XOFF + {xon} XON (switch counted {counted} XOFF); "
               f"{len(roce)} RoCE frames, ICRCs checked")
-        # the same seed again: every file the same, bytes and all (report.html included)
-        again = os.path.join(out, "again")
-        subprocess.run([rocelab, "run", "demo-incast", "--out", again, "--quiet",
-                        "--set", "capture.links=sw0-sw1"], check=True)
-        names = sorted(n for n in os.listdir(out) if n != "again")
-        if names != sorted(os.listdir(again)):
-            failures.append(f"second run wrote {sorted(os.listdir(again))}, first {names}")
-        for n in names:
-            with open(os.path.join(out, n), "rb") as a, open(os.path.join(again, n), "rb") as b:
-                if a.read() != b.read():
-                    failures.append(f"{n} differs between two runs with the same seed")
-        print(f"same seed twice: {len(names)} files compared")
+
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
