@@ -879,6 +879,42 @@ START_TEST(fct_summary)
 	ck_assert_ptr_nonnull(strstr(csv, "\nwrite 256 KiB x 1,8,"));
 	ck_assert_ptr_nonnull(strstr(csv, "\nall flows,16,"));
 	free(csv);
+	/* the terminal's short table: the three slowest, slowest first */
+	{
+		struct roce_flow_result r;
+		roce_time_t slow[3] = { 0 };
+		int who[3] = { -1, -1, -1 };
+		char *p;
+
+		for (int i = 0; i < sc->nflows; i++) {
+			roce_time_t f;
+			int k = 3;
+
+			roce_fabric_flow_result(fab, i, &r);
+			f = r.last_done - r.first_post;
+			while (k > 0 && f > slow[k - 1])
+				k--;
+			for (int j = 2; j > k; j--) {
+				slow[j] = slow[j - 1];
+				who[j] = who[j - 1];
+			}
+			if (k < 3) {
+				slow[k] = f;
+				who[k] = i;
+			}
+		}
+		csv = table_csv(roce_fabric_flow_table_worst(fab, 3));
+		p = strchr(csv, '\n') + 1;
+		for (int k = 0; k < 3; k++) {
+			size_t len = strlen(sc->flow[who[k]].name);
+
+			ck_assert_msg(strncmp(p, sc->flow[who[k]].name, len) == 0 && p[len] == ',',
+				      "row %d: want %s, got\n%s", k, sc->flow[who[k]].name, csv);
+			p = strchr(p, '\n') + 1;
+		}
+		ck_assert_str_eq(p, "");
+		free(csv);
+	}
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 

@@ -13,6 +13,8 @@
 #include "roce_report.h"
 
 #define MAX_SET 64
+#define FLOWS_SHOWN 20		/* more flows than this: the terminal shows FLOWS_WORST of them */
+#define FLOWS_WORST 10
 
 static const char usage[] =
 	"usage: rocelab run SCENARIO [--out DIR] [--seed N] [--set SECTION.KEY=VALUE]...\n"
@@ -90,6 +92,9 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_table *flows = roce_fabric_flow_table(fab);
+	/* many flows: the terminal shows the worst few, the files all of them */
+	struct roce_table *shown = sc->nflows > FLOWS_SHOWN ?
+				   roce_fabric_flow_table_worst(fab, FLOWS_WORST) : NULL;
 	struct roce_table *ports = roce_fabric_port_table(fab);
 	struct roce_table *summary = roce_fabric_summary_table(fab, wall);
 	/* the report's copy leaves the wall clock out: the same seed gives the same page */
@@ -104,12 +109,12 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	int rc = -ENOMEM;
 
 	if (flows == NULL || ports == NULL || summary == NULL || summary_rep == NULL || !fct_ok ||
-	    rep == NULL) {
+	    rep == NULL || (sc->nflows > FLOWS_SHOWN && shown == NULL)) {
 		fprintf(stderr, "rocelab run: building the results: %s\n", strerror(ENOMEM));
 		goto out;
 	}
 	if (!quiet) {
-		roce_table_print(flows, stdout);
+		roce_table_print(shown != NULL ? shown : flows, stdout);
 		putchar('\n');
 		if (fct != NULL) {
 			roce_table_print(fct, stdout);
@@ -176,6 +181,7 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 		       "capture.pcap}\n", dir);
 out:
 	roce_table_destroy(flows);
+	roce_table_destroy(shown);
 	roce_table_destroy(ports);
 	roce_table_destroy(summary);
 	roce_table_destroy(summary_rep);

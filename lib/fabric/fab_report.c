@@ -52,44 +52,102 @@ static const char *flow_status(const struct roce_fabric *fab, const struct roce_
 	return "running";
 }
 
+static const char *const flow_hdr[] = {
+	"<flow", "<path", "<op", "messages", "FCT (us)", "goodput (Gb/s)", "p50 (us)",
+	"p99 (us)", "retransmits", "timeouts", "<status",
+};
+
+/* Flow @p i's row. */
+static void flow_row(struct roce_table *t, const struct roce_fabric *fab, int i)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	const struct roce_sc_flow *f = &sc->flow[i];
+	struct roce_flow_result r;
+	char size[32];
+
+	roce_fabric_flow_result(fab, i, &r);
+	roce_table_add(t, "%s", f->name);
+	roce_table_add(t, "%s -> %s", sc->host[f->src].name, sc->host[f->dst].name);
+	roce_table_add(t, "%s %s", flow_ops[f->op], fab_bytes(f->size, size, sizeof(size)));
+	if (f->count != 0)
+		roce_table_add(t, "%" PRIu64 "/%" PRIu64, r.messages, f->count);
+	else
+		roce_table_add(t, "%" PRIu64, r.messages);
+	if (r.messages == 0) {
+		/* nothing completed: no time, rate or latency to give (not zero) */
+		for (int k = 0; k < 4; k++)
+			roce_table_add(t, "-");
+	} else {
+		roce_table_add(t, "%.1f", (double)(r.last_done - r.first_post) / ROCE_US);
+		roce_table_add(t, "%.2f", r.goodput_gbps);
+		roce_table_add(t, "%.1f", r.lat_p50_us);
+		roce_table_add(t, "%.1f", r.lat_p99_us);
+	}
+	roce_table_add(t, "%" PRIu64, r.retransmits);
+	roce_table_add(t, "%" PRIu64, r.timeouts);
+	roce_table_add(t, "%s", flow_status(fab, &r));
+}
+
 struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 {
-	static const char *const hdr[] = {
-		"<flow", "<path", "<op", "messages", "FCT (us)", "goodput (Gb/s)", "p50 (us)",
-		"p99 (us)", "retransmits", "timeouts", "<status",
-	};
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
-	struct roce_table *t = roce_table_create("Flows", (int)ROCE_DIM(hdr), hdr);
+	struct roce_table *t = roce_table_create("Flows", (int)ROCE_DIM(flow_hdr), flow_hdr);
 
 	if (t == NULL)
 		return NULL;
+	for (int i = 0; i < sc->nflows; i++)
+		flow_row(t, fab, i);
+	return t;
+}
+
+/* A flow's place among the worst: trouble first (in the findings' order), then the slowest. */
+struct flow_rank {
+	int flow, trouble;	/* its index; 0 error .. 3 not started, 4 running or done */
+	roce_time_t fct;	/* first post to last completion */
+};
+
+static int flow_rank_cmp(const void *a, const void *b)
+{
+	const struct flow_rank *x = a, *y = b;
+
+	if (x->trouble != y->trouble)
+		return x->trouble < y->trouble ? -1 : 1;
+	if (x->fct != y->fct)
+		return x->fct > y->fct ? -1 : 1;
+	return x->flow < y->flow ? -1 : x->flow > y->flow;
+}
+
+struct roce_table *roce_fabric_flow_table_worst(const struct roce_fabric *fab, int n)
+{
+	static const char *const trouble[] = { "error", "corrupt", "stalled", "not started" };
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	struct flow_rank *rk = calloc((size_t)sc->nflows + 1, sizeof(*rk));
+	struct roce_table *t;
+	char title[160];
+
+	if (rk == NULL)
+		return NULL;
 	for (int i = 0; i < sc->nflows; i++) {
-		const struct roce_sc_flow *f = &sc->flow[i];
 		struct roce_flow_result r;
-		char size[32];
+		const char *st;
 
 		roce_fabric_flow_result(fab, i, &r);
-		roce_table_add(t, "%s", f->name);
-		roce_table_add(t, "%s -> %s", sc->host[f->src].name, sc->host[f->dst].name);
-		roce_table_add(t, "%s %s", flow_ops[f->op], fab_bytes(f->size, size, sizeof(size)));
-		if (f->count != 0)
-			roce_table_add(t, "%" PRIu64 "/%" PRIu64, r.messages, f->count);
-		else
-			roce_table_add(t, "%" PRIu64, r.messages);
-		if (r.messages == 0) {
-			/* nothing completed: no time, rate or latency to give (not zero) */
-			for (int k = 0; k < 4; k++)
-				roce_table_add(t, "-");
-		} else {
-			roce_table_add(t, "%.1f", (double)(r.last_done - r.first_post) / ROCE_US);
-			roce_table_add(t, "%.2f", r.goodput_gbps);
-			roce_table_add(t, "%.1f", r.lat_p50_us);
-			roce_table_add(t, "%.1f", r.lat_p99_us);
-		}
-		roce_table_add(t, "%" PRIu64, r.retransmits);
-		roce_table_add(t, "%" PRIu64, r.timeouts);
-		roce_table_add(t, "%s", flow_status(fab, &r));
+		st = flow_status(fab, &r);
+		rk[i].flow = i;
+		rk[i].trouble = (int)ROCE_DIM(trouble);
+		for (int k = 0; k < (int)ROCE_DIM(trouble); k++)
+			if (strcmp(st, trouble[k]) == 0)
+				rk[i].trouble = k;
+		rk[i].fct = r.last_done > r.first_post ? r.last_done - r.first_post : 0;
 	}
+	qsort(rk, (size_t)sc->nflows, sizeof(*rk), flow_rank_cmp);
+	n = ROCE_MIN(n, sc->nflows);
+	snprintf(title, sizeof(title), "Flows: %d of %d, any in trouble first, then the slowest "
+		 "(all in flows.csv and report.html)", n, sc->nflows);
+	t = roce_table_create(title, (int)ROCE_DIM(flow_hdr), flow_hdr);
+	for (int i = 0; t != NULL && i < n; i++)
+		flow_row(t, fab, rk[i].flow);
+	free(rk);
 	return t;
 }
 

@@ -245,6 +245,12 @@ struct roce_report;
 /** Per flow: path, messages, FCT, goodput, latency percentiles, retransmits, status. */
 struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab);
 
+/**
+ * The same rows for @p n flows only: those in trouble first (error, corrupt, stalled, not
+ * started), then the slowest to complete. For a terminal, when there are many.
+ */
+struct roce_table *roce_fabric_flow_table_worst(const struct roce_fabric *fab, int n);
+
 /** Flows that finish are summarised once at least this many have (a table is enough below). */
 #define ROCE_FCT_MIN_FLOWS 8
 
