@@ -255,15 +255,10 @@ static int step_lossy(struct demo *d)
 	};
 	static const char *const loss_names[] = { "0 (PFC)", "1e-5", "1e-4", "3e-4", "1e-3" };
 	static const double loss_rates[] = { 0, 1e-5, 1e-4, 3e-4, 1e-3 };
-	static const char *const loss_sets[] = {
-		"topology.loss=0", "topology.loss=1e-5", "topology.loss=1e-4", "topology.loss=3e-4",
-		"topology.loss=1e-3",
-	};
 	double median[ROCE_DIM(loss_names)], worst[ROCE_DIM(loss_names)];
 	struct roce_table *t;
 	char title[160];
-	ROCE_STATIC_ASSERT(ROCE_DIM(loss_rates) == ROCE_DIM(loss_names) &&
-			   ROCE_DIM(loss_sets) == ROCE_DIM(loss_names));
+	ROCE_STATIC_ASSERT(ROCE_DIM(loss_rates) == ROCE_DIM(loss_names));
 	int nsweep = d->conf->quick ? 4 : (int)ROCE_DIM(loss_names);
 	int nruns = d->conf->quick ? 3 : DEMO_LOSS_RUNS;
 
@@ -280,13 +275,15 @@ static int step_lossy(struct demo *d)
 		 d->conf->seed, d->conf->seed + (uint64_t)nruns - 1);
 	t = roce_table_create(title, (int)ROCE_DIM(hdr), hdr);
 	for (int i = 0; i < nsweep; i++) {
-		const char *set[2] = { "switch.pfc=off", loss_sets[i] };
+		char loss[48];
+		const char *set[2] = { "switch.pfc=off", loss };
 		bool lossless = i == 0;
 		int n = lossless ? 1 : nruns, timed_out = 0;
 		struct loss_run lr[DEMO_LOSS_RUNS];
 		double gbps[DEMO_LOSS_RUNS], fct[DEMO_LOSS_RUNS], expected = 0;
 		uint64_t lost = 0, resent = 0;
 
+		snprintf(loss, sizeof(loss), "topology.loss=%g", loss_rates[i]);
 		for (int k = 0; k < n; k++) {
 			const char *pcap = k != 0 ? NULL : lossless ? "lossless.pcap" :
 					   i == 2 ? "lossy-1e-4.pcap" : NULL;

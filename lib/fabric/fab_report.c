@@ -100,7 +100,15 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 	return t;
 }
 
-/* A flow's place among the worst: trouble first (in the findings' order), then the slowest. */
+/* Flow statuses that are trouble, most serious first, and how the findings say them. */
+static const char *const flow_trouble[][2] = {
+	{ "error", "ended in error" },
+	{ "corrupt", "delivered bytes that differ from those sent, a rocelab bug to report "
+	  "with the scenario" },
+	{ "stalled", "stalled" }, { "not started", "never started" },
+};
+
+/* A flow's place among the worst: trouble first (flow_trouble's order), then the slowest. */
 struct flow_rank {
 	int flow, trouble;	/* its index; 0 error .. 3 not started, 4 running or done */
 	roce_time_t fct;	/* first post to last completion */
@@ -119,7 +127,6 @@ static int flow_rank_cmp(const void *a, const void *b)
 
 struct roce_table *roce_fabric_flow_table_worst(const struct roce_fabric *fab, int n)
 {
-	static const char *const trouble[] = { "error", "corrupt", "stalled", "not started" };
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct flow_rank *rk = calloc((size_t)sc->nflows + 1, sizeof(*rk));
 	struct roce_table *t;
@@ -134,9 +141,9 @@ struct roce_table *roce_fabric_flow_table_worst(const struct roce_fabric *fab, i
 		roce_fabric_flow_result(fab, i, &r);
 		st = flow_status(fab, &r);
 		rk[i].flow = i;
-		rk[i].trouble = (int)ROCE_DIM(trouble);
-		for (int k = 0; k < (int)ROCE_DIM(trouble); k++)
-			if (strcmp(st, trouble[k]) == 0)
+		rk[i].trouble = (int)ROCE_DIM(flow_trouble);
+		for (int k = 0; k < (int)ROCE_DIM(flow_trouble); k++)
+			if (strcmp(st, flow_trouble[k][0]) == 0)
 				rk[i].trouble = k;
 		rk[i].fct = r.last_done > r.first_post ? r.last_done - r.first_post : 0;
 	}
@@ -593,17 +600,11 @@ static void finding(struct roce_findings *fd, const char *fmt, ...)
 /* Flows that neither finished nor kept going: "2 of 6 flows stalled (a, b)". */
 static void flow_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
-	static const char *const bad[][2] = {
-		{ "error", "ended in error" },
-		{ "corrupt", "delivered bytes that differ from those sent, a rocelab bug to report "
-		  "with the scenario" },
-		{ "stalled", "stalled" }, { "not started", "never started" },
-	};
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	uint64_t resent = 0, timeouts = 0;
 	int resent_flows = 0;
 
-	for (size_t b = 0; b < ROCE_DIM(bad); b++) {
+	for (size_t b = 0; b < ROCE_DIM(flow_trouble); b++) {
 		char names[160] = "";
 		int n = 0;
 
@@ -612,7 +613,7 @@ static void flow_findings(const struct roce_fabric *fab, struct roce_findings *f
 			size_t used = strlen(names);
 
 			roce_fabric_flow_result(fab, i, &r);
-			if (strcmp(flow_status(fab, &r), bad[b][0]) != 0)
+			if (strcmp(flow_status(fab, &r), flow_trouble[b][0]) != 0)
 				continue;
 			if (n < 4)
 				snprintf(names + used, sizeof(names) - used, "%s%s", n ? ", " : "",
@@ -623,7 +624,7 @@ static void flow_findings(const struct roce_fabric *fab, struct roce_findings *f
 		}
 		if (n != 0)
 			finding(fd, "%d of %d flows %s (%s): see the flow table", n, sc->nflows,
-				bad[b][1], names);
+				flow_trouble[b][1], names);
 	}
 	for (int i = 0; i < sc->nflows; i++) {
 		struct roce_flow_result r;
