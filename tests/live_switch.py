@@ -13,7 +13,8 @@ flooded, the TCP exchange's checksums completed) with nothing dropped. Then faul
             counted on both sides;
   pfc_rx    three PFC frames sent into the switch during write_bw: counted, the egress paused
             for 3 x 65535 quanta at the port's 10 Gb/s (not at a shaped rate); the queue's
-            depth is reported (priority 0 is lossy here: tail drops allowed, recovered);
+            depth is reported (priority 0 is lossy here: tail drops and frames the switch
+            was too slow to take from its ring allowed, recovered);
   pfc       egress at 300 Mb/s, priority 0 lossless with a 128 KiB XOFF: the switch pauses the
             sender (pause frames counted, and found in its --capture by tshark's MAC control
             dissector, as many as it counts), and drops nothing in the lossless class;
@@ -90,11 +91,12 @@ CASES = {
     # discovery crosses the switch, which learns and routes the IPv6 addresses
     "ipv6": ("write_bw", SIZE, ITERS, [], []),
 }
-# options of the client alone: pfc_rx's is paced at 2 Gb/s (unpaced, a client with a core of
+# options of the client alone: pfc_rx's is paced at 1 Gb/s (unpaced, a client with a core of
 # its own outran a switch sharing the other core with the server: 505 329 frames lost in the
-# switch's af_packet ring in one loaded run, then a go-back-N storm); not the server, whose
-# NIC must take the paused queue's burst at the port's 10 Gb/s when the pause ends
-CLIENT_OPTS = {"pfc_rx": ["--rate", "2G"]}
+# switch's af_packet ring in one loaded run, then a go-back-N storm; at 2 Gb/s a slower CI
+# machine still lost 587); not the server, whose NIC must take the paused queue's burst at the
+# port's 10 Gb/s when the pause ends
+CLIENT_OPTS = {"pfc_rx": ["--rate", "1G"]}
 # emulated hosts' addresses (server, client) where a case does not use the kernel's IPv4 ones
 HOST_IPS = {"ipv6": ("fd00:78::1", "fd00:78::2")}
 CAPTURED = ("pfc", "ecn")
@@ -248,8 +250,12 @@ def run_case(rocelab, nss, name, failures, tmp):
                                           "rx_ring_lost", "rx_missed")}
     for k in ("drop_tail", "drop_headroom", "drop_watchdog"):
         drops[k] = sum(v for p in ports.values() for c, v in p.items() if c.endswith("_" + k))
+    ring_lost = drops["rx_ring_lost"]
     if name == "pfc_rx":
-        drops["drop_tail"] = 0	# priority 0 is lossy: a paused queue may overflow
+        # priority 0 is lossy: a paused queue may overflow, and frames the kernel could not
+        # hand to a switch that was off its core are lost like any other in that class (the
+        # transfer must still verify; the PFC frames must all be counted, below)
+        drops["drop_tail"] = drops["rx_ring_lost"] = 0
     if any(drops.values()):
         failures.append("%s: the switch dropped frames: %s" % (name, drops))
     retrans = [RETRANS.findall(out) for out in (cli.stdout, srv_out)]
@@ -282,8 +288,9 @@ def run_case(rocelab, nss, name, failures, tmp):
         # that a paused queue holds its frames for exactly the pause is test_switch's
         # test_pause_timing; here the queue's depth is only reported: whether frames arrive
         # during the 10 ms depends on the client having its core then
-        note = "3 PFC frames in: paused %d us, max queue %d B, client %s, server %s" % (
-            paused, ports[0].get("tx_prio0_max_queue_bytes", 0), retrans[0], retrans[1])
+        note = ("3 PFC frames in: paused %d us, max queue %d B, ring lost %d, client %s, "
+                "server %s" % (paused, ports[0].get("tx_prio0_max_queue_bytes", 0), ring_lost,
+                               retrans[0], retrans[1]))
     elif name == "pfc":
         pause = ports[1].get("tx_prio0_pause", 0)
         pfc_tx = total(ports, "pfc_tx")
