@@ -398,6 +398,59 @@ START_TEST(chart_palette_and_legend)
 }
 END_TEST
 
+/*
+ * Marks: a dashed line where x falls (on the plot's pixel scale), its label escaped; one outside
+ * the axis is left out, a label at the right edge ends at its line; bars ignore them. The legend
+ * note follows the entries.
+ */
+START_TEST(chart_marks)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "t", "time (us)", NULL);
+	struct roce_chart *bar = roce_chart_create(ROCE_CHART_BAR, "b", NULL, NULL);
+	struct capture cap;
+	const char *svg, *p;
+	double x0, x1, l, r, xm;
+
+	ck_assert_int_eq(roce_chart_series(c, "s", (const double[]){ 0, 1000 },
+					   (const double[]){ 1, 2 }, 2), 0);
+	ck_assert_int_eq(roce_chart_mark(c, 250, "sw0-sw1 to 40G <"), 0);
+	ck_assert_int_eq(roce_chart_mark(c, 5000, "after the end"), 0);
+	ck_assert_int_eq(roce_chart_mark(c, 1000, "at the end"), 0);
+	ck_assert_int_eq(roce_chart_legend_note(c, "+ 3 more, not drawn"), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_uint_eq(count(svg, "class=\"mark\""), 2);
+	ck_assert_ptr_nonnull(strstr(svg, ">sw0-sw1 to 40G &lt;<"));
+	ck_assert_ptr_null(strstr(svg, "after the end"));
+	ck_assert_ptr_nonnull(strstr(svg, "text-anchor=\"end\" class=\"marklabel\">at the end<"));
+	ck_assert_ptr_nonnull(strstr(svg, ">+ 3 more, not drawn<"));
+	/* the first mark's line a quarter of the way along the plot */
+	p = strstr(svg, "data-x=\"");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, "data-x=\"%lf %lf %lf %lf", &x0, &x1, &l, &r), 4);
+	p = strstr(svg, "<g class=\"mark\">");
+	ck_assert_ptr_nonnull(p);
+	p = strstr(p, "<line x1=\"");
+	ck_assert_int_eq(sscanf(p, "<line x1=\"%lf", &xm), 1);
+	ck_assert_msg(fabs(xm - (l + (r - l) * (250 - x0) / (x1 - x0))) < 0.11, "mark at %g", xm);
+	free(cap.buf);
+	roce_chart_destroy(c);
+
+	/* and a bar's value label: plain below 1000 (0.52 us, not "520m"), prefixed above */
+	ck_assert_int_eq(roce_chart_series(bar, "s", NULL, (const double[]){ 0.52, 2500 }, 2), 0);
+	ck_assert_int_eq(roce_chart_mark(bar, 1, "x"), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(bar, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_null(strstr(svg, "class=\"mark\""));
+	ck_assert_ptr_nonnull(strstr(svg, "class=\"value\">0.52<"));
+	ck_assert_ptr_nonnull(strstr(svg, "class=\"value\">2.5k<"));
+	free(cap.buf);
+	roce_chart_destroy(bar);
+}
+END_TEST
+
 /* ---- tables ---- */
 
 static struct roce_table *sample_table(void)
@@ -641,6 +694,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_no_data);
 	tcase_add_test(tc, chart_escapes_text);
 	tcase_add_test(tc, chart_palette_and_legend);
+	tcase_add_test(tc, chart_marks);
 	tcase_add_test(tc, chart_xlog);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tables");

@@ -19,6 +19,11 @@ struct chart_series {
 	size_t n;		/* points (line/step) or categories (bar) */
 };
 
+struct chart_mark {
+	double x;		/* on the x axis, as the series' x (log10 of it on a log axis) */
+	char *label;		/* "" when none */
+};
+
 struct roce_chart {
 	enum roce_chart_kind kind;	/* line, step or bar */
 	char *title;			/* above the plot; "" when none */
@@ -26,6 +31,9 @@ struct roce_chart {
 	char *ylabel;			/* beside the y axis, with its unit */
 	struct chart_series *series;	/* nseries series, in drawing order */
 	size_t nseries;			/* series added */
+	char *legend_note;		/* after the legend's entries; NULL when none */
+	struct chart_mark *marks;	/* nmarks vertical marks, in the order added */
+	size_t nmarks;
 	char **cats;			/* ncats bar category names */
 	size_t ncats;			/* named categories */
 	bool yfixed;			/* ymin..ymax set by roce_chart_yrange() */
@@ -91,6 +99,10 @@ void roce_chart_destroy(struct roce_chart *c)
 		free(c->series[i].y);
 	}
 	free(c->series);
+	for (size_t i = 0; i < c->nmarks; i++)
+		free(c->marks[i].label);
+	free(c->marks);
+	free(c->legend_note);
 	free_cats(c);
 	free(c->title);
 	free(c->xlabel);
@@ -135,6 +147,38 @@ err_free_series:
 	free(s.x);
 	free(s.y);
 	return -ENOMEM;
+}
+
+int roce_chart_legend_note(struct roce_chart *c, const char *text)
+{
+	char *t = report_strdup(text);
+
+	if (t == NULL)
+		return -ENOMEM;
+	free(c->legend_note);
+	c->legend_note = t;
+	return 0;
+}
+
+int roce_chart_mark(struct roce_chart *c, double x, const char *label)
+{
+	struct chart_mark *p;
+	char *l;
+
+	if (c->kind == ROCE_CHART_BAR)
+		return 0;
+	l = report_strdup(label);
+	p = realloc(c->marks, (c->nmarks + 1) * sizeof(*p));
+	if (p != NULL)
+		c->marks = p;
+	if (l == NULL || p == NULL) {
+		free(l);
+		return -ENOMEM;
+	}
+	if (c->xlog)
+		x = x > 0 ? log10(x) : NAN;
+	c->marks[c->nmarks++] = (struct chart_mark){ .x = x, .label = l };
+	return 0;
 }
 
 int roce_chart_categories(struct roce_chart *c, const char *const *names, size_t n)
@@ -482,6 +526,17 @@ static const char *clip(const char *s, size_t max, char *out, size_t size)
 	return out;
 }
 
+static void text_at(FILE *f, double x, double y, const char *attrs, const char *s)
+{
+	fputs("<text x=\"", f);
+	put_num(f, x);
+	fputs("\" y=\"", f);
+	put_num(f, y);
+	fprintf(f, "\"%s%s>", attrs[0] ? " " : "", attrs);
+	report_xml_puts(f, s);
+	fputs("</text>\n", f);
+}
+
 #define LEGEND_MAX 48		/* characters of a series name in the legend */
 #define TITLE_MAX 58		/* characters of the title that fit the width */
 
@@ -502,6 +557,9 @@ static int legend_rows(const struct roce_chart *c, double width)
 		}
 		x += w;
 	}
+	if (c->legend_note != NULL && c->legend_note[0] &&
+	    x + text_w(clip(c->legend_note, LEGEND_MAX, buf, sizeof(buf))) > width - 16 && x > 16)
+		rows++;
 	return rows;
 }
 
@@ -546,6 +604,16 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 		report_xml_puts(f, name);
 		fprintf(f, "</text>\n");
 		x += w;
+	}
+	if (c->legend_note != NULL && c->legend_note[0]) {
+		char buf[4 * LEGEND_MAX + 4];
+		const char *note = clip(c->legend_note, LEGEND_MAX, buf, sizeof(buf));
+
+		if (x + text_w(note) > fr->w - 16 && x > 16) {
+			x = 16;
+			y += LEGEND_ROW;
+		}
+		text_at(f, x, y, "fill=\"#666\" font-style=\"italic\"", note);
 	}
 	fputs("</g>\n", f);
 }
@@ -680,17 +748,6 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 		decade_ticks(xlo, xhi, &fr->xt);
 	else
 		roce_ticks(xlo, xhi, (int)((fr->r - fr->l) / 90), false, &fr->xt);
-}
-
-static void text_at(FILE *f, double x, double y, const char *attrs, const char *s)
-{
-	fputs("<text x=\"", f);
-	put_num(f, x);
-	fputs("\" y=\"", f);
-	put_num(f, y);
-	fprintf(f, "\"%s%s>", attrs[0] ? " " : "", attrs);
-	report_xml_puts(f, s);
-	fputs("</text>\n", f);
 }
 
 static void hline(FILE *f, double x1, double x2, double y, const char *cls)
@@ -858,6 +915,21 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 	return 0;
 }
 
+/*
+ * A bar's value as printed on it: plain from 0.01 to 1000 ("0.52" on an axis in us, where
+ * "520m" would read as milli-microseconds), with an SI prefix beyond ("12.5k", "3.2G").
+ */
+static char *bar_value(double v, char *out, size_t size)
+{
+	double a = fabs(v);
+
+	if (a == 0 || (a >= 0.01 && a < 1000))
+		snprintf(out, size, "%.3g", v);
+	else
+		roce_si(v, out, size);
+	return out;
+}
+
 static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 {
 	double gw = (fr->r - fr->l) / (double)fr->ncats;
@@ -899,7 +971,7 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 			report_xml_puts(f, se->name);
 			fputs(" \xe2\x80\x94 ", f);	/* em dash */
 			report_xml_puts(f, name);
-			fprintf(f, ": %s (%.6g)</title></rect>\n", roce_si(v, val, sizeof(val)), v);
+			fprintf(f, ": %s (%.6g)</title></rect>\n", bar_value(v, val, sizeof(val)), v);
 			if (bw - gap >= 26)
 				text_at(f, x + (bw - gap) / 2, v >= 0 ? top - 5 : top + h + 14,
 					"text-anchor=\"middle\" class=\"value\"", val);
@@ -915,6 +987,59 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 		} else {
 			text_at(f, gx + gw / 2, fr->b + 20, "text-anchor=\"middle\" class=\"tick\"", name);
 		}
+	}
+}
+
+#define MARK_ROWS 3		/* label rows that marks close together take in turn */
+
+/*
+ * The chart's marks: dashed lines, labels at the top of the plot. A label goes on the first
+ * row where it does not overlap the label before it; a label that would run past the plot's
+ * right edge ends at the line instead.
+ */
+static void marks(FILE *f, const struct roce_chart *c, const struct frame *fr)
+{
+	double end[MARK_ROWS];
+
+	for (int i = 0; i < MARK_ROWS; i++)
+		end[i] = -INFINITY;
+	for (size_t i = 0; i < c->nmarks; i++) {
+		const struct chart_mark *m = &c->marks[i];
+		char buf[4 * LEGEND_MAX + 4];
+		const char *label = clip(m->label, LEGEND_MAX, buf, sizeof(buf));
+		double x, w = text_w(label) * 0.85, lx;
+		bool left;
+		int row = 0;
+
+		if (!isfinite(m->x) || m->x < fr->xt.lo || m->x > fr->xt.hi)
+			continue;
+		x = px(fr, m->x);
+		fputs("<g class=\"mark\">", f);
+		if (label[0]) {
+			fputs("<title>", f);
+			report_xml_puts(f, m->label);
+			fputs("</title>", f);
+		}
+		fputs("<line x1=\"", f);
+		put_num(f, x);
+		fputs("\" x2=\"", f);
+		put_num(f, x);
+		fputs("\" y1=\"", f);
+		put_num(f, fr->t);
+		fputs("\" y2=\"", f);
+		put_num(f, fr->b);
+		fputs("\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>\n", f);
+		if (label[0]) {
+			left = x + 4 + w > fr->r;
+			lx = left ? x - 4 - w : x + 4;
+			while (row < MARK_ROWS - 1 && lx < end[row] + 6)
+				row++;
+			end[row] = lx + w;
+			text_at(f, left ? x - 4 : x + 4, fr->t + 14 + 15 * row,
+				left ? "text-anchor=\"end\" class=\"marklabel\"" :
+				"class=\"marklabel\"", label);
+		}
+		fputs("</g>\n", f);
 	}
 }
 
@@ -980,7 +1105,9 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 		"#%s .value{fill:#222;font-size:12px}"
 		"#%s .series path{stroke-width:2;stroke-linejoin:round;stroke-linecap:round}"
 		"#%s .nodata{fill:#777;font-size:16px;font-style:italic}"
-		"</style>\n", id, id, id, id, id, id, id, id);
+		"#%s .marklabel{fill:#333;font-size:11px;paint-order:stroke;stroke:#fff;"
+		"stroke-width:3px}"
+		"</style>\n", id, id, id, id, id, id, id, id, id);
 	fprintf(f, "<g id=\"%s\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n", id);
 	if (c->title[0]) {
 		char buf[4 * TITLE_MAX + 4];
@@ -1014,8 +1141,10 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 		axes(f, c, &fr);
 		if (c->kind == ROCE_CHART_BAR)
 			bars(f, c, &fr);
-		else
+		else {
 			ret = plot(f, c, &fr, id);
+			marks(f, c, &fr);
+		}
 	}
 	fputs("</g>\n</svg>\n", f);
 	if (ret == 0 && ferror(f))

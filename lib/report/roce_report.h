@@ -111,6 +111,22 @@ void roce_chart_xlog(struct roce_chart *c);
 void roce_chart_ylog(struct roce_chart *c);
 
 /**
+ * Text after the legend's last entry, in grey: "+ 120 more flows, not drawn" where a chart
+ * shows a selection of the series there are. Copied; replaces an earlier note.
+ * @return 0, -ENOMEM
+ */
+int roce_chart_legend_note(struct roce_chart *c, const char *text);
+
+/**
+ * Mark a moment on a line/step chart's x axis: a dashed vertical line across the plot, labelled
+ * at its top (a scheduled link change, a deadlock found, a watchdog firing). Marks outside the
+ * drawn x range are left out; labels of marks close together are staggered. For bars, ignored.
+ * @param label  copied; NULL or "" draws the line alone
+ * @return 0, -ENOMEM
+ */
+int roce_chart_mark(struct roce_chart *c, double x, const char *label);
+
+/**
  * Write the chart as a standalone SVG document (XML declaration, xmlns, viewBox). Always
  * writes a picture: a chart without data says "no data". All text is XML-escaped. Same chart,
  * same bytes.
