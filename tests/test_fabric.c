@@ -985,6 +985,53 @@ static bool found(const struct roce_findings *fd, const char *start, const char 
 	return false;
 }
 
+/*
+ * The same ring with a 2 ms PFC watchdog: it drops the stuck queues' frames, the cycle is broken
+ * (a sample finds none), and the same routes make it again; each formation counts, the first
+ * keeps its report, the watchdog's first drop is known, and the findings say so.
+ */
+START_TEST(deadlock_reforms)
+{
+	const char *set[] = { "scenario.duration=6ms", "switch.watchdog=2ms" };
+	struct roce_scenario *sc = roce_scenario_load(SCENARIOS "/pfc-deadlock.ini", set, 2, err,
+						      sizeof(err));
+	roce_time_t at[ROCE_FABRIC_DEADLOCKS_KEPT], wd = 0;
+	struct roce_findings fd;
+	struct roce_fabric *fab;
+	char report[300];
+	uint32_t n;
+	bool now;
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	ck_assert(roce_fabric_deadlock(fab, report, sizeof(report)));
+	n = roce_fabric_deadlocks(fab, at, &now);
+	for (int s = 0; s < sc->nswitches; s++) {
+		roce_time_t t = roce_switch_watchdog_first(roce_fabric_switch(fab, s));
+
+		/* stuck for the watchdog's time: from when the queues stopped, which the 20 us
+		 * sampler saw a little later */
+		ck_assert(t == 0 || (t >= at[0] + 2 * ROCE_MS - 20 * ROCE_US &&
+				     t < at[0] + 2 * ROCE_MS));
+		if (t != 0 && (wd == 0 || t < wd))
+			wd = t;
+	}
+	/* formed at 340 us, broken by the drops a little after 2.34 ms, formed again: twice at
+	 * least in 6 ms, each formation after a drop */
+	ck_assert_msg(n >= 2 && n <= 3, "%u formations", n);
+	ck_assert_msg(strncmp(report, "at 340.0 us:", 12) == 0, "%s", report);
+	ck_assert(wd != 0 && at[0] < wd && wd < at[1]);
+	roce_fabric_findings(fab, &fd);
+	snprintf(report, sizeof(report), "made it again: %u times in all", n);
+	ck_assert_msg(found(&fd, "PFC deadlock at 340.0 us", report) &&
+		      strstr(fd.text[0], "the PFC watchdog broke it") != NULL, "%s", fd.text[0]);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 /* What stands out: each kind of trouble named where it happens, and "nothing" when none. */
 START_TEST(findings)
 {
@@ -1150,6 +1197,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, quiet_ends);
 	tcase_add_test(tc, deadlock);
+	tcase_add_test(tc, deadlock_reforms);
 	tcase_add_test(tc, troubleshoot_dscp);
 	tcase_add_test(tc, troubleshoot_pcie);
 	tcase_add_test(tc, conservation);

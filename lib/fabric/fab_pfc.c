@@ -266,6 +266,8 @@ static void on_watchdog(struct roce_engine *eng, struct roce_timer *t, void *arg
 		n++;
 	}
 	q->deficit = 0;
+	if (sw->wd_first == 0)
+		sw->wd_first = roce_engine_now(eng);
 	fab_trace(sw, p->id, q->prio, "watchdog: dropped %u frames", n);
 }
 

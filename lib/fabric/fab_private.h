@@ -149,6 +149,7 @@ struct roce_switch {
 	uint64_t shared_used;		/* bytes in the shared pool */
 	uint64_t used;			/* bytes held, everywhere */
 	uint64_t max_used;		/* most ever held */
+	roce_time_t wd_first;		/* when the PFC watchdog first dropped; 0: never */
 	struct sw_route *routes;	/* sorted by prefix length, longest first */
 	uint32_t nroutes;		/* routes in use */
 	uint32_t routes_cap;		/* routes allocated */

@@ -746,14 +746,42 @@ static void pause_findings(const struct roce_fabric *fab, struct roce_findings *
 		list, more > 3 ? ", ..." : "");
 }
 
+/* When a switch's PFC watchdog first dropped frames; 0: never. */
+static roce_time_t watchdog_first(const struct roce_fabric *fab)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	roce_time_t wd = 0;
+
+	for (int s = 0; s < sc->nswitches; s++) {
+		roce_time_t t = roce_switch_watchdog_first(roce_fabric_switch(fab, s));
+
+		if (t != 0 && (wd == 0 || t < wd))
+			wd = t;
+	}
+	return wd;
+}
+
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
 	char dl[300];
 
 	memset(fd, 0, sizeof(*fd));
-	if (roce_fabric_deadlock(fab, dl, sizeof(dl)))
-		finding(fd, "PFC deadlock %s: a cycle of paused queues, nothing in it moves again "
-			"(unless a PFC watchdog breaks it)", dl);
+	if (roce_fabric_deadlock(fab, dl, sizeof(dl))) {
+		bool now;
+		uint32_t n = roce_fabric_deadlocks(fab, NULL, &now);
+		const char *by = watchdog_first(fab) != 0 ? "the PFC watchdog broke it" : "it broke";
+
+		if (n == 1 && now)
+			finding(fd, "PFC deadlock %s: a cycle of paused queues, nothing in it moves "
+				"again (unless a PFC watchdog breaks it)", dl);
+		else if (n == 1)
+			finding(fd, "PFC deadlock %s: a cycle of paused queues; %s and it did not "
+				"form again", dl, by);
+		else
+			finding(fd, "PFC deadlock %s: a cycle of paused queues; %s, and the same "
+				"routes made it again: %u times in all%s", dl, by, n,
+				now ? ", and stuck at the end of the run" : "");
+	}
 	flow_findings(fab, fd);
 	loss_findings(fab, fd);
 	pause_findings(fab, fd);
@@ -853,9 +881,14 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 		}
 	}
 	roce_table_add(t, "PFC deadlock");
-	if (roce_fabric_deadlock(fab, dl, sizeof(dl)))
-		roce_table_add(t, "%s", dl);
-	else
+	if (roce_fabric_deadlock(fab, dl, sizeof(dl))) {
+		uint32_t n = roce_fabric_deadlocks(fab, NULL, NULL);
+
+		if (n > 1)
+			roce_table_add(t, "%s (formed %u times)", dl, n);
+		else
+			roce_table_add(t, "%s", dl);
+	} else
 		roce_table_add(t, "none");
 	if (wall_sec > 0) {
 		roce_table_add(t, "engine events");
@@ -897,7 +930,50 @@ int roce_fabric_write_metrics(const struct roce_fabric *fab, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-/* The @p max series of @p kind with the largest peaks, as one chart. */
+/*
+ * What happened at a known time, on a time-series chart: the scenario's scheduled link changes,
+ * the deadlock found, the PFC watchdog's first drop.
+ */
+static void fab_chart_marks(const struct roce_fabric *fab, struct roce_chart *c)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	roce_time_t wd = 0, dl_at[ROCE_FABRIC_DEADLOCKS_KEPT];
+	char label[128];
+	uint32_t dl;
+
+	for (int i = 0; i < sc->nevents; i++) {
+		const struct roce_sc_event *e = &sc->event[i];
+		const char *link = sc->link[e->link].name;
+
+		switch (e->kind) {
+		case ROCE_SC_EV_RATE:
+			snprintf(label, sizeof(label), "%s to %gG", link, (double)e->rate_bps / 1e9);
+			break;
+		case ROCE_SC_EV_DOWN:
+			snprintf(label, sizeof(label), "%s down", link);
+			break;
+		case ROCE_SC_EV_UP:
+			snprintf(label, sizeof(label), "%s up", link);
+			break;
+		case ROCE_SC_EV_LOSS:
+			snprintf(label, sizeof(label), "%s loss %g", link, e->loss);
+			break;
+		}
+		roce_chart_mark(c, (double)e->at / ROCE_US, label);
+	}
+	dl = roce_fabric_deadlocks(fab, dl_at, NULL);
+	for (uint32_t i = 0; i < ROCE_MIN(dl, (uint32_t)ROCE_FABRIC_DEADLOCKS_KEPT); i++)
+		roce_chart_mark(c, (double)dl_at[i] / ROCE_US, i == 0 ? "deadlock found" :
+				"deadlock again");
+	wd = watchdog_first(fab);
+	if (wd != 0)
+		roce_chart_mark(c, (double)wd / ROCE_US, "PFC watchdog drops");
+}
+
+/*
+ * The @p max series of @p kind with the largest peaks, as one chart, with the run's marks; the
+ * legend says how many were left out.
+ */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int ck, const char *title, const char *ylabel, int max)
 {
@@ -931,6 +1007,13 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 		roce_fabric_series(fab, kind, i, &s);
 		roce_chart_series(c, s.name, s.t_us, s.v, s.n);
 	}
+	if (n > max) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "+ %d more with lower peaks, not drawn", n - max);
+		roce_chart_legend_note(c, note);
+	}
+	fab_chart_marks(fab, c);
 out:
 	free(peak);
 	free(used);

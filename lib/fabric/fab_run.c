@@ -84,9 +84,12 @@ struct roce_fabric {
 	size_t arena_used, arena_len;
 	int flows_done;
 	bool started;
-	bool deadlock;
+	bool deadlock;			/* one was found: the first is reported */
 	char deadlock_msg[256];
 	roce_time_t deadlock_at;
+	bool deadlock_now;		/* at the last sample */
+	uint32_t deadlocks;		/* times one formed: found at a sample after one without */
+	roce_time_t deadlock_t[ROCE_FABRIC_DEADLOCKS_KEPT];	/* the first formations */
 	/* time series */
 	struct fab_vec t;		/* sample times, us */
 	struct fab_vec *flow_gbps, *flow_rate; /* per flow */
@@ -792,6 +795,32 @@ static int take_sample(struct roce_fabric *fab)
 	return rc;
 }
 
+/*
+ * At every sample: is there a cycle of paused queues? The first is reported with its cycle;
+ * after a PFC watchdog breaks one, the same routes can make it again, and each formation counts.
+ */
+static void check_deadlock(struct roce_fabric *fab, roce_time_t now)
+{
+	char msg[sizeof(fab->deadlock_msg)];
+	bool found = roce_switch_find_deadlock(fab->sw, fab->sc->nswitches, msg, sizeof(msg)) == 1;
+
+	if (found && !fab->deadlock_now) {
+		if (fab->deadlocks < ROCE_FABRIC_DEADLOCKS_KEPT)
+			fab->deadlock_t[fab->deadlocks] = now;
+		fab->deadlocks++;
+		if (!fab->deadlock) {
+			fab->deadlock = true;
+			fab->deadlock_at = now;
+			memcpy(fab->deadlock_msg, msg, sizeof(msg));
+		}
+		if (fab->trace != NULL)
+			fprintf(fab->trace, "%14.6f us PFC deadlock: %s\n", (double)now / ROCE_US, msg);
+	} else if (!found && fab->deadlock_now && fab->trace != NULL) {
+		fprintf(fab->trace, "%14.6f us PFC deadlock broken\n", (double)now / ROCE_US);
+	}
+	fab->deadlock_now = found;
+}
+
 static void sampler_fire(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
 	struct roce_fabric *fab = arg;
@@ -801,15 +830,8 @@ static void sampler_fire(struct roce_engine *eng, struct roce_timer *t, void *ar
 		roce_engine_stop(eng);
 		return;
 	}
-	if (fab->sc->deadlock_check && !fab->deadlock && fab->sc->nswitches > 0 &&
-	    roce_switch_find_deadlock(fab->sw, fab->sc->nswitches, fab->deadlock_msg,
-				      sizeof(fab->deadlock_msg)) == 1) {
-		fab->deadlock = true;
-		fab->deadlock_at = now;
-		if (fab->trace != NULL)
-			fprintf(fab->trace, "%14.6f us PFC deadlock: %s\n", (double)now / ROCE_US,
-				fab->deadlock_msg);
-	}
+	if (fab->sc->deadlock_check && fab->sc->nswitches > 0)
+		check_deadlock(fab, now);
 	if (fab->rc != NULL && fab->rc->progress != NULL)
 		fab->rc->progress(fab->rc->progress_arg, now, fab->sc->duration);
 	if (now + fab->sc->sample <= fab->sc->duration)
@@ -1195,6 +1217,15 @@ bool roce_fabric_deadlock(const struct roce_fabric *fab, char *buf, size_t len)
 		snprintf(buf, len, "at %.1f us: %s", (double)fab->deadlock_at / ROCE_US,
 			 fab->deadlock_msg);
 	return fab->deadlock;
+}
+
+uint32_t roce_fabric_deadlocks(const struct roce_fabric *fab, roce_time_t *at, bool *now)
+{
+	if (at != NULL)
+		memcpy(at, fab->deadlock_t, sizeof(fab->deadlock_t));
+	if (now != NULL)
+		*now = fab->deadlock_now;
+	return fab->deadlocks;
 }
 
 void roce_fabric_work(const struct roce_fabric *fab, uint64_t *events, uint64_t *hops)

@@ -140,6 +140,11 @@ uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_use
 	return sw->used;
 }
 
+roce_time_t roce_switch_watchdog_first(const struct roce_switch *sw)
+{
+	return sw->wd_first;
+}
+
 /* ---- classification and routing ---- */
 
 /* What the ingress pipeline reads from a frame. */

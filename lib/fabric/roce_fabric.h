@@ -214,6 +214,14 @@ struct roce_link *roce_fabric_link(const struct roce_fabric *fab, int i);
 int roce_fabric_link_port(const struct roce_fabric *fab, int link, int side);
 /** Set when a deadlock was found during the run (report in @p buf). */
 bool roce_fabric_deadlock(const struct roce_fabric *fab, char *buf, size_t len);
+#define ROCE_FABRIC_DEADLOCKS_KEPT 8
+/**
+ * How many times a deadlock formed (found at a sample after one without it: a PFC watchdog
+ * breaks one, and the same routes can make it again).
+ * @param at   NULL, or receives the times of the first ROCE_FABRIC_DEADLOCKS_KEPT formations
+ * @param now  NULL, or receives whether the last sample found one
+ */
+uint32_t roce_fabric_deadlocks(const struct roce_fabric *fab, roce_time_t *at, bool *now);
 /** Engine events fired, and frame hops (frames delivered by all links) of the run. */
 void roce_fabric_work(const struct roce_fabric *fab, uint64_t *events, uint64_t *hops);
 

@@ -174,6 +174,9 @@ void roce_switch_pstats(const struct roce_switch *sw, uint16_t port,
 /** Bytes of the shared buffer in use now, and the most ever in use. */
 uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used);
 
+/** When the PFC watchdog first dropped a stuck queue's frames; 0 when it never has. */
+roce_time_t roce_switch_watchdog_first(const struct roce_switch *sw);
+
 /**
  * One line per XOFF/XON sent, pause/resume received, drop and watchdog action to @p f (borrowed;
  * NULL stops), e.g. "12.300 us sw0 p2/3 xoff (13824 B shared, 0 B headroom)": time, switch,
