@@ -414,6 +414,66 @@ START_TEST(summary_rxe_retransmissions)
 }
 END_TEST
 
+/*
+ * A capture of two links: every RoCE frame of rc_write_bw_loss_req followed by its copy one
+ * hop on (IPv4 TTL one lower, header checksum redone). The copies are left out and counted apart: the
+ * figures are those of the single link (48 retransmissions, not 48 + 251).
+ */
+START_TEST(summary_hop_copies)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	const struct sum_case *c = &sum_cases[4];
+	const struct roce_flow_stats *t;
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f, g;
+	struct roce_pkt pkt;
+	char path[512], err[512];
+	uint8_t copy[2048];
+	int rc;
+
+	if (!have_shared())
+		return;
+	ck_assert_str_eq(c->file, "rxe/rc_write_bw_loss_req.pcap");
+	snprintf(path, sizeof(path), "%s/%s", SHARED_PCAP, c->file);
+	r = roce_pcap_open(path, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	while ((rc = roce_pcap_next(r, &f)) == 1) {
+		uint32_t sum = 0;
+
+		roce_wire_parse(f.data, f.caplen, 0, &pkt);
+		ck_assert_int_eq(roce_summary_add(s, &f, &pkt), 0);
+		if (pkt.bth_off == 0)
+			continue;		/* ARP, the TCP exchange: one link's worth */
+		ck_assert(f.caplen <= sizeof(copy) && f.data[12] == 0x08 && f.data[13] == 0);
+		memcpy(copy, f.data, f.caplen);
+		copy[22]--;				/* TTL */
+		copy[24] = copy[25] = 0;		/* IPv4 header checksum, redone */
+		for (int i = 14; i < 34; i += 2)
+			sum += (uint32_t)(copy[i] << 8 | copy[i + 1]);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		copy[24] = (uint8_t)(~sum >> 8);
+		copy[25] = (uint8_t)~sum;
+		g = f;
+		g.data = copy;
+		g.ts_ns += 1000;
+		roce_wire_parse(copy, g.caplen, 0, &pkt);
+		ck_assert_int_eq(pkt.err, ROCE_WERR_OK);
+		ck_assert_int_eq(roce_summary_add(s, &g, &pkt), 0);
+	}
+	ck_assert_int_eq(rc, 0);
+	roce_pcap_close(r);
+	t = roce_summary_totals(s);
+	ck_assert_uint_eq(t->frames, c->frames);
+	ck_assert_uint_eq(t->retrans, c->retx);
+	ck_assert_uint_eq(t->psn_gaps, c->gaps);
+	ck_assert_uint_eq(t->nak[ROCE_SUM_NAK_SEQ], c->seq);
+	ck_assert_uint_eq(t->hop_copies, c->frames);
+	ck_assert_uint_eq(roce_summary_nflows(s), 2);
+	roce_summary_destroy(s);
+}
+END_TEST
+
 /* Without the responder's frames, every request message stays open. */
 START_TEST(summary_open_requests)
 {
@@ -505,7 +565,8 @@ static Suite *io_suite(void)
 		tc = tcase_create("summary-shared");
 		tcase_set_timeout(tc, 60);
 		tcase_add_loop_test(tc, summary_rxe_retransmissions, 0, (int)ROCE_DIM(sum_cases));
-		tcase_add_test(tc, summary_open_requests);
+		tcase_add_test(tc, summary_hop_copies);
+	tcase_add_test(tc, summary_open_requests);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

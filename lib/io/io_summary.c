@@ -58,6 +58,7 @@ struct flow {
 	uint32_t open_head;		/* oldest entry */
 	uint32_t open_n;		/* entries */
 	uint64_t open_lost;		/* entries dropped because the ring was full */
+	uint8_t ttl;			/* IP TTL / hop limit of the flow's first frame */
 };
 
 /* A port that sent PFC or PAUSE frames: when each of its pauses ends. */
@@ -83,6 +84,7 @@ struct roce_summary {
 	uint64_t other_frames;		/* not RoCE, PFC or PAUSE */
 	uint64_t pfc_frames;		/* PFC frames */
 	uint64_t bad_frames;		/* RoCE, PFC or PAUSE, broken before a flow could be told */
+	uint64_t hop_copies;		/* frames of a flow seen again at a later hop (other TTL) */
 };
 
 /* ---- the index hash ---- */
@@ -622,6 +624,18 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		return -ENOMEM;
 	}
 	flow_set_type(fl, info->mask);
+	/*
+	 * A capture of several links holds a frame once per tapped hop, each time with a TTL one
+	 * lower: a flow is counted at the hop where its first frame was seen, copies at others are
+	 * left out (they are not retransmissions, and they are the same bytes).
+	 */
+	if (fl->st.frames == 0 && fl->st.hop_copies == 0)
+		fl->ttl = pkt->ttl;
+	else if (pkt->ttl != fl->ttl) {
+		fl->st.hop_copies++;
+		s->hop_copies++;
+		return 0;
+	}
 	if (fl->st.frames == 0)
 		fl->st.first_ns = f->ts_ns;
 	fl->st.frames++;
@@ -699,6 +713,7 @@ const struct roce_flow_stats *roce_summary_totals(struct roce_summary *s)
 		t->icrc_err += f->icrc_err;
 		t->errors += f->errors;
 		t->open += f->open;
+		t->hop_copies += f->hop_copies;
 	}
 	return t;
 }
@@ -782,6 +797,10 @@ int roce_summary_print(struct roce_summary *s, FILE *out)
 		(unsigned long long)s->pfc_frames,
 		(unsigned long long)p->pause_frames, (unsigned long long)s->other_frames,
 		(unsigned long long)s->bad_frames, (unsigned long long)t->errors);
+	if (s->hop_copies != 0)
+		fprintf(out, "frames seen again at a later hop: %llu (the capture holds several links; "
+			"each flow is counted at the hop where it was first seen, by its IP TTL)\n",
+			(unsigned long long)s->hop_copies);
 	for (int i = 0; i < 8; i++)
 		any_pfc |= p->pfc_frames[i] != 0;
 	if (any_pfc || p->pause_frames != 0) {

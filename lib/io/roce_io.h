@@ -160,6 +160,7 @@ struct roce_flow_stats {
 	uint64_t icrc_err;		/* frames whose ICRC did not match */
 	uint64_t errors;		/* frames with another parse fault after the BTH */
 	uint64_t open;			/* RC requests with no response covering them at the end */
+	uint64_t hop_copies;		/* frames seen again at a later hop (a lower TTL): not counted */
 };
 
 /* PFC/PAUSE totals of a summary. */
