@@ -15,7 +15,7 @@ static const char usage[] =
 	"and writes DIR/LESSON.html with its pictures (and the pictures as SVG files); with more\n"
 	"than one lesson, DIR/index.html links their pages.\n"
 	"Without a lesson, lists them. Also taught by running:\n"
-	"  zero copy (kernel TCP's four copies vs one DMA)   rocelab demo, step 1\n"
+	"  zero copy (TCP: 4 copies, 2 by CPU; RDMA: 2 DMAs) rocelab demo, step 1\n"
 	"  lossless vs lossy, incast, PFC vs DCQCN            rocelab demo, steps 2 and 3\n"
 	"  troubleshooting a link degraded to 40G             rocelab demo, step 4\n"
 	"  PFC deadlock                                       rocelab run scenarios/pfc-deadlock.ini\n"

@@ -163,7 +163,7 @@ int roce_learn_index(const struct roce_lesson *const *l, size_t n,
 {
 	static const char *const head[] = { "<idea", "<run" };
 	static const char *const also[][2] = {
-		{ "zero copy: kernel TCP's four CPU copies against one DMA", "rocelab demo (step 1)" },
+		{ "zero copy: kernel TCP's four copies (two by the CPU) against RDMA's two DMAs", "rocelab demo (step 1)" },
 		{ "why RoCE needs a lossless network, in a fabric", "rocelab demo (step 2)" },
 		{ "incast, pause storms, the victim flow, PFC against DCQCN", "rocelab demo (step 3)" },
 		{ "a link degraded from 100G to 40G, found in the counters", "rocelab demo (step 4)" },
