@@ -166,6 +166,48 @@ START_TEST(errors)
 }
 END_TEST
 
+/*
+ * Scenarios that parse but could not run as written: refused before the run, the message naming
+ * the place (each ran before, to a stall, an error or an endless sampling loop).
+ */
+START_TEST(errors_unrunnable)
+{
+	static const char star[] = "[scenario]\nduration = 2ms\n[topology]\nkind = star\n"
+				   "hosts = 3\n";
+	char text[512];
+
+	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\nafter = b\n"
+		 "[flow.b]\nsrc = h1\ndst = h2\nafter = a\n", star);
+	refused(text, "t.ini:9: [flow.a] after: the flows wait for each other in a cycle");
+	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\nstart = 2ms\n", star);
+	refused(text, "t.ini:9: [flow.a] start: 2ms is not within the run (scenario.duration = 2ms)");
+	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\n[event.e]\nat = 3ms\n"
+		 "link = h0-sw0\nstate = down\n", star);
+	refused(text, "t.ini:10: [event.e] at: 3ms is not within the run");
+	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\n[pattern.p]\n"
+		 "kind = alltoall\nhosts = h0,h2,h0\n", star);
+	refused(text, "[pattern.p] hosts: host 'h0' is listed twice");
+	snprintf(text, sizeof(text), "%s[flow.p.h1]\nsrc = h1\ndst = h0\n[pattern.p]\n"
+		 "kind = incast\nhosts = h1,h2\ndst = h0\n", star);
+	refused(text, "two flows are called 'p.h1'");
+	refused("[scenario]\nmtu = 4096\n[topology]\nkind = star\nhosts = 2\nmtu = 1500\n"
+		"[flow.a]\nsrc = h0\ndst = h1\n",
+		"t.ini:6: [topology] mtu: link h0-sw0's MTU of 1500 bytes is below the 4160-byte IP "
+		"packets a path MTU of 4096 makes");
+	refused("[scenario]\nsample = 1ps\n[topology]\nkind = star\nhosts = 2\n"
+		"[flow.a]\nsrc = h0\ndst = h1\n", "t.ini:2: [scenario] sample: 1ps over a 1s run");
+	refused("[topology]\nkind = custom\n[host.a]\n[host.b]\nip = fd00::2\n[switch.s]\n"
+		"[link.as]\na = a\nb = s\n[link.bs]\na = b\nb = s\n[flow.f]\nsrc = a\ndst = b\n",
+		"[flow.f]: 'a' has an IPv4 address and 'b' an IPv6 one");
+	refused("[topology]\nkind = custom\n[host.a]\nip = 10.0.0.9\n[host.b]\nip = 10.0.0.9\n"
+		"[switch.s]\n[link.as]\na = a\nb = s\n[link.bs]\na = b\nb = s\n"
+		"[flow.f]\nsrc = a\ndst = b\n", "hosts 'a' and 'b' both have the address 10.0.0.9");
+	refused("[topology]\nkind = custom\n[host.a]\n[host.b]\n[switch.s]\n[switch.t]\n"
+		"[link.as]\na = a\nb = s\n[link.bt]\na = b\nb = t\n[flow.f]\nsrc = a\ndst = b\n",
+		"[flow.f]: no links lead from 'a' to 'b'");
+}
+END_TEST
+
 START_TEST(set_overrides)
 {
 	const char *set[] = { "flow.w.count=7", "scenario.seed=42", "nic.cc.rpg_ai_rate=10Mbps" };
@@ -467,6 +509,31 @@ START_TEST(quiet_ends)
 		unlink(pcap[i]);
 		unlink(csv[i]);
 	}
+}
+END_TEST
+
+/*
+ * The flows finish before a scheduled event fires: the run ends with its timer still on the
+ * wheel, and destroying the fabric must take it off before freeing it (under ASan, the unit
+ * tests' second build, a use after free otherwise).
+ */
+START_TEST(event_after_flows)
+{
+	struct roce_scenario *sc = parse("[scenario]\nduration = 10ms\n[topology]\nkind = star\n"
+					 "hosts = 2\n[flow.a]\nsrc = h0\ndst = h1\ncount = 2\n"
+					 "[event.cut]\nat = 9ms\nlink = h0-sw0\nstate = down\n");
+	struct roce_flow_result fr;
+	struct roce_fabric *fab;
+
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	roce_fabric_flow_result(fab, 0, &fr);
+	ck_assert(fr.done);
+	ck_assert_uint_lt(roce_fabric_now(fab), 9 * ROCE_MS);	/* ended before the event */
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
 }
 END_TEST
 
@@ -1188,6 +1255,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, custom_topology);
 	tcase_add_test(tc, generators);
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, errors_unrunnable);
 	tcase_add_test(tc, set_overrides);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run");
@@ -1196,6 +1264,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, host_interface);
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, quiet_ends);
+	tcase_add_test(tc, event_after_flows);
 	tcase_add_test(tc, deadlock);
 	tcase_add_test(tc, deadlock_reforms);
 	tcase_add_test(tc, troubleshoot_dscp);

@@ -673,10 +673,11 @@ static void loss_findings(const struct roce_fabric *fab, struct roce_findings *f
 			struct roce_link_stats st;
 
 			roce_link_stats(roce_fabric_link(fab, l), d, &st);
-			link += st.dropped + st.down_drops;
+			link += st.dropped + st.down_drops + st.mtu_drops;
 		}
 	if (link != 0)
-		finding(fd, "links lost %" PRIu64 " frames (impairments, or down)", link);
+		finding(fd, "links lost %" PRIu64 " frames (impairments, down, or above the MTU)",
+			link);
 	nic = host_counter(fab, "rx_out_of_buffer");
 	if (nic != 0 && nic != UINT64_MAX)
 		finding(fd, "NICs dropped %" PRIu64 " frames their host interface could not take "
@@ -822,7 +823,7 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 			struct roce_link_stats st;
 
 			roce_link_stats(roce_fabric_link(fab, l), d, &st);
-			link_drops += st.dropped + st.down_drops;
+			link_drops += st.dropped + st.down_drops + st.mtu_drops;
 		}
 	roce_table_add(t, "virtual time");
 	roce_table_add(t, "%.1f us", (double)roce_fabric_now(fab) / ROCE_US);
@@ -830,7 +831,7 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	roce_table_add(t, "%" PRIu64, hops);
 	roce_table_add(t, "switch drops");
 	roce_table_add(t, "%" PRIu64, drops);
-	roce_table_add(t, "link losses (impairments, down)");
+	roce_table_add(t, "link losses (impairments, down, MTU)");
 	roce_table_add(t, "%" PRIu64, link_drops);
 	roce_table_add(t, "PFC XOFF sent by switches (per priority)");
 	roce_table_add(t, "%" PRIu64, pauses);
@@ -1093,6 +1094,7 @@ int roce_fabric_write_counters(const struct roce_fabric *fab, FILE *f)
 			PUT("tx_pfc_frames", ps.pfc_tx);
 			PUT("rx_drop_no_route", ps.drop_no_route);
 			PUT("rx_drop_malformed", ps.drop_malformed);
+			PUT("rx_drop_ttl", ps.drop_ttl);
 			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
 				struct roce_switch_qstats q;
 

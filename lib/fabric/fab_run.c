@@ -228,6 +228,12 @@ static int build_fabric(struct roce_fabric *fab, char *err, size_t errlen)
 	if (fab->sw == NULL || fab->nports == NULL || fab->link == NULL || fab->port == NULL)
 		return -ENOMEM;
 	for (int s = 0; s < sc->nswitches; s++) {
+		char why[160];
+
+		if (roce_switch_conf_check(&sc->sw[s].conf, why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "switch %s: %s", sc->sw[s].name, why);
+			return -EINVAL;
+		}
 		fab->sw[s] = roce_switch_create(fab->eng, &sc->sw[s].conf);
 		if (fab->sw[s] == NULL) {
 			snprintf(err, errlen, "switch %s: %s", sc->sw[s].name, strerror(errno));
@@ -974,6 +980,10 @@ void roce_fabric_destroy(struct roce_fabric *fab)
 	if (fab == NULL)
 		return;
 	sc = fab->sc;
+	/* a scheduled event still pending (after the flows finished) leaves the wheel first */
+	for (int i = 0; fab->event != NULL && i < sc->nevents; i++)
+		if (fab->event[i].fab != NULL)
+			roce_timer_cancel(fab->eng, &fab->event[i].timer);
 	for (int i = 0; fab->flow != NULL && i < sc->nflows; i++) {
 		struct fab_flow *fl = &fab->flow[i];
 

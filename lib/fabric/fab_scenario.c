@@ -22,6 +22,7 @@
 #define FAB_MAX_FILE (16 << 20)	/* scenario and flow files: more is a mistake */
 #define FAB_MAX_FLOWS 1000000		/* flows from patterns and traces */
 #define FAB_MAX_HOSTS 2048		/* fat-tree k=16 has 1024 */
+#define FAB_MAX_SAMPLES 1000000	/* samples of the time series: each holds a value per series */
 
 /* ---- values ---- */
 
@@ -105,6 +106,20 @@ int fab_parse_time(const char *s, roce_time_t *out)
 		return -EINVAL;
 	*out = (roce_time_t)llround(v);
 	return 0;
+}
+
+/* A time as a scenario writes it: "2ms", "1.5us", "10ps", in the largest unit it fills. */
+static const char *time_str(roce_time_t t, char *buf, size_t len)
+{
+	static const struct { const char *name; double ps; } units[] = {
+		{ "s", 1e12 }, { "ms", 1e9 }, { "us", 1e6 }, { "ns", 1e3 }, { "ps", 1 },
+	};
+	size_t i = 0;
+
+	while (i + 1 < ROCE_DIM(units) && (double)t < units[i].ps)
+		i++;
+	snprintf(buf, len, "%.4g%s", (double)t / units[i].ps, units[i].name);
+	return buf;
 }
 
 int fab_parse_prob(const char *s, double *out)
@@ -650,8 +665,16 @@ static int get_hosts(struct reader *r, const char *key, int **out, int *n)
 			}
 		}
 		for (int h = lo; h <= hi; h++) {
-			int *p = fab_grow(*out, n, sizeof(int));
+			int *p;
 
+			for (int k = 0; k < *n; k++)
+				if ((*out)[k] == h) {
+					free(*out);
+					*out = NULL;
+					return fail_at(r, key, "host '%s' is listed twice",
+						       r->sc->host[h].name);
+				}
+			p = fab_grow(*out, n, sizeof(int));
 			if (p == NULL) {
 				free(*out);
 				*out = NULL;
@@ -690,6 +713,15 @@ static int read_scenario(struct reader *r)
 	sc->retry_cnt = (uint8_t)rc;
 	if (sc->duration == 0)
 		return fail_at(r, "duration", "must be more than 0");
+	if (sc->sample != 0 && sc->duration / sc->sample > FAB_MAX_SAMPLES) {
+		char a[32], b[32], c[32];
+
+		return fail_at(r, "sample", "%s over a %s run is %.3g samples, at most %d: sample "
+			       "every %s or more (0: none)", time_str(sc->sample, a, sizeof(a)),
+			       time_str(sc->duration, b, sizeof(b)),
+			       (double)(sc->duration / sc->sample), FAB_MAX_SAMPLES,
+			       time_str(sc->duration / FAB_MAX_SAMPLES + 1, c, sizeof(c)));
+	}
 	return 0;
 }
 
@@ -1117,14 +1149,17 @@ static int read_flow_params(struct reader *r, struct roce_sc_flow *f)
 	return 0;
 }
 
-static struct roce_sc_flow *add_flow(struct roce_scenario *sc, const struct roce_sc_flow *tmpl)
+/* Append a flow; NULL with the error set: too many flows, or no memory. */
+static struct roce_sc_flow *add_flow(struct reader *r, const struct roce_sc_flow *tmpl)
 {
+	struct roce_scenario *sc = r->sc;
 	struct roce_sc_flow *f;
 
-	if (sc->nflows >= FAB_MAX_FLOWS)
+	if (sc->nflows >= FAB_MAX_FLOWS) {
+		fail_at(r, NULL, "more than %d flows (patterns and traces included)", FAB_MAX_FLOWS);
 		return NULL;
+	}
 	f = fab_grow(sc->flow, &sc->nflows, sizeof(*f));
-
 	if (f == NULL)
 		return NULL;
 	sc->flow = f;
@@ -1155,7 +1190,7 @@ static int read_flows(struct reader *r)
 			fail_at(r, "dst", "a flow needs two different hosts");
 			goto err;
 		}
-		if (add_flow(r->sc, &f) == NULL)
+		if (add_flow(r, &f) == NULL)
 			goto err;
 	}
 	/* "after" may name any flow: resolve once all are known */
@@ -1213,10 +1248,13 @@ static int read_trace(struct reader *r, const struct roce_sc_flow *tmpl, const c
 			continue;
 		if (sscanf(line, "%u %u %u %u %llu %lf", &src, &dst, &pg, &dport, &size, &start) != 6 ||
 		    src >= (unsigned int)r->sc->nhosts || dst >= (unsigned int)r->sc->nhosts ||
-		    src == dst || pg > 7 || size == 0 || size > (1u << 30) || start < 0) {
+		    src == dst || pg > 7 || size == 0 || size > (1u << 30) || !(start >= 0) ||
+		    start * (double)ROCE_SEC >= (double)r->sc->duration) {
 			fclose(f);
 			return fail_at(r, "file", "%s:%d: expected 'src dst priority dport size "
-				       "start' with hosts below %d", path, lineno, r->sc->nhosts);
+				       "start' with hosts below %d and start (s) within the run's %g s",
+				       path, lineno, r->sc->nhosts,
+				       (double)r->sc->duration / ROCE_SEC);
 		}
 		fab_name(fl.name, sizeof(fl.name), "%s.%d", tmpl->name, r->sc->nflows - base);
 		fl.src = (int)src;
@@ -1225,7 +1263,7 @@ static int read_trace(struct reader *r, const struct roce_sc_flow *tmpl, const c
 		fl.size = size;
 		fl.count = 1;
 		fl.start = tmpl->start + (roce_time_t)llround(start * (double)ROCE_SEC);
-		if (add_flow(r->sc, &fl) == NULL) {
+		if (add_flow(r, &fl) == NULL) {
 			fclose(f);
 			return -ENOMEM;
 		}
@@ -1293,7 +1331,7 @@ static int read_patterns(struct reader *r)
 				f.dst = dst;
 				fab_name(f.name, sizeof(f.name), "%.20s.%s", names[i] + 8,
 					 r->sc->host[hosts[h]].name);
-				if (add_flow(r->sc, &f) == NULL)
+				if (add_flow(r, &f) == NULL)
 					goto err;
 			}
 		} else if (strcmp(kind, "alltoall") == 0) {
@@ -1305,7 +1343,7 @@ static int read_patterns(struct reader *r)
 					f.dst = hosts[b];
 					snprintf(f.name, sizeof(f.name), "%.14s.%d-%d", names[i] + 8,
 						 hosts[a], hosts[b]);
-					if (add_flow(r->sc, &f) == NULL)
+					if (add_flow(r, &f) == NULL)
 						goto err;
 				}
 		} else if (strcmp(kind, "allreduce") == 0) {
@@ -1332,7 +1370,7 @@ static int read_patterns(struct reader *r)
 					if (s > 0)
 						f.start = 0;
 					fab_name(f.name, sizeof(f.name), "%.16s.s%d.%d", names[i] + 8, s, h);
-					if (add_flow(r->sc, &f) == NULL)
+					if (add_flow(r, &f) == NULL)
 						goto err;
 				}
 			c = fab_grow(r->sc->coll, &r->sc->ncoll, sizeof(*c));
@@ -1384,6 +1422,13 @@ static int read_events(struct reader *r)
 		}
 		if (get_time(r, "at", &e->at) != 0)
 			goto err;
+		if (e->at >= r->sc->duration) {
+			char a[32], b[32];
+
+			fail_at(r, "at", "%s is not within the run (scenario.duration = %s)",
+				time_str(e->at, a, sizeof(a)), time_str(r->sc->duration, b, sizeof(b)));
+			goto err;
+		}
 		v = get(r, "link");
 		if (v == NULL || (e->link = fab_link_find(r->sc, v)) < 0) {
 			fail_at(r, v ? "link" : NULL, "'link' must name a link (like 'sw0-h1'), got '%s'",
@@ -1491,6 +1536,149 @@ static int check_sections(struct reader *r)
 	return 0;
 }
 
+/* Two hosts with one address would answer each other's ARP and take each other's frames. */
+static int check_hosts(struct reader *r)
+{
+	const struct roce_scenario *sc = r->sc;
+
+	for (int a = 0; a < sc->nhosts; a++)
+		for (int b = a + 1; b < sc->nhosts; b++)
+			if (sc->host[a].ip_ver == sc->host[b].ip_ver &&
+			    memcmp(&sc->host[a].ip, &sc->host[b].ip, sizeof(sc->host[a].ip)) == 0) {
+				char ip[64];
+
+				roce_ip_ntop(&sc->host[a].ip, sc->host[a].ip_ver, ip, sizeof(ip));
+				snprintf(r->section, sizeof(r->section), "host.%s", sc->host[b].name);
+				return fail_at(r, NULL, "hosts '%s' and '%s' both have the address %s",
+					       sc->host[a].name, sc->host[b].name, ip);
+			}
+	return 0;
+}
+
+/* Flow names compared, for the sort that finds two flows of one name. */
+static int cmp_flow_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct roce_sc_flow *const *)a)->name,
+		      (*(const struct roce_sc_flow *const *)b)->name);
+}
+
+/*
+ * What a flow needs to run at all: one IP version at both ends, a start within the run, no
+ * 'after' chain that comes back to itself, and a name no other flow has.
+ */
+static int check_flows(struct reader *r)
+{
+	const struct roce_scenario *sc = r->sc;
+	const struct roce_sc_flow **by_name;
+
+	for (int i = 0; i < sc->nflows; i++) {
+		const struct roce_sc_flow *f = &sc->flow[i];
+		int j = f->after, steps = 0;
+
+		snprintf(r->section, sizeof(r->section), "flow.%s", f->name);
+		if (sc->host[f->src].ip_ver != sc->host[f->dst].ip_ver)
+			return fail_at(r, NULL, "'%s' has an IPv%d address and '%s' an IPv%d one: a "
+				       "flow joins hosts of one IP version", sc->host[f->src].name,
+				       sc->host[f->src].ip_ver, sc->host[f->dst].name,
+				       sc->host[f->dst].ip_ver);
+		if (f->after < 0 && f->start >= sc->duration) {
+			char a[32], b[32];
+
+			return fail_at(r, "start", "%s is not within the run (scenario.duration = %s)",
+				       time_str(f->start, a, sizeof(a)),
+				       time_str(sc->duration, b, sizeof(b)));
+		}
+		while (j >= 0 && j != i && steps++ < sc->nflows)
+			j = sc->flow[j].after;
+		if (j == i)
+			return fail_at(r, "after", "the flows wait for each other in a cycle ('%s' "
+				       "waits for '%s', which waits, in the end, for '%s')", f->name,
+				       sc->flow[f->after].name, f->name);
+	}
+	by_name = malloc((size_t)sc->nflows * sizeof(*by_name));
+	if (by_name == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < sc->nflows; i++)
+		by_name[i] = &sc->flow[i];
+	qsort(by_name, (size_t)sc->nflows, sizeof(*by_name), cmp_flow_name);
+	for (int i = 1; i < sc->nflows; i++)
+		if (strcmp(by_name[i - 1]->name, by_name[i]->name) == 0) {
+			char name[ROCE_SC_NAME];
+
+			snprintf(name, sizeof(name), "%s", by_name[i]->name);
+			free(by_name);
+			snprintf(r->section, sizeof(r->section), "flow.%s", name);
+			return fail_at(r, NULL, "two flows are called '%s' (a [flow] and a pattern's, "
+				       "or two patterns')", name);
+		}
+	free(by_name);
+	return 0;
+}
+
+/*
+ * Every link carries the largest RoCE packet a flow will send: its path MTU's payload behind
+ * IP, UDP, BTH, RETH and immediate data, and the ICRC (a link drops a larger one, counted as
+ * mtu_drops, and the flow would stall).
+ */
+static int check_mtu(struct reader *r)
+{
+	const struct roce_scenario *sc = r->sc;
+	uint32_t pmtu = roce_mtu_bytes(sc->mtu), ip = 20;
+
+	for (int i = 0; i < sc->nflows; i++)
+		if (sc->flow[i].mtu != 0)
+			pmtu = ROCE_MAX(pmtu, roce_mtu_bytes(sc->flow[i].mtu));
+	for (int h = 0; h < sc->nhosts; h++)
+		if (sc->host[h].ip_ver == 6)
+			ip = 40;
+	for (int l = 0; l < sc->nlinks; l++) {
+		const struct roce_sc_link *k = &sc->link[l];
+		uint32_t need = pmtu + ip + 8 + 12 + 16 + 4 + 4;
+
+		if (k->conf.mtu != 0 && k->conf.mtu < need) {
+			snprintf(r->section, sizeof(r->section), "topology");
+			return fail_at(r, "mtu", "link %s's MTU of %u bytes is below the %u-byte IP "
+				       "packets a path MTU of %u makes (lower scenario.mtu, or raise "
+				       "the link's)", k->name, k->conf.mtu, need, pmtu);
+		}
+	}
+	return 0;
+}
+
+/* The component of node @p n (union-find with path halving). */
+static int component(int *parent, int n)
+{
+	while (parent[n] != n)
+		n = parent[n] = parent[parent[n]];
+	return n;
+}
+
+/* Every flow's hosts are joined by links (a custom topology can leave islands). */
+static int check_paths(struct reader *r)
+{
+	const struct roce_scenario *sc = r->sc;
+	int n = sc->nhosts + sc->nswitches, *parent = malloc((size_t)n * sizeof(int));
+
+	if (parent == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		parent[i] = i;
+	for (int l = 0; l < sc->nlinks; l++)
+		parent[component(parent, sc->link[l].a)] = component(parent, sc->link[l].b);
+	for (int i = 0; i < sc->nflows; i++) {
+		const struct roce_sc_flow *f = &sc->flow[i];
+
+		if (component(parent, f->src) != component(parent, f->dst)) {
+			free(parent);
+			snprintf(r->section, sizeof(r->section), "flow.%s", f->name);
+			return fail_at(r, NULL, "no links lead from '%s' to '%s'",
+				       sc->host[f->src].name, sc->host[f->dst].name);
+		}
+	}
+	free(parent);
+	return 0;
+}
+
 static int check_result(struct reader *r)
 {
 	struct roce_scenario *sc = r->sc;
@@ -1529,11 +1717,11 @@ static int check_result(struct reader *r)
 		return fail_at(r, NULL, "%d hosts: at most %d (every switch holds a route per host)",
 			       sc->nhosts, FAB_MAX_HOSTS);
 	if (sc->nflows == 0) {
-		snprintf(r->err, r->errlen, "%s: no workload: add a [flow.NAME] or [pattern.NAME]",
-			 r->file);
+		snprintf(r->err, r->errlen, "%s: no workload: add a [flow.NAME] or [pattern.NAME] "
+			 "(a pattern over fewer than two hosts makes no flow)", r->file);
 		return -EINVAL;
 	}
-	return 0;
+	return check_hosts(r) || check_flows(r) || check_mtu(r) || check_paths(r) ? -EINVAL : 0;
 }
 
 struct roce_scenario *roce_scenario_parse(const char *name, const char *text,
