@@ -603,9 +603,17 @@ struct roce_live_switch *roce_live_open(const struct roce_live_conf *conf, char 
 	/* pause quanta are timed at the wire's speed, not at the shaped egress rate */
 	if (sc.pfc_rate_bps == 0)
 		sc.pfc_rate_bps = LIVE_DEF_SPEED;
+	{
+		char why[160];
+
+		if (roce_switch_conf_check(&sc, why, sizeof(why)) != 0) {
+			FAIL(EINVAL, "--set: %s", why);
+			goto err_free;
+		}
+	}
 	ls->sw = roce_switch_create(ls->eng, &sc);
 	if (ls->sw == NULL) {
-		FAIL(EINVAL, "the switch settings are not consistent (buffer, reserved, alpha, kmin/kmax)");
+		FAIL(ENOMEM, "the switch: %s", strerror(errno));
 		goto err_free;
 	}
 	for (i = 0; i < conf->nports; i++) {
@@ -739,11 +747,12 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		PUT("drop_nombuf", lp->st.drop_nombuf);
 		PUT("sw_rx_frames", ps.rx_frames);
 		PUT("sw_tx_frames", ps.tx_frames);
-		PUT("drop_no_route", ps.drop_no_route);
-		PUT("drop_malformed", ps.drop_malformed);
-		PUT("drop_ttl", ps.drop_ttl);
-		PUT("pfc_rx", ps.pfc_rx);
-		PUT("pfc_tx", ps.pfc_tx);
+		/* the port-wide switch counters under counters.txt's names (rocelab run) */
+		PUT("rx_pfc_frames", ps.pfc_rx);
+		PUT("tx_pfc_frames", ps.pfc_tx);
+		PUT("rx_drop_no_route", ps.drop_no_route);
+		PUT("rx_drop_malformed", ps.drop_malformed);
+		PUT("rx_drop_ttl", ps.drop_ttl);
 		for (int prio = 0; prio < ROCE_NPRIO; prio++) {
 			struct roce_switch_qstats q;
 

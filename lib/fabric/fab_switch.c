@@ -1,5 +1,6 @@
 /* The switch: ports, classification, routing and ECMP, buffer admission, egress scheduling. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,27 +653,54 @@ static bool sw_quiet(void *owner, roce_time_t end)
 
 /* ---- objects ---- */
 
+int roce_switch_conf_check(const struct roce_switch_conf *conf, char *why, size_t len)
+{
+	uint64_t reserved = (uint64_t)conf->nports * ROCE_NPRIO * conf->reserved;
+
+	if (conf->nports == 0 || conf->nports > ROCE_SWITCH_MAX_PORTS) {
+		snprintf(why, len, "%u ports: 1 to %d", conf->nports, ROCE_SWITCH_MAX_PORTS);
+		return -EINVAL;
+	}
+	if (conf->buffer <= reserved) {
+		snprintf(why, len, "buffer %" PRIu64 " B leaves nothing to share beyond the reserved "
+			 "%" PRIu64 " B (%u ports x 8 priorities x reserved %" PRIu64 " B)",
+			 conf->buffer, reserved, conf->nports, conf->reserved);
+		return -EINVAL;
+	}
+	if (conf->pfc_mode != ROCE_PFC_DYNAMIC && conf->pfc_mode != ROCE_PFC_STATIC) {
+		snprintf(why, len, "pfc mode %d: static or dynamic", (int)conf->pfc_mode);
+		return -EINVAL;
+	}
+	if (conf->pfc_mode == ROCE_PFC_DYNAMIC && !(conf->alpha > 0)) {
+		snprintf(why, len, "alpha %g: dynamic PFC thresholds need alpha above 0", conf->alpha);
+		return -EINVAL;
+	}
+	for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+		const struct roce_prio_conf *pc = &conf->prio[prio];
+
+		if (pc->ecn && pc->kmax < pc->kmin) {
+			snprintf(why, len, "priority %d: kmax %" PRIu64 " B is below kmin %" PRIu64
+				 " B", prio, (uint64_t)pc->kmax, (uint64_t)pc->kmin);
+			return -EINVAL;
+		}
+		if (pc->ecn && !(pc->pmax >= 0 && pc->pmax <= 1)) {
+			snprintf(why, len, "priority %d: pmax %g is not a probability", prio, pc->pmax);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 struct roce_switch *roce_switch_create(struct roce_engine *eng, const struct roce_switch_conf *conf)
 {
 	struct roce_switch *sw;
+	char why[160];
 	uint16_t i;
 	int prio;
 
-	if (eng == NULL || conf == NULL || conf->nports == 0 ||
-	    conf->nports > ROCE_SWITCH_MAX_PORTS ||
-	    conf->buffer <= (uint64_t)conf->nports * ROCE_NPRIO * conf->reserved ||
-	    (conf->pfc_mode == ROCE_PFC_DYNAMIC && !(conf->alpha > 0)) ||
-	    (conf->pfc_mode != ROCE_PFC_DYNAMIC && conf->pfc_mode != ROCE_PFC_STATIC)) {
+	if (eng == NULL || conf == NULL || roce_switch_conf_check(conf, why, sizeof(why)) != 0) {
 		errno = EINVAL;
 		return NULL;
-	}
-	for (prio = 0; prio < ROCE_NPRIO; prio++) {
-		const struct roce_prio_conf *pc = &conf->prio[prio];
-
-		if (pc->ecn && (pc->kmax < pc->kmin || !(pc->pmax >= 0 && pc->pmax <= 1))) {
-			errno = EINVAL;
-			return NULL;
-		}
 	}
 	sw = calloc(1, sizeof(*sw));
 	if (sw == NULL)

@@ -174,6 +174,12 @@ void roce_switch_pstats(const struct roce_switch *sw, uint16_t port,
 /** Bytes of the shared buffer in use now, and the most ever in use. */
 uint64_t roce_switch_buffer_used(const struct roce_switch *sw, uint64_t *max_used);
 
+/**
+ * Whether roce_switch_create() would take @p conf. @return 0, or -EINVAL with @p why naming the
+ * setting at fault ("buffer 0 B leaves nothing to share beyond the reserved ...")
+ */
+int roce_switch_conf_check(const struct roce_switch_conf *conf, char *why, size_t len);
+
 /** When the PFC watchdog first dropped a stuck queue's frames; 0 when it never has. */
 roce_time_t roce_switch_watchdog_first(const struct roce_switch *sw);
 
