@@ -108,7 +108,7 @@ def run_case(rocelab, tmp, name, failures):
             if fwd < need:
                 failures.append("%s: the switch forwarded %d frames, the test needs %d" %
                                 (name, fwd, need))
-            drops = {k: total(ports, k) for k in ("drop_no_route", "drop_malformed",
+            drops = {k: total(ports, k) for k in ("rx_drop_no_route", "rx_drop_malformed",
                                                   "tx_dropped", "rx_queue_full", "drop_nombuf")}
             if any(drops.values()):
                 failures.append("%s: the switch dropped frames: %s" % (name, drops))

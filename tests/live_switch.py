@@ -245,7 +245,7 @@ def run_case(rocelab, nss, name, failures, tmp):
         failures.append("%s: nothing flooded (ARP must cross the switch)" % name)
     if total(ports, "csum_completed") < 1:
         failures.append("%s: no TCP checksum completed (the veth leaves them to offload)" % name)
-    drops = {k: total(ports, k) for k in ("drop_no_route", "drop_malformed", "drop_ttl",
+    drops = {k: total(ports, k) for k in ("rx_drop_no_route", "rx_drop_malformed", "rx_drop_ttl",
                                           "tx_dropped", "rx_queue_full", "drop_nombuf",
                                           "rx_ring_lost", "rx_missed")}
     for k in ("drop_tail", "drop_headroom", "drop_watchdog"):
@@ -279,9 +279,9 @@ def run_case(rocelab, nss, name, failures, tmp):
     elif name == "pfc_rx":
         got = ports[0].get("rx_prio0_pause", 0)
         paused = ports[0].get("rx_prio0_pause_duration_ns", 0) / 1000
-        if got != 3 or ports[0].get("pfc_rx", 0) != 3:
+        if got != 3 or ports[0].get("rx_pfc_frames", 0) != 3:
             failures.append("pfc_rx: the switch counts %d PFC frames (rx_prio0_pause %d), "
-                            "3 were sent" % (ports[0].get("pfc_rx", 0), got))
+                            "3 were sent" % (ports[0].get("rx_pfc_frames", 0), got))
         if not 2.9 * PFC_QUANTA_US <= paused <= 3.1 * PFC_QUANTA_US:
             failures.append("pfc_rx: port 0 paused %d us, expected 3 x %.0f (quanta at the "
                             "port's 10 Gb/s)" % (paused, PFC_QUANTA_US))
@@ -293,7 +293,7 @@ def run_case(rocelab, nss, name, failures, tmp):
                                retrans[0], retrans[1]))
     elif name == "pfc":
         pause = ports[1].get("tx_prio0_pause", 0)
-        pfc_tx = total(ports, "pfc_tx")
+        pfc_tx = total(ports, "tx_pfc_frames")
         if pause < 1:
             failures.append("pfc: the switch sent no XOFF towards the sender\n" + sw_out)
         if any(retrans):
