@@ -174,7 +174,7 @@ static int run(int argc, char **argv)
 	};
 	struct craft_opts o = { .out = NULL, .count = 1, .ts_step = 1000 };
 	struct craft_state st = { .o = &o };
-	char err[512];
+	char err[512], tmp[4096];
 	int opt, rc, wrc;
 
 	optind = 1;
@@ -227,7 +227,15 @@ static int run(int argc, char **argv)
 				return rocelab_usage_error(argv[0], "'%s' is not a key=value word",
 							   argv[i]);
 	}
-	st.w = roce_pcap_create(o.out, err, sizeof(err));
+	if (o.file != NULL && rocelab_same_file(o.file, o.out))
+		return rocelab_usage_error(argv[0], "-o '%s' is the frame file: write to another file",
+					   o.out);
+	/* into a file beside OUT, renamed over it when every frame is written: an error leaves
+	 * OUT as it was */
+	if (strcmp(o.out, "-") != 0 &&
+	    snprintf(tmp, sizeof(tmp), "%s.%d.partial", o.out, (int)getpid()) >= (int)sizeof(tmp))
+		return rocelab_usage_error(argv[0], "-o '%s': path too long", o.out);
+	st.w = roce_pcap_create(strcmp(o.out, "-") != 0 ? tmp : "-", err, sizeof(err));
 	if (st.w == NULL) {
 		fprintf(stderr, "rocelab craft: %s\n", err);
 		return EXIT_FAILURE;
@@ -238,9 +246,13 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "rocelab craft: %s: write failed\n", o.out);
 		rc = -EIO;
 	}
+	if (rc == 0 && strcmp(o.out, "-") != 0 && rename(tmp, o.out) != 0) {
+		fprintf(stderr, "rocelab craft: %s: %s\n", o.out, strerror(errno));
+		rc = -EIO;
+	}
 	if (rc != 0) {
 		if (strcmp(o.out, "-") != 0)
-			unlink(o.out);
+			unlink(tmp);
 		return o.file == NULL && rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	if (strcmp(o.out, "-") != 0)

@@ -288,6 +288,15 @@ static int run(int argc, char **argv)
 	}
 	if (optind == argc)
 		return rocelab_usage_error(cmd, "no capture file given");
+	if (o.summary && fmt_given)
+		return rocelab_usage_error(cmd, "--summary prints a table: -v and --format are for "
+					   "frames");
+	if (o.bpf != NULL) {
+		char err[256];
+
+		if (roce_bpf_check(o.bpf, err, sizeof(err)) != 0)
+			return rocelab_usage_error(cmd, "-f '%s': %s", o.bpf, err);
+	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	for (int i = optind; i < argc; i++)
 		ret |= dissect_file(argv[i], &o, argc - optind > 1 && o.mode != OUT_JSONL);

@@ -46,9 +46,9 @@ static int run(int argc, char **argv)
 					   argc == 2 ? "" : "s");
 	in = argv[1];
 	out = argv[2];
-	if (strcmp(in, out) == 0 && strcmp(in, "-") != 0)
-		return rocelab_usage_error(argv[0], "IN and OUT are both '%s': write to another file",
-					   in);
+	if ((strcmp(in, out) == 0 && strcmp(in, "-") != 0) || rocelab_same_file(in, out))
+		return rocelab_usage_error(argv[0], "IN '%s' and OUT '%s' are the same file: write "
+					   "to another", in, out);
 	r = roce_pcap_open(in, NULL, err, sizeof(err));
 	if (r == NULL) {
 		fprintf(stderr, "rocelab fixup: %s\n", err);

@@ -647,8 +647,14 @@ static int run(int argc, char **argv)
 		if (all && conf.qp_type == ROCE_QPT_UD && size > roce_mtu_bytes(conf.mtu))
 			break;
 		rc = roce_perf_run(&conf, &res);
-		if (rc != 0)
+		if (rc != 0) {
+			fflush(stdout);
+			fprintf(stderr, "rocelab perf: %s of %u bytes x %u QPs could not run: %s%s\n",
+				roce_perf_test_name(conf.test), conf.size, conf.nqp,
+				strerror(-rc), rc == -ENOMEM ? " (the buffers of every QP are "
+				"allocated up front: fewer QPs or smaller messages)" : "");
 			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		}
 		perf_print_result(&conf, &res, gbits);
 		fflush(stdout);
 		if (perf_print_failures(&res) != 0)

@@ -273,6 +273,10 @@ static int run(int argc, char **argv)
 			return rocelab_usage_error("replay", "--responder runs in virtual time: no "
 						   "--dev, timing, rewrite or --capture");
 		rc_conf.path = argv[optind];
+		if (rc_conf.out_pcap != NULL && rocelab_same_file(rc_conf.path, rc_conf.out_pcap))
+			return rocelab_usage_error("replay", "--pcap '%s' is the capture being "
+						   "replayed: write to another file",
+						   rc_conf.out_pcap);
 		return run_responder(&rc_conf);
 	}
 	if (rc_conf.has_responder || rc_conf.mtu || rc_conf.out_pcap || rc_conf.verbose)
@@ -284,6 +288,10 @@ static int run(int argc, char **argv)
 	if (pc.topspeed && pc.speed != 1)
 		return rocelab_usage_error("replay", "--speed and --topspeed exclude each other");
 	pc.path = argv[optind];
+	if (capture != NULL && (strcmp(capture, pc.path) == 0 ||
+				rocelab_same_file(pc.path, capture)))
+		return rocelab_usage_error("replay", "--capture '%s' is the capture being replayed: "
+					   "write to another file", capture);
 	pc.rw = any_rw ? &rw : NULL;
 	return run_port(&pc, capture);
 }

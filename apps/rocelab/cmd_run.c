@@ -244,6 +244,9 @@ static int run(int argc, char **argv)
 	if (optind != argc - 1)
 		return rocelab_usage_error(argv[0], optind >= argc ? "needs a scenario file" :
 					   "takes one scenario file");
+	if (trace_path != NULL && rocelab_same_file(argv[optind], trace_path))
+		return rocelab_usage_error(argv[0], "--trace '%s' is the scenario file: write to "
+					   "another file", trace_path);
 	if (seedset[0] != '\0') {
 		for (int i = 0; i < nset; i++)
 			if (strncmp(set[i], "scenario.seed=", 14) == 0)

@@ -245,12 +245,31 @@ static int run(int argc, char **argv)
 		rocelab_usage_error("switch", "give at least two ports (--port DEVARGS, twice)");
 		goto out;
 	}
+	for (int i = 0; i < conf.nports; i++)
+		for (int j = 0; j < i; j++) {
+			size_t a = strcspn(ports[i], ","), b = strcspn(ports[j], ",");
+
+			/* the device name before its arguments: one device is one port */
+			if (a == b && strncmp(ports[i], ports[j], a) == 0) {
+				rocelab_usage_error("switch", "--port '%.*s' is given twice (ports %d "
+						    "and %d)", (int)a, ports[i], j, i);
+				goto out;
+			}
+		}
 	for (int i = 0; i < nroutes; i++) {
 		if (routes[i].port >= conf.nports) {
 			rocelab_usage_error("switch", "--route '%s': there is no port %u (ports 0 to %d)",
 					    routes[i].text, routes[i].port, conf.nports - 1);
 			goto out;
 		}
+		for (int j = 0; j < i; j++)
+			if (routes[j].ip_ver == routes[i].ip_ver && routes[j].plen == routes[i].plen &&
+			    memcmp(&routes[j].dst, &routes[i].dst, sizeof(routes[i].dst)) == 0 &&
+			    routes[j].port != routes[i].port) {
+				rocelab_usage_error("switch", "--route '%s' and '%s' send one prefix to "
+						    "two ports", routes[j].text, routes[i].text);
+				goto out;
+			}
 	}
 	if (roce_live_set(&conf.sw, sets, nsets, err, sizeof(err)) != 0) {
 		rocelab_usage_error("switch", "%s", err);

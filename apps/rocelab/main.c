@@ -42,6 +42,16 @@ int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+bool rocelab_same_file(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0)
+		return false;
+	return stat(in, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 int rocelab_mkdir_p(const char *dir)
 {
 	char buf[4096];

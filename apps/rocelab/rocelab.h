@@ -32,6 +32,13 @@ extern const struct rocelab_cmd cmd_switch;
  */
 int rocelab_mkdir_p(const char *dir);
 
+/**
+ * Whether @p out names the file @p in (the same device and inode, through any path or link):
+ * an output opened for writing there would truncate the input before it is read. False when
+ * either is "-" or @p out does not exist yet.
+ */
+bool rocelab_same_file(const char *in, const char *out);
+
 /** A whole number (decimal, 0x hex or 0 octal) no larger than @p max. @return 0 or -EINVAL */
 int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out);
 

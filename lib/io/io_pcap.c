@@ -66,6 +66,26 @@ static int open_errno(const char *path)
 	return EINVAL;	/* readable, but not a capture libpcap understands */
 }
 
+int roce_bpf_check(const char *bpf, char *err, size_t errlen)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	struct bpf_program prog;
+	int rc = 0;
+
+	if (p == NULL) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (pcap_compile(p, &prog, bpf, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		set_err(err, errlen, "%s", pcap_geterr(p));
+		rc = -EINVAL;
+	} else {
+		pcap_freecode(&prog);
+	}
+	pcap_close(p);
+	return rc;
+}
+
 struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";

@@ -745,7 +745,8 @@ static void print_row(FILE *out, const struct roce_summary *s, const struct roce
 		"%4llu %4llu %4llu %4llu %4llu %5llu %5llu %4llu %5llu\n",
 		f->type, src, dst, f->ip_ver != 0 ? "" : "*", (unsigned long long)f->frames,
 		(unsigned long long)f->bytes, (unsigned long long)f->payload,
-		(double)(f->first_ns - s->first_ns) / 1e9, (double)(f->last_ns - s->first_ns) / 1e9,
+		f->frames ? (double)(f->first_ns - s->first_ns) / 1e9 : 0.0,	/* no flow: 0 */
+		f->frames ? (double)(f->last_ns - s->first_ns) / 1e9 : 0.0,
 		goodput_bps(f) / 1e6, psn, (unsigned long long)f->psn_gaps,
 		(unsigned long long)f->retrans, (unsigned long long)f->nak[ROCE_SUM_NAK_SEQ],
 		(unsigned long long)f->nak[ROCE_SUM_NAK_RNR],

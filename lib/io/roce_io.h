@@ -52,6 +52,12 @@ struct roce_pcap_frame {
 struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char *err, size_t errlen);
 
 /**
+ * Check a libpcap filter expression against Ethernet frames, without a file: for a command to
+ * refuse a typo before it opens anything. @return 0, or -EINVAL with @p err set (libpcap's reason)
+ */
+int roce_bpf_check(const char *bpf, char *err, size_t errlen);
+
+/**
  * Read the next frame that passes the filter.
  * @return 1 with @p f filled; 0 at the end of the file; -EBADMSG if the file is truncated or
  *         corrupt (roce_pcap_error() names the frame where it broke; the frames before it were
