@@ -43,11 +43,14 @@ static int run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "o:s:kh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
+			if (optarg[0] == '\0')
+				return rocelab_usage_error(argv[0], "--out needs a directory name");
 			conf.out_dir = optarg;
 			break;
 		case 's':
 			if (rocelab_parse_uint(optarg, UINT64_MAX, &conf.seed) != 0)
-				return rocelab_usage_error(argv[0], "--seed wants a whole number, got '%s'", optarg);
+				return rocelab_usage_error(argv[0], "--seed wants a whole number from "
+							   "0, got '%s'", optarg);
 			break;
 		case 'k':
 			conf.quick = true;

@@ -45,7 +45,8 @@ static void list(void)
 
 static int run(int argc, char **argv)
 {
-	struct roce_learn_conf conf = { .out = stdout, .out_dir = "rocelab-learn", .seed = 1 };
+	static const char default_dir[] = "rocelab-learn";
+	struct roce_learn_conf conf = { .out = stdout, .out_dir = default_dir, .seed = 1 };
 	const struct roce_lesson *const *all;
 	const struct roce_lesson *pick[16];
 	size_t nall = roce_lessons(&all), npick = 0;
@@ -57,6 +58,8 @@ static int run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "o:ks:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
+			if (optarg[0] == '\0')
+				return rocelab_usage_error(argv[0], "--out needs a directory name");
 			conf.out_dir = optarg;
 			break;
 		case 'k':
@@ -64,7 +67,8 @@ static int run(int argc, char **argv)
 			break;
 		case 's':
 			if (rocelab_parse_uint(optarg, UINT64_MAX, &conf.seed) != 0)
-				return rocelab_usage_error(argv[0], "--seed wants a whole number, got '%s'", optarg);
+				return rocelab_usage_error(argv[0], "--seed wants a whole number from "
+							   "0, got '%s'", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -75,6 +79,9 @@ static int run(int argc, char **argv)
 		}
 	}
 	if (optind == argc) {
+		if (conf.out_dir != default_dir)
+			return rocelab_usage_error(argv[0], "--out given, but no lesson: name one, "
+						   "or all");
 		list();
 		return EXIT_SUCCESS;
 	}
@@ -92,6 +99,14 @@ static int run(int argc, char **argv)
 		if (npick < 16)
 			pick[npick++] = l;
 	}
+	/* each lesson once, in the order first named ("encap all" runs encap first) */
+	for (size_t i = 0; i < npick; i++)
+		for (size_t k = i + 1; k < npick; k++)
+			if (pick[k] == pick[i]) {
+				memmove(&pick[k], &pick[k + 1], (npick - k - 1) * sizeof(pick[0]));
+				npick--;
+				k--;
+			}
 	if (rocelab_mkdir_p(conf.out_dir) != 0) {
 		fprintf(stderr, "rocelab learn: cannot create %s: %s\n", conf.out_dir, strerror(errno));
 		return EXIT_FAILURE;

@@ -212,11 +212,14 @@ static int run(int argc, char **argv)
 
 		switch (opt) {
 		case 'o':
+			if (optarg[0] == '\0')
+				return rocelab_usage_error(argv[0], "--out needs a directory name");
 			dir = optarg;
 			break;
 		case 's':
 			if (rocelab_parse_uint(optarg, UINT64_MAX, &v) != 0)
-				return rocelab_usage_error(argv[0], "--seed wants a whole number, got '%s'", optarg);
+				return rocelab_usage_error(argv[0], "--seed wants a whole number from "
+							   "0, got '%s'", optarg);
 			/* the last --seed wins; it joins the overrides once parsing is done */
 			snprintf(seedset, sizeof(seedset), "scenario.seed=%llu", (unsigned long long)v);
 			break;

@@ -392,8 +392,11 @@ static int run_baseline(const struct roce_learn_conf *conf, struct roce_report *
 	learn_text(conf, rep,
 		   "perftest's sweep (-a): every message size from 2 bytes up, bandwidth (Gb/s) and "
 		   "typical latency (us), between two emulated hosts at 100G, 500 ns apart, MTU 4096. "
-		   "These are the figures to compare a real setup with: small messages are bound by "
-		   "the per-message cost, large ones by the link.");
+		   "Small messages are bound by the per-message cost, large ones by the link. The "
+		   "shapes are the ones to hold a real setup against, not the small-message "
+		   "latencies: the emulated NICs cost nothing, so 0.52 us here is almost all cable "
+		   "(500 ns, about 100 m of fibre), where a real back-to-back 100G pair adds its NICs' "
+		   "and PCIe's time and reports about 1 us or more.");
 	for (unsigned int lg = 1; lg <= max_log; lg += step) {
 		uint32_t size = 1u << lg;
 
@@ -446,8 +449,26 @@ static int run_baseline(const struct roce_learn_conf *conf, struct roce_report *
 		roce_chart_xlog(c);
 		roce_chart_ylog(c);	/* 0.5 us to 700 us: the small sizes' latency shows */
 	}
-	for (int k = 0; c != NULL && k < 3; k++)
-		roce_chart_series(c, roce_perf_test_name(lat_tests[k]), x, lat[k], n);
+	for (int k = 0; c != NULL && k < 3; k++) {
+		char name[64];
+		int same = -1;
+
+		/* a line drawn exactly under another is named for it, or the legend lies */
+		for (int j = k + 1; j < 3 && same < 0; j++) {
+			double d = 0;
+
+			for (size_t i = 0; i < n; i++)
+				d = ROCE_MAX(d, fabs(lat[k][i] - lat[j][i]) / lat[j][i]);
+			if (d < 0.02)
+				same = j;
+		}
+		if (same >= 0)
+			snprintf(name, sizeof(name), "%s (under %s: within 2%%)",
+				 roce_perf_test_name(lat_tests[k]), roce_perf_test_name(lat_tests[same]));
+		else
+			snprintf(name, sizeof(name), "%s", roce_perf_test_name(lat_tests[k]));
+		roce_chart_series(c, name, x, lat[k], n);
+	}
 	learn_chart(conf, rep, c, "baseline-lat.svg");
 	return 0;
 }

@@ -7,11 +7,11 @@
 #include "report_private.h"
 
 enum item_kind {
-	ITEM_HEADING,	/* <h2>, ends a row */
+	ITEM_HEADING,	/* <h2> */
 	ITEM_TEXT,	/* paragraphs */
 	ITEM_TABLE,	/* a copied table */
 	ITEM_CHART,	/* an owned chart */
-	ITEM_ROW,	/* following charts side by side */
+	ITEM_ROW,	/* following charts and SVGs side by side, until another kind of item */
 	ITEM_SVG,	/* a caller's <svg> element, copied */
 	ITEM_LIST,	/* a titled box of items */
 };
@@ -483,7 +483,8 @@ int roce_report_write_stream(struct roce_report *r, FILE *f)
 	for (size_t i = 0; i < r->nitems; i++) {
 		const struct report_item *it = &r->items[i];
 
-		if (row && (it->kind == ITEM_HEADING || it->kind == ITEM_ROW)) {
+		/* a row holds pictures: anything else starts below it, full width */
+		if (row && it->kind != ITEM_CHART && it->kind != ITEM_SVG) {
 			fputs("</div>\n", f);
 			row = false;
 		}

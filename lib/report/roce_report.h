@@ -206,7 +206,7 @@ struct roce_report *roce_report_create(const char *title);
  * roce_report_write() returns -ENOMEM.
  */
 
-/** Start a section titled @p text (an <h2>; copied). Ends a roce_report_row(). */
+/** Start a section titled @p text (an <h2>; copied). */
 void roce_report_heading(struct roce_report *r, const char *text);
 
 /**
@@ -235,7 +235,10 @@ void roce_report_svg(struct roce_report *r, const char *svg);
 void roce_report_list(struct roce_report *r, const char *title, const char *const *items,
 		      size_t n);
 
-/** Put the following charts side by side (wrapping on narrow screens) until the next heading. */
+/**
+ * Put the following charts and SVGs side by side (wrapping on narrow screens), until an item of
+ * another kind (a heading, text, a table, a list), which goes below the row at full width.
+ */
 void roce_report_row(struct roce_report *r);
 
 /**
