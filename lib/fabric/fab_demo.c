@@ -534,6 +534,10 @@ static int step_incast(struct demo *d)
 		roce_scenario_destroy(sc);
 	}
 	roce_table_note(t, "fairness: Jain's index over the eight incast flows (1 = equal shares)");
+	roce_table_note(t, "after the incast the victim has the uplink alone: with PFC alone it is "
+			"at line rate at once; with DCQCN its rate, cut too (it shares sw0's marked "
+			"uplink), climbs back slowly (fast recovery, then 5 Mb/s a 300 us period): "
+			"see its chart");
 	show(d, t);
 	roce_report_row(d->rep);
 	roce_report_chart(d->rep, victim);
