@@ -152,10 +152,11 @@ START_TEST(errors)
 	refused("[topology]\nkind = star\nhosts = 3\n[flow.x]\nsrc = h0\ndst = h1\nszie = 1K\n",
 		"t.ini:7: [flow.x] szie: unknown key");
 	refused("[topology]\nkind = star\nhosts = 3\n[flwo.x]\n", "t.ini:4: [flwo.x]: unknown section");
-	refused("[topology]\nkind = starr\n[flow.x]\nsrc = h0\ndst = h1\n", "unknown topology kind 'starr'");
+	refused("[topology]\nkind = starr\n[flow.x]\nsrc = h0\ndst = h1\n", "t.ini:2: [topology] kind: unknown topology kind 'starr'");
 	refused("[topology]\nhosts = 3\nrate = 100Q\n", "t.ini:3: [topology] rate: expected a rate");
 	refused("[topology]\nhosts = 3\nhosts = 4\n", "t.ini:3: [topology] hosts is set twice");
 	refused("[topology]\nhosts 3\n", "t.ini:2: expected 'key = value'");
+	refused("[topology]\nhosts =\n", "t.ini:2: [topology] hosts has no value");
 	refused("[topology]\nhosts = 3\n[priority.9]\n", "t.ini:3: [priority.9]: unknown section");
 	refused("[topology]\nhosts = 3\n[event.e]\nat = 1ms\nlink = h0-sw9\nrate = 40G\n",
 		"t.ini:5: [event.e] link");
@@ -210,8 +211,9 @@ END_TEST
 
 START_TEST(set_overrides)
 {
-	const char *set[] = { "flow.w.count=7", "scenario.seed=42", "nic.cc.rpg_ai_rate=10Mbps" };
-	struct roce_scenario *sc = roce_scenario_parse("t.ini", two_hosts, set, 3, err, sizeof(err));
+	const char *set[] = { "flow.w.count=7", "scenario.seed=42", "nic.cc=dcqcn",
+			      "nic.cc.rpg_ai_rate=10" };
+	struct roce_scenario *sc = roce_scenario_parse("t.ini", two_hosts, set, 4, err, sizeof(err));
 	const char *bad[] = { "flow.w.cuont=7" };
 	const char *misspelt[] = { "flow.v.count=7" };
 
@@ -219,7 +221,7 @@ START_TEST(set_overrides)
 	ck_assert_uint_eq(sc->flow[0].count, 7);
 	ck_assert_uint_eq(sc->seed, 42);
 	ck_assert_int_eq(sc->ncc_kv, 1);
-	ck_assert_str_eq(sc->cc_kv[0], "rpg_ai_rate=10Mbps");
+	ck_assert_str_eq(sc->cc_kv[0], "rpg_ai_rate=10");
 	roce_scenario_destroy(sc);
 	sc = roce_scenario_parse("t.ini", two_hosts, bad, 1, err, sizeof(err));
 	ck_assert(sc == NULL);
@@ -234,6 +236,11 @@ START_TEST(set_overrides)
 				 sizeof(err));
 	ck_assert(sc == NULL);
 	ck_assert_str_eq(err, "--set switch.pfc: expected static, dynamic or off, got 'of'");
+	/* a congestion-control parameter is checked where --set (or the file's line) says */
+	sc = roce_scenario_parse("t.ini", two_hosts, (const char *[]){ "nic.cc=dcqcn",
+				 "nic.cc.rpg_ia_rate=1" }, 2, err, sizeof(err));
+	ck_assert(sc == NULL);
+	ck_assert_str_eq(err, "--set nic.cc.rpg_ia_rate: dcqcn: unknown parameter 'rpg_ia_rate'");
 	/* as in a file, a key set twice is refused */
 	sc = roce_scenario_parse("t.ini", two_hosts,
 				 (const char *[]){ "flow.w.size=1M", "flow.w.count=2", "flow.w.size=2M" },

@@ -109,6 +109,11 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	if (st.retransmits != 0 || st.out_of_sequence != 0)
 		printf(" transport: %llu retransmitted, %llu received out of sequence\n",
 		       (unsigned long long)st.retransmits, (unsigned long long)st.out_of_sequence);
+	if (res.lost_msgs != 0)
+		printf(" %s: %llu message(s) never arrived: a frame of each was lost, and %s does "
+		       "not resend (those received were checked)\n",
+		       conf->qp_type == ROCE_QPT_UD ? "UD" : "UC", (unsigned long long)res.lost_msgs,
+		       conf->qp_type == ROCE_QPT_UD ? "UD" : "UC");
 	if (st.impaired != 0)
 		printf(" link: %llu frame(s) we sent dropped by --loss/--drop-psn/--drop-nth\n",
 		       (unsigned long long)st.impaired);

@@ -319,7 +319,9 @@ struct fab_topo {
 	struct roce_link_conf fabric_link; /* switch <-> switch */
 	double loss;			/* every link, both directions */
 };
-int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, char *err, size_t len);
+/* Generate @p t's hosts, switches and links; on error @p key names the [topology] key at fault. */
+int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, const char **key,
+		      char *err, size_t len);
 int fab_add_host(struct roce_scenario *sc, const char *name);
 int fab_add_switch(struct roce_scenario *sc, const char *name);
 int fab_add_link(struct roce_scenario *sc, int a, int b, const struct roce_link_conf *conf);

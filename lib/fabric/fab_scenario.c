@@ -392,6 +392,11 @@ static int scan(struct reader *r, const char *text)
 				 r->file, lineno);
 			return -EINVAL;
 		}
+		if (*trim(eq + 1) == '\0') {
+			snprintf(r->err, r->errlen, "%s:%d: [%s] %s has no value (a key left out "
+				 "keeps its default)", r->file, lineno, section, s);
+			return -EINVAL;
+		}
 		if (find_line(r, section, s) >= 0) {
 			snprintf(r->err, r->errlen, "%s:%d: [%s] %s is set twice (first at line %d)",
 				 r->file, lineno, section, s, find_line(r, section, s));
@@ -1076,6 +1081,7 @@ static int read_nic(struct reader *r)
 	const char *v;
 	uint64_t dscp = sc->qos.cnp_dscp;
 	bool pfc = sc->qos.pfc_enable != 0;
+	char why[256];
 
 	if (enter(r, "nic") != 0 || check_keys(r, keys, "cc.") != 0)
 		return -EINVAL;
@@ -1109,8 +1115,15 @@ static int read_nic(struct reader *r)
 		sc->cc_kv[sc->ncc_kv] = strdup(kv);
 		if (sc->cc_kv[sc->ncc_kv] == NULL)
 			return -ENOMEM;
+		/* checked here, where the key's line (or --set) can be named */
+		if (roce_cc_check(sc->cc, (const char *const *)&sc->cc_kv[sc->ncc_kv], 1, why,
+				  sizeof(why)) != 0)
+			return fail_at(r, r->ent[i].name, "%s", why);
 		sc->ncc_kv++;
 	}
+	if (roce_cc_check(sc->cc, (const char *const *)sc->cc_kv, sc->ncc_kv, why,
+			  sizeof(why)) != 0)
+		return fail_at(r, NULL, "%s", why);
 	return 0;
 }
 
@@ -1760,8 +1773,15 @@ struct roce_scenario *roce_scenario_parse(const char *name, const char *text,
 	if (rc == 0)
 		rc = read_custom_nodes(&r);
 	if (rc == 0) {
+		char why[256];
+		const char *key;
+
 		snprintf(r.section, sizeof(r.section), "topology");
-		rc = fab_topo_generate(r.sc, &r.topo, err, errlen);
+		rc = fab_topo_generate(r.sc, &r.topo, &key, why, sizeof(why));
+		if (rc == -EINVAL)
+			fail_at(&r, key, "%s", why);
+		else if (rc != 0)
+			snprintf(err, errlen, "%s: %s", name, why);
 	}
 	if (rc == 0)
 		rc = read_links(&r);

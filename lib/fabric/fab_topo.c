@@ -226,10 +226,12 @@ static int gen_fattree(struct roce_scenario *sc, const struct fab_topo *t)
 	return 0;
 }
 
-int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, char *err, size_t len)
+int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, const char **key,
+		      char *err, size_t len)
 {
 	int rc;
 
+	*key = NULL;
 	if (strcmp(t->kind, "custom") == 0)
 		return 0;
 	if (sc->nhosts != 0 || sc->nswitches != 0) {
@@ -243,6 +245,7 @@ int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, char *
 	} else if (strcmp(t->kind, "line") == 0 || strcmp(t->kind, "ring") == 0) {
 		if (t->switches < 1 || (strcmp(t->kind, "ring") == 0 && t->switches < 3)) {
 			snprintf(err, len, "a %s needs 'switches' (a ring at least 3)", t->kind);
+			*key = "switches";
 			return -EINVAL;
 		}
 		rc = gen_chain(sc, t, strcmp(t->kind, "ring") == 0);
@@ -255,12 +258,14 @@ int fab_topo_generate(struct roce_scenario *sc, const struct fab_topo *t, char *
 	} else if (strcmp(t->kind, "fattree") == 0) {
 		if (t->k < 2 || t->k % 2 != 0 || t->k > 16) {
 			snprintf(err, len, "fattree needs an even 'k' from 2 to 16, got %u", t->k);
+			*key = "k";
 			return -EINVAL;
 		}
 		rc = gen_fattree(sc, t);
 	} else {
 		snprintf(err, len, "unknown topology kind '%s' (star, dumbbell, line, ring, "
 			 "leafspine, fattree or custom)", t->kind);
+		*key = "kind";
 		return -EINVAL;
 	}
 	if (rc < 0) {

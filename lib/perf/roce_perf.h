@@ -87,6 +87,8 @@ struct roce_perf_result {
 	uint64_t seq_naks;		/* sequence NAKs received */
 	uint64_t rnr_naks;		/* RNR NAKs received */
 	uint64_t dropped;		/* frames the link lost */
+	uint64_t lost_msgs;		/* UC/UD messages that never arrived (not resent: not a
+					 * --verify failure; the ones that did are checked) */
 };
 
 /**
