@@ -136,6 +136,14 @@ static const char *layer_colour(const char *name)
  * The packets drawn as rows of boxes, one per header, header widths to scale (4 px a byte),
  * the payload a fixed box: the picture of the lesson.
  */
+/* A box's width when it is drawn too narrow for its name (0 < width < 28), else 0. */
+static int narrow(const struct roce_encap_layer *l, int px, int pay_w)
+{
+	int w = strcmp(l->name, "payload") == 0 ? pay_w : (int)l->bytes * px;
+
+	return w > 0 && w < 28 ? w : 0;
+}
+
 static char *layers_svg(const struct roce_encap_frame *f, int n)
 {
 	const int px = 4, pay_w = 120, row_h = 46, left = 190, top = 30;
@@ -187,17 +195,44 @@ static char *layers_svg(const struct roce_encap_frame *f, int n)
 				    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">"
 				    "%u</text>\n",
 				    x + w / 2, y + 18, l->name, x + w / 2, y + 32, l->bytes);
+			else if (w > 0 && (k == 0 || narrow(&f[i].layer[k - 1], px, pay_w) == 0)) {
+				/* too narrow for its name (802.1Q 4, ICRC 4, FCS 4): the run of
+				 * narrow boxes from here named above it, "ICRC 4, FCS 4" */
+				char names[96];
+				int run = 0, nn = 0;
+
+				names[0] = '\0';
+				for (int j = k; j < f[i].nlayers; j++) {
+					int wj = narrow(&f[i].layer[j], px, pay_w);
+
+					if (wj == 0)
+						break;
+					nn += snprintf(names + nn, sizeof(names) - (size_t)nn, "%s%s %u",
+						       j > k ? ", " : "", f[i].layer[j].name,
+						       f[i].layer[j].bytes);
+					if (nn >= (int)sizeof(names))
+						break;
+					run += wj;
+				}
+				OUT("<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"9\">"
+				    "%s</text>\n", x + run / 2, y + 2, names);
+			}
 			x += w;
 		}
-		OUT("<text x=\"%d\" y=\"%d\">%u B, %.1f%%</text>\n", x + 8, y + 24,
-		    f[i].wire_bytes, 100 * f[i].efficiency);
+		if (f[i].wire_bytes != f[i].packet_bytes)	/* Ethernet: the part not drawn */
+			OUT("<text x=\"%d\" y=\"%d\">%u B + %u B preamble and gap: %.1f%%</text>\n",
+			    x + 8, y + 24, f[i].packet_bytes, f[i].wire_bytes - f[i].packet_bytes,
+			    100 * f[i].efficiency);
+		else
+			OUT("<text x=\"%d\" y=\"%d\">%u B: %.1f%%</text>\n", x + 8, y + 24,
+			    f[i].packet_bytes, 100 * f[i].efficiency);
 	}
 	{
 		static const struct {
 			const char *what, *like;
 		} key[] = { { "link (Eth, 802.1Q, LRH)", "Eth" }, { "network (IP, UDP, GRH)", "UDP" },
 			    { "IB transport (BTH, RETH)", "BTH" }, { "payload", "payload" },
-			    { "checks (ICRC, VCRC, FCS) and pad", "FCS" } };
+			    { "checks (ICRC, VCRC, FCS), pad when needed", "FCS" } };
 		int x = 0, y = top + n * row_h + 12;
 
 		for (size_t k = 0; k < ROCE_DIM(key); k++) {

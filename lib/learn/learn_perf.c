@@ -194,7 +194,7 @@ static int run_bdp(const struct roce_learn_conf *conf, struct roce_report *rep, 
 	const uint32_t size = 4096, delay_ns = 5000;
 	struct roce_learn_point pts[ROCE_DIM(depth_all)];
 	double x[ROCE_DIM(depth_all)], y[ROCE_DIM(depth_all)], m[ROCE_DIM(depth_all)];
-	double rtt_us, bdp, bx[2], by[2] = { 0, LINE_GBPS };
+	double rtt_us, bdp;
 	struct roce_encap_frame frame;
 	struct roce_perf_conf cf;
 	struct roce_perf_result r;
@@ -241,18 +241,24 @@ static int run_bdp(const struct roce_learn_conf *conf, struct roce_report *rep, 
 			       pts[i].x / bdp, y[i], m[i]);
 	}
 	snprintf(text, sizeof(text), "model: bytes in flight / RTT, at most %.1f Gb/s (the payload's "
-		 "share of 100G with RoCEv2 headers, `rocelab learn encap`)", cap);
+		 "share of 100G behind RoCEv2's headers, see the encap lesson): its knee is at %.0f KB "
+		 "of payload in flight, the BDP's %.0f KB times that share", cap,
+		 bdp / 1e3 * cap / LINE_GBPS, bdp / 1e3);
 	roce_table_note(t, text);
 	learn_table(conf, rep, t);
 	roce_table_destroy(t);
 
-	bx[0] = bx[1] = bdp / 1e3;
 	c = roce_chart_create(ROCE_CHART_LINE, "Goodput against bytes in flight",
 			      "bytes in flight (KB)", "goodput (Gb/s)");
 	if (c != NULL) {
+		char label[64];
+
 		roce_chart_series(c, "measured", x, y, n);
 		roce_chart_series(c, "model: in flight / RTT", x, m, n);
-		roce_chart_series(c, "BDP", bx, by, 2);
+		snprintf(label, sizeof(label), "BDP %.0f KB", bdp / 1e3);
+		roce_chart_mark(c, bdp / 1e3, label);
+		snprintf(label, sizeof(label), "knee %.0f KB", bdp / 1e3 * cap / LINE_GBPS);
+		roce_chart_mark(c, bdp / 1e3 * cap / LINE_GBPS, label);
 	}
 	learn_chart(conf, rep, c, "bdp.svg");
 	return 0;
@@ -267,27 +273,57 @@ const struct roce_lesson roce_lesson_bdp = {
 
 /* ---- lesson: go-back-N under loss ---- */
 
+#define LOSS_DELAYS 3	/* one-way delays of the loss lesson */
+#define LOSS_RATES 6	/* its loss probabilities (--quick: 4 of them) */
+
+/* One bar per loss rate and distance: goodput, or (@p resent) frames resent per frame lost. */
+static struct roce_chart *loss_chart(const char *title, const char *ylabel,
+				     const char *const *cats, size_t n,
+				     struct roce_learn_point (*pts)[LOSS_RATES],
+				     const uint32_t *delay,
+				     bool resent)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_BAR, title,
+						 "probability that a frame is lost", ylabel);
+	double y[LOSS_RATES];
+
+	if (c == NULL)
+		return NULL;
+	roce_chart_categories(c, cats, n);
+	for (size_t d = 0; d < LOSS_DELAYS; d++) {
+		char name[32];
+
+		for (size_t i = 0; i < n; i++) {
+			const struct roce_learn_point *p = &pts[d][i];
+
+			y[i] = !resent ? p->gbps : p->lost ? (double)p->retransmits /
+							     (double)p->lost : NAN;
+		}
+		snprintf(name, sizeof(name), "%.1f us each way", delay[d] / 1e3);
+		roce_chart_series(c, name, NULL, y, n);
+	}
+	return c;
+}
+
 static int run_loss(const struct roce_learn_conf *conf, struct roce_report *rep, char *err,
 		    size_t errlen)
 {
-	static const double loss_all[] = { 0, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2 };
+	static const double loss_all[LOSS_RATES] = { 0, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2 };
 	static const double loss_quick[] = { 0, 1e-4, 1e-3, 1e-2 };
 	static const char *const cat_all[] = { "0", "1e-5", "1e-4", "1e-3", "3e-3", "1e-2" };
 	static const char *const cat_quick[] = { "0", "1e-4", "1e-3", "1e-2" };
-	static const uint32_t delay[] = { 500, 5000, 25000 };
+	static const uint32_t delay[LOSS_DELAYS] = { 500, 5000, 25000 };
 	static const char *const head[] = { "loss", "one-way delay", "goodput (Gb/s)",
 					    "frames lost", "resent", "resent per loss",
 					    "ACK timeouts", "idle in timeouts" };
 	const double *loss = conf->quick ? loss_quick : loss_all;
+	const char *const *cats = conf->quick ? cat_quick : cat_all;
 	size_t n = conf->quick ? ROCE_DIM(loss_quick) : ROCE_DIM(loss_all);
-	struct roce_learn_point pts[ROCE_DIM(delay)][ROCE_DIM(loss_all)];
-	double y[ROCE_DIM(loss_all)];
-	struct roce_table *t;
-	struct roce_chart *c;
-
+	struct roce_learn_point pts[LOSS_DELAYS][LOSS_RATES];
 	const double vsec = conf->quick ? 0.1 : 1.0;
 	/* perftest's -u 14: 4.096 us x 2^14 */
 	const double timeout = 4.096e-6 * (double)(1u << 14);
+	struct roce_table *t;
 	char text[1024];
 
 	snprintf(text, sizeof(text),
@@ -330,35 +366,11 @@ static int run_loss(const struct roce_learn_conf *conf, struct roce_report *rep,
 	roce_table_destroy(t);
 
 	roce_report_row(rep);
-	c = roce_chart_create(ROCE_CHART_BAR, "Goodput under loss, by one-way delay",
-			      "probability that a frame is lost", "goodput (Gb/s)");
-	if (c != NULL) {
-		roce_chart_categories(c, conf->quick ? cat_quick : cat_all, n);
-		for (size_t d = 0; d < ROCE_DIM(delay); d++) {
-			char name[32];
-
-			for (size_t i = 0; i < n; i++)
-				y[i] = pts[d][i].gbps;
-			snprintf(name, sizeof(name), "%.1f us each way", delay[d] / 1e3);
-			roce_chart_series(c, name, NULL, y, n);
-		}
-	}
-	learn_chart(conf, rep, c, "loss.svg");
-	c = roce_chart_create(ROCE_CHART_BAR, "Frames resent per lost frame: one round trip's worth",
-			      "probability that a frame is lost", "frames resent per loss");
-	if (c != NULL) {
-		roce_chart_categories(c, conf->quick ? cat_quick : cat_all, n);
-		for (size_t d = 0; d < ROCE_DIM(delay); d++) {
-			char name[32];
-
-			for (size_t i = 0; i < n; i++)
-				y[i] = pts[d][i].lost ? (double)pts[d][i].retransmits /
-						       (double)pts[d][i].lost : NAN;
-			snprintf(name, sizeof(name), "%.1f us each way", delay[d] / 1e3);
-			roce_chart_series(c, name, NULL, y, n);
-		}
-	}
-	learn_chart(conf, rep, c, "loss-resent.svg");
+	learn_chart(conf, rep, loss_chart("Goodput under loss, by one-way delay", "goodput (Gb/s)",
+					  cats, n, pts, delay, false), "loss.svg");
+	learn_chart(conf, rep, loss_chart("Frames resent per lost frame: one round trip's worth",
+					  "frames resent per loss", cats, n, pts, delay, true),
+		    "loss-resent.svg");
 	learn_text(conf, rep,
 		   "See it in a fabric, with PFC against none: `rocelab run demo-lossy` and step 2 "
 		   "of `rocelab demo`.");
