@@ -54,7 +54,9 @@ struct flow {
 	struct psn_stream resp;		/* the flow's responses (RC ACK, READ response, Atomic ACK) */
 	int32_t peer;			/* the reverse flow answering our requests, -1 if unknown */
 	uint32_t peer_tried;		/* number of flows when we last looked for the peer */
-	uint32_t *open;			/* ring of end PSNs of unanswered messages (RC only) */
+	bool track_open;		/* RC: unanswered messages are tracked */
+	uint32_t *open;			/* ring of end PSNs of unanswered messages, NULL until one */
+	uint32_t open_cap;		/* its size: doubles as needed, up to OPEN_CAP */
 	uint32_t open_head;		/* oldest entry */
 	uint32_t open_n;		/* entries */
 	uint64_t open_lost;		/* entries dropped because the ring was full */
@@ -297,21 +299,47 @@ static enum psn_class stream_add(struct roce_summary *s, struct flow *fl, struct
 
 /* ---- open RC messages ---- */
 
+/*
+ * Room for one more entry: the ring doubles (most flows keep a few messages open, a capture of
+ * many flows would otherwise hold OPEN_CAP entries for each); false when it cannot grow.
+ */
+static bool open_grow(struct flow *fl)
+{
+	uint32_t cap = fl->open_cap ? fl->open_cap * 2 : 8, *n;
+
+	if (fl->open_n < fl->open_cap)
+		return true;
+	if (cap > OPEN_CAP || (n = malloc(cap * sizeof(*n))) == NULL)
+		return false;
+	for (uint32_t i = 0; i < fl->open_n; i++)	/* oldest first, from 0 */
+		n[i] = fl->open[(fl->open_head + i) % fl->open_cap];
+	free(fl->open);
+	fl->open = n;
+	fl->open_cap = cap;
+	fl->open_head = 0;
+	return true;
+}
+
 static void open_push(struct flow *fl, uint32_t end)
 {
-	uint32_t i, pos;
+	uint32_t i, pos, cap;
 
-	if (fl->open == NULL)
+	if (!fl->track_open)
 		return;
-	if (fl->open_n == OPEN_CAP) {
-		fl->open_head = (fl->open_head + 1) % OPEN_CAP;
+	if (!open_grow(fl)) {
+		if (fl->open_cap == 0) {
+			fl->open_lost++;	/* no memory even for the first: not tracked */
+			return;
+		}
+		fl->open_head = (fl->open_head + 1) % fl->open_cap;
 		fl->open_n--;
 		fl->open_lost++;
 	}
+	cap = fl->open_cap;
 	/* keep the ring sorted by PSN: a resent lost message may land behind newer ones */
 	pos = fl->open_n;
 	while (pos > 0) {
-		uint32_t prev = fl->open[(fl->open_head + pos - 1) % OPEN_CAP];
+		uint32_t prev = fl->open[(fl->open_head + pos - 1) % cap];
 
 		if (roce_psn_diff(prev, end) < 0)
 			break;
@@ -320,8 +348,8 @@ static void open_push(struct flow *fl, uint32_t end)
 		pos--;
 	}
 	for (i = fl->open_n; i > pos; i--)
-		fl->open[(fl->open_head + i) % OPEN_CAP] = fl->open[(fl->open_head + i - 1) % OPEN_CAP];
-	fl->open[(fl->open_head + pos) % OPEN_CAP] = end;
+		fl->open[(fl->open_head + i) % cap] = fl->open[(fl->open_head + i - 1) % cap];
+	fl->open[(fl->open_head + pos) % cap] = end;
 	fl->open_n++;
 }
 
@@ -333,7 +361,7 @@ static void open_answer(struct flow *fl, uint32_t psn, bool incl)
 
 		if (d > 0 || (d == 0 && !incl))
 			break;
-		fl->open_head = (fl->open_head + 1) % OPEN_CAP;
+		fl->open_head = (fl->open_head + 1) % fl->open_cap;
 		fl->open_n--;
 	}
 }
@@ -413,11 +441,7 @@ static struct flow *flow_get(struct roce_summary *s, const struct roce_pkt *pkt,
 	fl->st.qpn = pkt->dqpn;
 	fl->st.type = mask & ROCE_F_RC ? "RC" : mask & ROCE_F_UC ? "UC" : mask & ROCE_F_UD ? "UD" :
 		      "CNP";
-	if (mask & ROCE_F_RC) {
-		fl->open = malloc(OPEN_CAP * sizeof(*fl->open));
-		if (fl->open == NULL)
-			return NULL;
-	}
+	fl->track_open = (mask & ROCE_F_RC) != 0;
 	*slot = ++s->nflows;
 	s->fh.used++;
 	if (ih_grow(&s->fh, s->flows, sizeof(*s->flows)) != 0)
@@ -431,8 +455,7 @@ static void flow_set_type(struct flow *fl, uint32_t mask)
 	if (strcmp(fl->st.type, "CNP") != 0 || !(mask & (ROCE_F_RC | ROCE_F_UC | ROCE_F_UD)))
 		return;
 	fl->st.type = mask & ROCE_F_RC ? "RC" : mask & ROCE_F_UC ? "UC" : "UD";
-	if (mask & ROCE_F_RC)
-		fl->open = malloc(OPEN_CAP * sizeof(*fl->open));	/* NULL: open not tracked */
+	fl->track_open = (mask & ROCE_F_RC) != 0;
 }
 
 static void account_nak(struct flow *fl, uint8_t syndrome)
