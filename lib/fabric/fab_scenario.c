@@ -1116,10 +1116,10 @@ static int read_nic(struct reader *r)
 		if (sc->cc_kv[sc->ncc_kv] == NULL)
 			return -ENOMEM;
 		/* checked here, where the key's line (or --set) can be named */
-		if (roce_cc_check(sc->cc, (const char *const *)&sc->cc_kv[sc->ncc_kv], 1, why,
+		sc->ncc_kv++;	/* the scenario owns it now, refused or not */
+		if (roce_cc_check(sc->cc, (const char *const *)&sc->cc_kv[sc->ncc_kv - 1], 1, why,
 				  sizeof(why)) != 0)
 			return fail_at(r, r->ent[i].name, "%s", why);
-		sc->ncc_kv++;
 	}
 	if (roce_cc_check(sc->cc, (const char *const *)sc->cc_kv, sc->ncc_kv, why,
 			  sizeof(why)) != 0)
