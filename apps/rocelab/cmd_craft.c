@@ -104,15 +104,23 @@ static int craft_file(struct craft_state *st)
 	char *line = NULL, where[512];
 	size_t cap = 0;
 	unsigned long n = 0;
+	ssize_t len;
 	int rc = 0;
 
 	if (f == NULL) {
 		fprintf(stderr, "rocelab craft: %s: %s\n", path, strerror(errno));
 		return -EIO;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		n++;
 		snprintf(where, sizeof(where), "%s:%lu", path, n);
+		if (memchr(line, '\0', (size_t)len) != NULL) {
+			/* the text after it would be dropped unseen: a binary file, or a stray NUL */
+			fprintf(stderr, "rocelab craft: %s: a NUL byte in the line (not a text file?)\n",
+				where);
+			rc = -EINVAL;
+			break;
+		}
 		rc = craft_line(st, line, where);
 		if (rc < 0)
 			break;
