@@ -84,15 +84,19 @@ static int run(int argc, char **argv)
 			break;
 		}
 	}
-	if (rc < 0) {
-		fprintf(stderr, "rocelab fixup: %s\n", roce_pcap_error(r));
-		ret = EXIT_FAILURE;
-	}
-	roce_pcap_close(r);
 	if (roce_pcap_close_writer(w) != 0 && ret == 0) {
 		fprintf(stderr, "rocelab fixup: %s: write failed\n", out);
 		ret = EXIT_FAILURE;
 	}
+	if (rc < 0 && ret == 0) {
+		/* one line: what broke, and what was kept of it */
+		fprintf(stderr, "rocelab fixup: %s; the %llu frame%s before it written to %s\n",
+			roce_pcap_error(r), (unsigned long long)frames, frames == 1 ? "" : "s", out);
+		ret = EXIT_FAILURE;
+	}
+	roce_pcap_close(r);
+	if (ret != 0)
+		return ret;
 	fprintf(stderr, "rocelab fixup: %llu frames, %llu fixed (%llu IPv4 checksums, %llu ICRCs)\n",
 		(unsigned long long)frames, (unsigned long long)fixed, (unsigned long long)csums,
 		(unsigned long long)icrcs);
