@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""Bad input at the command line, command by command: each case must exit with its code (2: a
+usage error, refused before anything is opened; 1: input that could not be used), print exactly
+one line on stderr naming what was wrong, leave every input file byte-identical, leave no output
+file behind where it says so, and finish within a timeout. A signal (a crash, a sanitizer abort)
+fails the case. Runs under the ASan build too (tests/run).
+
+Usage: cli_errors.py ROCELAB
+"""
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def setup(rocelab, d):
+    """The inputs the cases point at: a good capture, its copies and cuts, and text files."""
+    good = os.path.join(d, "good.pcap")
+    p = subprocess.run([rocelab, "craft", "-o", good, "op=RC_RDMA_WRITE_ONLY len=256 psn=7",
+                        "op=RC_ACKNOWLEDGE psn=7"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+    if p.returncode != 0:
+        sys.exit("craft of the good capture failed: " + p.stderr.strip())
+    raw = open(good, "rb").read()
+    write(os.path.join(d, "cut.pcap"), raw[:60])		# a record header promising more
+    write(os.path.join(d, "short.pcap"), raw[:10])		# not even a file header
+    write(os.path.join(d, "text.pcap"), b"this is not a capture\n" * 4)
+    write(os.path.join(d, "nul.txt"), b"op=RC_SEND_ONLY\x00 psn=5\n")
+    write(os.path.join(d, "frames.txt"), b"op=RC_SEND_ONLY len=16\n")
+    write(os.path.join(d, "typo.ini"), b"[scenario]\nname = x\nduraton = 1ms\n")
+    write(os.path.join(d, "good.ini"),
+          b"[scenario]\nname = x\n[topology]\nkind = custom\n[host.a]\n[host.b]\n"
+          b"[link.ab]\na = a\nb = b\n[flow.w]\nsrc = a\ndst = b\nsize = 4K\n")
+    write(os.path.join(d, "dangling.ini"),
+          b"[scenario]\nname = x\n[topology]\nkind = custom\n[host.a]\n[host.b]\n"
+          b"[link.ab]\na = a\nb = b\n[flow.w]\nsrc = a\ndst = c\nsize = 4K\n")
+    os.symlink("good.pcap", os.path.join(d, "alias.pcap"))
+
+
+# name, argv after rocelab, exit code, words the line must hold, files that must not appear
+CASES = [
+    ("unknown command", ["bogus"], 2, ["'bogus'"], []),
+    ("unknown global option", ["--bogus", "demo"], 2, ["--bogus"], []),
+    ("bad log level", ["--log-level", "loud", "demo"], 2, ["loud"], []),
+    # dissect
+    ("dissect: missing file", ["dissect", "nosuch.pcap"], 1, ["nosuch.pcap"], []),
+    ("dissect: cut record", ["dissect", "cut.pcap"], 1, ["cut.pcap", "frame 1"], []),
+    ("dissect: no file header", ["dissect", "short.pcap"], 1, ["short.pcap"], []),
+    ("dissect: not a capture", ["dissect", "text.pcap"], 1, ["text.pcap"], []),
+    ("dissect: unknown option", ["dissect", "--bogus", "good.pcap"], 2, ["--bogus"], []),
+    ("dissect: bad filter", ["dissect", "-f", "udp port", "good.pcap"], 2, ["udp port"], []),
+    ("dissect: bad format", ["dissect", "--format", "xml", "good.pcap"], 2, ["xml"], []),
+    ("dissect: summary with -v", ["dissect", "--summary", "-v", "good.pcap"], 2,
+     ["--summary", "-v"], []),
+    # craft
+    ("craft: unknown opcode", ["craft", "-o", "x1.pcap", "op=BOGUS"], 2, ["BOGUS"],
+     ["x1.pcap"]),
+    ("craft: unknown key", ["craft", "-o", "x2.pcap", "op=RC_SEND_ONLY colour=red"], 2,
+     ["colour"], ["x2.pcap"]),
+    ("craft: unknown opcode in a file", ["craft", "-f", "typo.ini", "-o", "x5.pcap"], 1,
+     ["typo.ini:1"], ["x5.pcap"]),
+    ("craft: NUL in a frame file", ["craft", "-f", "nul.txt", "-o", "x3.pcap"], 1,
+     ["nul.txt:1", "NUL"], ["x3.pcap"]),
+    ("craft: output is the frame file", ["craft", "-f", "frames.txt", "-o", "frames.txt"], 2,
+     ["frames.txt"], []),
+    ("craft: no frames", ["craft", "-o", "x6.pcap"], 2, ["no frames"], ["x6.pcap"]),
+    # fixup
+    ("fixup: output is the input", ["fixup", "good.pcap", "./good.pcap"], 2,
+     ["same file"], []),
+    ("fixup: output is a link to the input", ["fixup", "good.pcap", "alias.pcap"], 2,
+     ["same file"], []),
+    ("fixup: cut input", ["fixup", "cut.pcap", "x4.pcap"], 1,
+     ["cut.pcap", "0 frames before it written to x4.pcap"], []),
+    # replay
+    ("replay: no capture", ["replay"], 2, ["capture"], []),
+    ("replay: capture to its input", ["replay", "good.pcap", "--dev", "net_null0",
+                                      "--capture", "good.pcap"], 2, ["good.pcap"], []),
+    ("replay: responder capture to its input", ["replay", "--responder", "--pcap",
+                                                "good.pcap", "good.pcap"], 2,
+     ["good.pcap"], []),
+    ("replay: bad speed", ["replay", "good.pcap", "--dev", "net_null0", "--speed", "-3"], 2,
+     ["-3"], []),
+    # run
+    ("run: missing scenario", ["run", "nosuch.ini", "--out", "o1"], 1, ["nosuch.ini"], ["o1"]),
+    ("run: typo in a key", ["run", "typo.ini", "--out", "o2"], 1, ["typo.ini:3", "duraton"],
+     ["o2"]),
+    ("run: dangling host", ["run", "dangling.ini", "--out", "o3"], 1, ["dangling.ini", "'c'"],
+     ["o3"]),
+    ("run: unknown --set key", ["run", "good.ini", "--set", "scenario.nope=1", "--out", "o4"],
+     1, ["scenario.nope"], ["o4"]),
+    ("run: bad seed", ["run", "typo.ini", "--seed", "x"], 2, ["--seed", "'x'"], []),
+    ("run: trace over the scenario", ["run", "typo.ini", "--trace", "typo.ini"], 2,
+     ["--trace"], []),
+    # perf, learn, switch, demo
+    ("perf: unknown test", ["perf", "bogus_bw"], 2, ["bogus_bw"], []),
+    ("perf: bad size", ["perf", "write_bw", "--size", "12q"], 2, ["12q"], []),
+    ("learn: unknown lesson", ["learn", "nosuch"], 2, ["nosuch"], []),
+    ("switch: one port twice", ["switch", "--port", "net_null0", "--port", "net_null0"], 2,
+     ["net_null0", "twice"], []),
+    ("demo: unknown option", ["demo", "--bogus"], 2, ["--bogus"], []),
+]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    rocelab = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="rocelab-cli-") as d:
+        setup(rocelab, d)
+        inputs = {f: digest(os.path.join(d, f)) for f in os.listdir(d)
+                  if os.path.isfile(os.path.join(d, f))}
+        for name, args, code, words, absent in CASES:
+            try:
+                p = subprocess.run([rocelab] + args, cwd=d, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=60)
+            except subprocess.TimeoutExpired:
+                fail("%s: no answer within 60 s" % name)
+                continue
+            err = p.stderr.decode("utf-8", "replace")
+            lines = [l for l in err.splitlines() if l.strip()]
+            line = lines[0] if lines else ""
+            if p.returncode < 0:
+                fail("%s: killed by signal %d: %s" % (name, -p.returncode, err[-500:]))
+            elif p.returncode != code:
+                fail("%s: exit %d, expected %d: %s" % (name, p.returncode, code, line))
+            if len(lines) != 1:
+                fail("%s: %d lines on stderr, expected one: %r" % (name, len(lines), err[:400]))
+            for w in words:
+                if w not in line:
+                    fail("%s: the line does not name %r: %s" % (name, w, line))
+            for f in absent:
+                if os.path.exists(os.path.join(d, f)):
+                    fail("%s: left %s behind" % (name, f))
+            print("%-40s exit %d  %s" % (name, p.returncode, line))
+        for f, h in inputs.items():
+            if digest(os.path.join(d, f)) != h:
+                fail("input %s changed" % f)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("%d cases: one line each, the right exit code, inputs intact" % len(CASES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
