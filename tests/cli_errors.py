@@ -39,6 +39,11 @@ def setup(rocelab, d):
                        stderr=subprocess.PIPE, text=True, timeout=60)
     if p.returncode != 0:
         sys.exit("craft of the good capture failed: " + p.stderr.strip())
+    for name, frame in (("qp0.pcap", "op=RC_RDMA_WRITE_ONLY len=64 qp=0 rkey=1 va=0"),
+                        ("bigread.pcap", "op=RC_RDMA_READ_REQUEST qp=0x11 rkey=0x1234 "
+                                         "va=0x1000 dmalen=0x0fff0000")):
+        subprocess.run([rocelab, "craft", "-o", os.path.join(d, name), frame], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
     raw = open(good, "rb").read()
     write(os.path.join(d, "cut.pcap"), raw[:60])		# a record header promising more
     write(os.path.join(d, "short.pcap"), raw[:10])		# not even a file header
@@ -96,6 +101,11 @@ CASES = [
     ("replay: responder capture to its input", ["replay", "--responder", "--pcap",
                                                 "good.pcap", "good.pcap"], 2,
      ["good.pcap"], []),
+    ("replay: responder for QP 0", ["replay", "--responder", "qp0.pcap"], 1,
+     ["frame 1", "QP 0x0"], []),
+    ("replay: responder READ too big to keep", ["replay", "--responder", "--pcap", "x7.pcap",
+                                                "bigread.pcap"], 1,
+     ["262080 response frames"], ["x7.pcap"]),
     ("replay: bad speed", ["replay", "good.pcap", "--dev", "net_null0", "--speed", "-3"], 2,
      ["-3"], []),
     # run

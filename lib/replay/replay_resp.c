@@ -1,5 +1,6 @@
 /* Replay into an emulated responder: a capture's requests fed to rocelab, its answers compared. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,14 @@ static int read_capture(struct resp_ctx *c, char *err, size_t errlen)
 		if (!found || p.ip_ver != c->ip_ver)
 			continue;
 		if ((m & ROCE_F_REQ) && same_ip(&p.dst, &c->rsp_ip, c->ip_ver)) {
+			if (c->req.n == 0 && p.dqpn < 2) {
+				/* no RC QP can have it: the device would give another number */
+				snprintf(err, errlen, "%s: frame %" PRIu64 ": an RC request to QP 0x%x, "
+					 "a management QP (0 SMI, 1 GSI); RC QPNs start at 2",
+					 conf->path, (uint64_t)f.n, p.dqpn);
+				roce_pcap_close(rd);
+				return -EINVAL;
+			}
 			if (c->req.n == 0) {
 				c->rsp_qpn = p.dqpn;
 				c->req_ip = p.src;
@@ -264,6 +273,7 @@ static uint32_t valid_mtu(uint32_t v)
 static int infer(struct resp_ctx *c, char *err, size_t errlen)
 {
 	uint32_t exact = 0, maxp = 0, msg = 0, maxmsg = 0, sends = 0;
+	uint64_t answers = 0;
 
 	c->access = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
 	c->rnr_timer = 12;	/* perftest's and rdma-core's usual value, when no RNR NAK tells */
@@ -344,6 +354,20 @@ static int infer(struct resp_ctx *c, char *err, size_t errlen)
 		c->mtu = exact;
 	else
 		c->mtu = maxp <= 1024 ? 1024 : maxp <= 2048 ? 2048 : 4096;
+	/* rocelab's answers are kept to compare: refuse before a READ makes more than can be */
+	for (size_t i = 0; i < c->req.n; i++) {
+		const struct roce_pkt *p = &c->req.f[i].pkt;
+
+		if ((op_mask(p) & ROCE_F_READ) && (op_mask(p) & ROCE_F_RETH))
+			answers += p->reth.dmalen ? (p->reth.dmalen + c->mtu - 1) / c->mtu : 1;
+		else
+			answers++;	/* at most an ACK */
+	}
+	if (answers > RESP_MAX_FRAMES) {
+		snprintf(err, errlen, "%s: its READs ask for %" PRIu64 " response frames at PMTU %u: "
+			 "more than %d to compare", c->conf->path, answers, c->mtu, RESP_MAX_FRAMES);
+		return -EINVAL;
+	}
 	c->nrecv = sends + 16;
 	c->recv_len = (ROCE_MAX(maxmsg, 64u) + 63) & ~63u;
 	if ((uint64_t)c->nrecv * c->recv_len > RESP_RECV_MEM)
@@ -374,8 +398,10 @@ static void end_rx(void *owner, struct rte_mbuf *m)
 
 		if (roce_wire_parse(d, len, ROCE_PARSE_NO_ICRC, &p) == 0 &&
 		    p.kind == ROCE_KIND_ROCEV2 && (op_mask(&p) & ROCE_F_RESP)) {
-			if (frames_add(&c->our_resp, c->our_resp.n + 1, ts, d, len) != 0)
-				c->out_err = -ENOMEM;
+			int rc = frames_add(&c->our_resp, c->our_resp.n + 1, ts, d, len);
+
+			if (rc != 0)
+				c->out_err = rc;
 		}
 	}
 	if (c->out != NULL && roce_pcap_write_mbuf(c->out, ts, m) != 0)
@@ -1001,9 +1027,12 @@ int roce_replay_responder(const struct roce_replay_resp_conf *conf,
 		rc = host_up(c, err, errlen);
 	if (rc == 0) {
 		feed(c);
-		if (c->out_err == -ENOMEM) {
-			snprintf(err, errlen, "out of memory keeping rocelab's responses");
-			rc = -ENOMEM;
+		if (c->out_err == -ENOMEM || c->out_err == -ENOSPC) {
+			snprintf(err, errlen, c->out_err == -ENOMEM ?
+				 "out of memory keeping rocelab's responses" :
+				 "rocelab answered with more than %d frames: too many to compare",
+				 RESP_MAX_FRAMES);
+			rc = c->out_err;
 		}
 	}
 	if (rc == 0 && (rc = report(c)) != 0)
