@@ -107,6 +107,8 @@ struct perf_ctx {
 	/* send_bw with one slot a QP: each QP's receive WR (slot 0), built once */
 	struct roce_recv_wr bw_rwr[PERF_MAX_QP];
 	struct roce_sge bw_rsge[PERF_MAX_QP];
+	/* send_bw --verify: receives polled a QP; an RC QP's k-th receive holds its k-th message */
+	uint64_t rcvd[PERF_MAX_QP];
 };
 
 static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
@@ -579,7 +581,8 @@ static int run_bw(struct perf_ctx *c)
 					continue;
 				total += wc[i].wr_id + 1 - done[q];
 				done[q] = wc[i].wr_id + 1;
-				if (conf->verify && conf->qp_type == ROCE_QPT_RC &&
+				/* a send is checked where it lands: in the receive it consumed */
+				if (conf->verify && conf->qp_type == ROCE_QPT_RC && !send &&
 				    conf->test != ROCE_PERF_ATOMIC_BW) {
 					uint32_t s = (uint32_t)(wc[i].wr_id % c->nslots);
 
@@ -602,6 +605,17 @@ static int run_bw(struct perf_ctx *c)
 					if (conf->verify && wc[i].byte_len != conf->size + grh)
 						verify_fail(c, "receive of %llu bytes, expected %llu",
 							    wc[i].byte_len, conf->size + grh);
+					if (conf->verify && conf->qp_type == ROCE_QPT_RC) {
+						/* receives are reposted as they complete: message k
+						 * is in whichever slot the k-th receive names */
+						uint64_t k = c->rcvd[q]++;
+
+						if (memcmp(slot_ptr(c, 0, q, (uint32_t)(k % c->nslots)),
+							   slot_ptr(c, 1, q, s), conf->size))
+							verify_fail(c,
+								    "message %llu: data differs (qp %llu)",
+								    k, q);
+					}
 					if (c->nslots == 1)	/* s is 0: the WR built above */
 						roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q],
 							       NULL);
