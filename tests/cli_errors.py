@@ -122,6 +122,12 @@ CASES = [
     # perf, learn, switch, demo
     ("perf: unknown test", ["perf", "bogus_bw"], 2, ["bogus_bw"], []),
     ("perf: bad size", ["perf", "write_bw", "--size", "12q"], 2, ["12q"], []),
+    ("perf: receive delay without receives", ["perf", "write_bw", "--recv-delay", "1us"], 2,
+     ["send_bw"], []),
+    ("perf: bad receive delay", ["perf", "send_bw", "--recv-delay", "5parsecs"], 2,
+     ["--recv-delay", "5parsecs"], []),
+    ("perf: RNR timer code out of range", ["perf", "send_bw", "--min-rnr-timer", "32"], 2,
+     ["--min-rnr-timer", "32"], []),
     ("learn: unknown lesson", ["learn", "nosuch"], 2, ["nosuch"], []),
     ("switch: one port twice", ["switch", "--port", "net_null0", "--port", "net_null0"], 2,
      ["net_null0", "twice"], []),

@@ -2110,6 +2110,46 @@ START_TEST(test_perf_depth_one)
 }
 END_TEST
 
+/*
+ * send_bw against a slow consumer: 4 receives, each posted again 10 us after it completes. The
+ * server can take at most 4 messages per 10 us (13.1 Gb/s of 4 KiB), so the sender outruns it,
+ * meets RNR NAKs and waits the advertised timer (code 1: 10 us) before each resend; every
+ * message still arrives whole. The same run with the receives posted at once has no RNR NAK.
+ */
+START_TEST(test_perf_recv_delay)
+{
+	struct roce_perf_conf conf;
+	struct roce_perf_result res;
+	char err[160];
+
+	roce_perf_defaults(&conf, ROCE_PERF_SEND_BW);
+	conf.size = 4096;
+	conf.iters = 400;
+	conf.rx_depth = 4;
+	conf.min_rnr_timer = 1;
+	conf.verify = true;
+	ck_assert_int_eq(roce_perf_run(&conf, &res), 0);
+	ck_assert_uint_eq(res.rnr_naks, 0);
+	ck_assert_double_gt(res.bw_avg_gbps, 80);
+
+	conf.recv_delay = 10 * ROCE_US;
+	ck_assert_int_eq(roce_perf_check(&conf, err, sizeof(err)), 0);
+	ck_assert_int_eq(roce_perf_run(&conf, &res), 0);
+	ck_assert_uint_eq(res.errors, 0);
+	ck_assert_msg(res.verify_failures == 0, "%s", res.verify_msg);
+	ck_assert_uint_eq(res.iters, 400);
+	ck_assert_uint_gt(res.rnr_naks, 10);
+	ck_assert_double_le(res.bw_avg_gbps, 4 * 4096 * 8 / 10e-6 / 1e9);
+	ck_assert_double_ge(res.virtual_sec, (double)res.rnr_naks * 10e-6);
+
+	/* a receive delay means nothing to a test without receives */
+	roce_perf_defaults(&conf, ROCE_PERF_WRITE_BW);
+	conf.recv_delay = ROCE_US;
+	ck_assert_int_eq(roce_perf_check(&conf, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "send_bw"));
+}
+END_TEST
+
 /* ---- the host interface: PFC from a NIC whose receive buffer fills ---- */
 
 #define HP_LEN 4000		/* the sender's frames: IPv4, not RoCE, written to memory all the same */
@@ -2295,6 +2335,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_determinism);
 	tcase_add_loop_test(tc, test_perf_determinism, 0, 2);
 	tcase_add_loop_test(tc, test_perf_depth_one, 0, 4);
+	tcase_add_test(tc, test_perf_recv_delay);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("host_interface");

@@ -52,6 +52,11 @@ static const char usage[] =
 	"  --psn N               first PSN of both sides (e.g. 16777000 to cross the wrap)\n"
 	"  --retry-cnt N         retries on timeout/NAK, 0-7 (default 7)\n"
 	"  --rnr-retry N         RNR retries, 0-7, 7 = forever (default 7)\n"
+	"  --min-rnr-timer N     the wait an RNR NAK asks for, IBA's code 0-31: 1 = 0.01 ms,\n"
+	"                        12 = 0.64 ms (default), 31 = 491.52 ms, 0 = 655.36 ms\n"
+	"  --recv-delay T        send_bw: the server posts each receive again T (10us, 1ms)\n"
+	"                        after it completes, a slow consumer; with few receives (-r)\n"
+	"                        the sender meets RNR NAKs and waits (virtual time only)\n"
 	"  --pcap FILE           write every frame to FILE\n"
 	"  --trace               print every retry, NAK and timer decision on stderr\n"
 	"  --verify              check every byte and completion; exit 1 on any mismatch\n"
@@ -91,6 +96,7 @@ enum {
 	OPT_LOSS = 256, OPT_GBITS, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
+	OPT_RECV_DELAY, OPT_MIN_RNR,
 };
 
 #define MAX_CC_PARAMS 32
@@ -123,6 +129,8 @@ static const struct option long_opts[] = {
 	{ "psn", required_argument, NULL, OPT_PSN },
 	{ "retry-cnt", required_argument, NULL, OPT_RETRY },
 	{ "rnr-retry", required_argument, NULL, OPT_RNR },
+	{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
+	{ "recv-delay", required_argument, NULL, OPT_RECV_DELAY },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -176,6 +184,32 @@ static bool parse_double(const char *opt, const char *s, double lo, double hi, d
 	}
 	*out = v;
 	return true;
+}
+
+/* "10us", "1.5ms", "800ns", "0": a time of at most 10 s. */
+static bool parse_time(const char *opt, const char *s, roce_time_t *out)
+{
+	static const struct { const char *name; double ps; } units[] = {
+		{ "ns", 1e3 }, { "us", 1e6 }, { "ms", 1e9 }, { "s", 1e12 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == 0 && end != s && v == 0 && *end == '\0') {
+		*out = 0;
+		return true;
+	}
+	for (size_t i = 0; errno == 0 && end != s && i < ROCE_DIM(units); i++) {
+		if (strcmp(end, units[i].name) == 0 && v >= 0 && v * units[i].ps <= 1e13) {
+			*out = (roce_time_t)llround(v * units[i].ps);
+			return true;
+		}
+	}
+	rocelab_usage_error("perf", "%s '%s': expected a time such as 10us, 1.5ms or 800ns (at "
+			    "most 10s)", opt, s);
+	return false;
 }
 
 /* "100G", "25g", "400M", "1e9": bits per second. */
@@ -489,6 +523,15 @@ static int run(int argc, char **argv)
 				return EXIT_USAGE;
 			conf.delay = v * ROCE_NS;
 			break;
+		case OPT_MIN_RNR:
+			if (!parse_u64("--min-rnr-timer", optarg, 0, 31, &v))
+				return EXIT_USAGE;
+			conf.min_rnr_timer = (uint8_t)v;
+			break;
+		case OPT_RECV_DELAY:
+			if (!parse_time("--recv-delay", optarg, &conf.recv_delay))
+				return EXIT_USAGE;
+			break;
 		case OPT_PSN:
 			if (!parse_u64("--psn", optarg, 0, 0xffffff, &v))
 				return EXIT_USAGE;
@@ -603,6 +646,9 @@ static int run(int argc, char **argv)
 					   "emulated host's address on it");
 	if (live.all_max != 0 && !all)
 		return rocelab_usage_error("perf", "--all-max goes with -a");
+	if (conf.recv_delay > 0 && live.dev != NULL)
+		return rocelab_usage_error("perf", "--recv-delay runs in virtual time only (the "
+					   "application's pace is the real one in real time)");
 	if (live.duplex && live.dev == NULL)
 		return rocelab_usage_error("perf", "-b runs in real time only: give --dev and --ip "
 					   "(docs/live.md)");

@@ -107,6 +107,13 @@ struct perf_ctx {
 	/* send_bw with one slot a QP: each QP's receive WR (slot 0), built once */
 	struct roce_recv_wr bw_rwr[PERF_MAX_QP];
 	struct roce_sge bw_rsge[PERF_MAX_QP];
+	/* send_bw with a receive delay: receives to post again, in the order they completed */
+	struct perf_repost {
+		roce_time_t due;
+		uint32_t q, s;
+	} *repost;
+	uint32_t repost_head, repost_len, repost_cap;
+	struct roce_timer repost_timer;
 	/* send_bw --verify: receives polled a QP; an RC QP's k-th receive holds its k-th message */
 	uint64_t rcvd[PERF_MAX_QP];
 };
@@ -326,6 +333,55 @@ static int post_recv(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
 	return roce_post_recv(c->host[h].qp[q], &wr, NULL);
 }
 
+/* The server posts again the receive of QP @p q, slot @p s, that it has polled. */
+static void repost_recv(struct perf_ctx *c, uint32_t q, uint32_t s)
+{
+	if (c->nslots == 1)	/* s is 0: the WR built once */
+		roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q], NULL);
+	else
+		post_recv(c, 1, q, s);
+}
+
+/* Timer: post the receives whose delay is over, and wait for the next. */
+static void repost_due(struct roce_engine *eng, struct roce_timer *t, void *arg)
+{
+	struct perf_ctx *c = arg;
+	roce_time_t now = roce_engine_now(eng);
+
+	while (c->repost_len > 0) {
+		const struct perf_repost *r = &c->repost[c->repost_head];
+
+		if (r->due > now) {
+			roce_timer_arm(eng, t, r->due);
+			return;
+		}
+		repost_recv(c, r->q, r->s);
+		c->repost_head = (c->repost_head + 1) % c->repost_cap;
+		c->repost_len--;
+	}
+}
+
+/*
+ * A receive of QP @p q, slot @p s was polled: post it again now, or after the receive delay.
+ * The delay is the same for all, so the queue stays in due order. It holds at most every
+ * posted receive.
+ */
+static void recv_done(struct perf_ctx *c, uint32_t q, uint32_t s)
+{
+	struct perf_repost *r;
+
+	if (c->conf->recv_delay == 0) {
+		repost_recv(c, q, s);
+		return;
+	}
+	r = &c->repost[(c->repost_head + c->repost_len++) % c->repost_cap];
+	r->due = roce_engine_now(c->eng) + c->conf->recv_delay;
+	r->q = q;
+	r->s = s;
+	if (!roce_timer_armed(&c->repost_timer))
+		roce_timer_arm(c->eng, &c->repost_timer, r->due);
+}
+
 /*
  * The WR of iteration @p i of QP @p q from host @p h, using slot i % nslots, into @p wr and
  * @p sge (@p wr points at @p sge).
@@ -531,7 +587,8 @@ static int run_bw(struct perf_ctx *c)
 	 * (one ACK may cover several messages), not once per message. UC and UD complete a
 	 * send when it leaves, so more than tx_depth may be on their way: they keep waking.
 	 */
-	c->wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth);
+	c->wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth &&
+			       conf->recv_delay == 0);
 	struct roce_wc wc[PERF_CQ_BATCH];
 	uint64_t atomic_start = 0;
 	/* what the post loop reads for every message, in locals (the calls it makes may write) */
@@ -541,6 +598,13 @@ static int run_bw(struct perf_ctx *c)
 
 	if (conf->test == ROCE_PERF_ATOMIC_BW)
 		memcpy(&atomic_start, c->host[1].buf, 8);
+	if (send && conf->recv_delay > 0) {
+		c->repost_cap = conf->nqp * conf->rx_depth;
+		c->repost = malloc(c->repost_cap * sizeof(*c->repost));
+		if (c->repost == NULL)
+			return -ENOMEM;
+		roce_timer_init(&c->repost_timer, repost_due, c);
+	}
 	if (send)
 		for (uint32_t q = 0; q < conf->nqp; q++)
 			for (uint32_t s = 0; s < conf->rx_depth; s++)
@@ -616,11 +680,7 @@ static int run_bw(struct perf_ctx *c)
 								    "message %llu: data differs (qp %llu)",
 								    k, q);
 					}
-					if (c->nslots == 1)	/* s is 0: the WR built above */
-						roce_post_recv(c->host[1].qp[q], &c->bw_rwr[q],
-							       NULL);
-					else
-						post_recv(c, 1, q, s);
+					recv_done(c, q, s);
 				}
 			}
 		}
@@ -810,6 +870,8 @@ int roce_perf_check(const struct roce_perf_conf *conf, char *err, size_t errlen)
 		BAD("size %u above 1 GiB", conf->size);
 	if (conf->tx_depth == 0 || conf->rx_depth == 0 || conf->iters == 0 || conf->cq_mod == 0)
 		BAD("depths, iterations and cq_mod must be at least 1");
+	if (conf->recv_delay > 0 && conf->test != ROCE_PERF_SEND_BW)
+		BAD("a receive delay is for send_bw: only sends consume receives");
 	if (roce_cc_check(conf->cc, conf->cc_params, conf->ncc_params, err, errlen) != 0)
 		return -EINVAL;
 	return 0;
@@ -915,6 +977,10 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 		res->rnr_naks += roce_device_counter_by_name(dev, "rnr_nak_retry_err");
 	}
 out:
+	if (c.repost != NULL) {
+		roce_timer_cancel(c.eng, &c.repost_timer);
+		free(c.repost);
+	}
 	if (c.link != NULL)
 		roce_link_destroy(c.link);
 	host_fini(&c.host[0]);

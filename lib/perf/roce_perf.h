@@ -44,6 +44,8 @@ struct roce_perf_conf {
 	uint8_t retry_cnt;		/* retries on timeout/sequence NAK */
 	uint8_t rnr_retry;		/* retries on RNR NAK, 7 forever */
 	uint8_t min_rnr_timer;		/* RNR NAK timer code the server advertises */
+	roce_time_t recv_delay;		/* send_bw: the server posts each receive again this long
+					 * after it completes (a slow consumer); 0: at once */
 	uint32_t inline_size;		/* -I: inline up to this size */
 	bool cmp_swap;			/* -A CMP_AND_SWAP (default FETCH_AND_ADD) */
 	uint32_t cq_mod;		/* --cq-mod: one signaled send per cq_mod (bw tests) */
