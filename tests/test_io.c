@@ -502,6 +502,75 @@ START_TEST(summary_open_requests)
 }
 END_TEST
 
+/* Build one RC frame, parse it back and add it to @p s at time @p t (ns). */
+static void sum_rc(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t)
+{
+	struct roce_pcap_frame f = { .ts_ns = t };
+	struct roce_pkt p, q;
+	uint8_t buf[1200];
+	int len;
+
+	roce_pkt_init(&p, ROCE_KIND_ROCEV2, opcode);
+	p.psn = psn;
+	p.dqpn = reply ? 0x11 : 0x22;
+	if (reply) {
+		struct roce_ip_addr a = p.src;
+
+		p.src = p.dst;
+		p.dst = a;
+	}
+	if (roce_opcode[opcode].mask & ROCE_F_RETH)
+		p.reth.dmalen = 4 * 1024;
+	if (!(roce_opcode[opcode].mask & ROCE_F_AETH))
+		p.payload_len = 1024;
+	len = roce_wire_build(&p, 0, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	roce_wire_parse(buf, (uint32_t)len, 0, &q);
+	ck_assert_int_eq(q.err, ROCE_WERR_OK);
+	f.data = buf;
+	f.caplen = f.wirelen = (uint32_t)len;
+	ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
+}
+
+/*
+ * A responder that asks for ACKs every few packets acknowledges the middle of a message
+ * before the requester's first message has ended: the requests are still found for the ACKs
+ * that follow, and every message is answered (open 0). rocelab's own captures do this.
+ */
+START_TEST(summary_open_ack_mid_message)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	uint64_t t = 0;
+
+	ck_assert_ptr_nonnull(s);
+	for (uint32_t m = 0; m < 3; m++) {	/* 3 WRITEs of 4 packets, ACK on every second */
+		for (uint32_t k = 0; k < 4; k++) {
+			uint32_t psn = 4 * m + k;
+
+			sum_rc(s, k == 0 ? ROCE_OP_RC_RDMA_WRITE_FIRST : k == 3 ?
+			       ROCE_OP_RC_RDMA_WRITE_LAST : ROCE_OP_RC_RDMA_WRITE_MIDDLE, psn, false,
+			       t += 100);
+			if (k % 2 == 1)
+				sum_rc(s, ROCE_OP_RC_ACKNOWLEDGE, psn, true, t += 100);
+		}
+	}
+	ck_assert_uint_eq(roce_summary_nflows(s), 2);
+	ck_assert_uint_eq(roce_summary_totals(s)->open, 0);
+	roce_summary_destroy(s);
+
+	/* the last ACK lost: the last message stays open, the two before it are answered */
+	s = roce_summary_create(100000000000ull);
+	for (uint32_t psn = 0; psn < 12; psn++) {
+		sum_rc(s, psn % 4 == 0 ? ROCE_OP_RC_RDMA_WRITE_FIRST : psn % 4 == 3 ?
+		       ROCE_OP_RC_RDMA_WRITE_LAST : ROCE_OP_RC_RDMA_WRITE_MIDDLE, psn, false, t += 100);
+		if (psn % 2 == 1 && psn < 11)
+			sum_rc(s, ROCE_OP_RC_ACKNOWLEDGE, psn, true, t += 100);
+	}
+	ck_assert_uint_eq(roce_summary_totals(s)->open, 1);
+	roce_summary_destroy(s);
+}
+END_TEST
+
 /* PFC pause time: quanta of 512 bit times at the link speed; a new frame reloads the timer. */
 START_TEST(summary_pfc_time)
 {
@@ -567,6 +636,7 @@ static Suite *io_suite(void)
 		tcase_add_loop_test(tc, summary_rxe_retransmissions, 0, (int)ROCE_DIM(sum_cases));
 		tcase_add_test(tc, summary_hop_copies);
 	tcase_add_test(tc, summary_open_requests);
+	tcase_add_test(tc, summary_open_ack_mid_message);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

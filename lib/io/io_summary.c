@@ -385,7 +385,7 @@ static struct flow *find_peer(struct roce_summary *s, struct flow *fl, uint32_t 
 		struct flow *c = &s->flows[i];
 		int32_t from_first, to_next;
 
-		if (c == fl || c->open == NULL || !c->req.started || c->key.ip_ver != fl->key.ip_ver ||
+		if (c == fl || !c->track_open || !c->req.started || c->key.ip_ver != fl->key.ip_ver ||
 		    memcmp(c->key.src, fl->key.dst, 16) != 0 || memcmp(c->key.dst, fl->key.src, 16) != 0)
 			continue;
 		from_first = roce_psn_diff(psn, c->req.first);
