@@ -502,8 +502,9 @@ START_TEST(summary_open_requests)
 }
 END_TEST
 
-/* Build one RC frame, parse it back and add it to @p s at time @p t (ns). */
-static void sum_rc(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t)
+/* Build one RC frame, parse it back and add it to @p s at time @p t (ns), at @p ttl, ECN @p ecn. */
+static void sum_rc_at(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t,
+		      uint8_t ttl, uint8_t ecn)
 {
 	struct roce_pcap_frame f = { .ts_ns = t };
 	struct roce_pkt p, q;
@@ -513,6 +514,8 @@ static void sum_rc(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool re
 	roce_pkt_init(&p, ROCE_KIND_ROCEV2, opcode);
 	p.psn = psn;
 	p.dqpn = reply ? 0x11 : 0x22;
+	p.ttl = ttl;
+	p.ecn = ecn;
 	if (reply) {
 		struct roce_ip_addr a = p.src;
 
@@ -530,6 +533,11 @@ static void sum_rc(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool re
 	f.data = buf;
 	f.caplen = f.wirelen = (uint32_t)len;
 	ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
+}
+
+static void sum_rc(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t)
+{
+	sum_rc_at(s, opcode, psn, reply, t, 64, 2);
 }
 
 /*
@@ -567,6 +575,31 @@ START_TEST(summary_open_ack_mid_message)
 			sum_rc(s, ROCE_OP_RC_ACKNOWLEDGE, psn, true, t += 100);
 	}
 	ck_assert_uint_eq(roce_summary_totals(s)->open, 1);
+	roce_summary_destroy(s);
+}
+END_TEST
+
+/*
+ * A capture of two links, the second after a switch that marks: the flow's CE count is the
+ * marks at the hop that holds the most (they only accumulate), not those at its first hop.
+ */
+START_TEST(summary_ce_later_hop)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	const struct roce_flow_stats *f;
+
+	ck_assert_ptr_nonnull(s);
+	for (uint32_t psn = 0; psn < 10; psn++) {
+		sum_rc_at(s, ROCE_OP_RC_SEND_ONLY, psn, false, 1000 * psn, 64, psn == 0 ? 3 : 2);
+		sum_rc_at(s, ROCE_OP_RC_SEND_ONLY, psn, false, 1000 * psn + 500, 63,
+			  psn % 3 == 0 ? 3 : 2);
+	}
+	ck_assert_uint_eq(roce_summary_nflows(s), 1);
+	f = roce_summary_flow(s, 0);
+	ck_assert_uint_eq(f->frames, 10);
+	ck_assert_uint_eq(f->hop_copies, 10);
+	ck_assert_uint_eq(f->ecn_ce, 4);	/* PSN 0, 3, 6 and 9 marked at the second hop */
+	ck_assert_uint_eq(roce_summary_totals(s)->ecn_ce, 4);
 	roce_summary_destroy(s);
 }
 END_TEST
@@ -637,6 +670,7 @@ static Suite *io_suite(void)
 		tcase_add_test(tc, summary_hop_copies);
 	tcase_add_test(tc, summary_open_requests);
 	tcase_add_test(tc, summary_open_ack_mid_message);
+	tcase_add_test(tc, summary_ce_later_hop);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

@@ -47,6 +47,8 @@ enum psn_class {
 	PSN_DUP,		/* seen before: a retransmission */
 };
 
+#define CE_HOPS 8		/* hops whose CE marks a flow keeps apart */
+
 struct flow {
 	struct flow_key key;		/* the hash key */
 	struct roce_flow_stats st;	/* what the summary reports */
@@ -61,6 +63,12 @@ struct flow {
 	uint32_t open_n;		/* entries */
 	uint64_t open_lost;		/* entries dropped because the ring was full */
 	uint8_t ttl;			/* IP TTL / hop limit of the flow's first frame */
+	/* CE marks by hop (TTL): a switch marks on the way, so a later hop may hold more */
+	struct {
+		uint8_t ttl;
+		uint64_t ce;
+	} ce_hop[CE_HOPS];
+	uint8_t nce_hops;
 };
 
 /* A port that sent PFC or PAUSE frames: when each of its pauses ends. */
@@ -610,6 +618,24 @@ static int add_pause(struct roce_summary *s, const struct roce_pkt *pkt, uint64_
 	return 0;
 }
 
+/* A frame of @p fl marked CE at the hop whose TTL is @p ttl. */
+static void count_ce(struct flow *fl, uint8_t ttl)
+{
+	uint8_t i;
+
+	for (i = 0; i < fl->nce_hops; i++)
+		if (fl->ce_hop[i].ttl == ttl)
+			break;
+	if (i == CE_HOPS)
+		return;		/* a path longer than any data centre's: its far hops are left out */
+	if (i == fl->nce_hops) {
+		fl->ce_hop[i].ttl = ttl;
+		fl->ce_hop[i].ce = 0;
+		fl->nce_hops++;
+	}
+	fl->ce_hop[i].ce++;
+}
+
 int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		     const struct roce_pkt *pkt)
 {
@@ -652,6 +678,8 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 	 * lower: a flow is counted at the hop where its first frame was seen, copies at others are
 	 * left out (they are not retransmissions, and they are the same bytes).
 	 */
+	if (pkt->ecn == 3)
+		count_ce(fl, pkt->ttl);
 	if (fl->st.frames == 0 && fl->st.hop_copies == 0)
 		fl->ttl = pkt->ttl;
 	else if (pkt->ttl != fl->ttl) {
@@ -664,8 +692,6 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 	fl->st.frames++;
 	fl->st.bytes += f->wirelen;
 	fl->st.last_ns = f->ts_ns;
-	if (pkt->ecn == 3)
-		fl->st.ecn_ce++;
 	if (pkt->err == ROCE_WERR_ICRC_MISMATCH) {
 		fl->st.icrc_err++;	/* the receiver drops it: no PSN accounting */
 		return 0;
@@ -699,6 +725,13 @@ static void finish_flow(struct flow *fl)
 	fl->st.psn_first = ps->first;
 	fl->st.psn_last = (ps->next - 1) & ROCE_PSN_MASK;
 	fl->st.open = fl->open_n + fl->open_lost;
+	/*
+	 * CE stays set once a switch sets it: the hop that holds the most marks is the one
+	 * nearest the receiver, and its count is the flow's (each packet once, as it arrives)
+	 */
+	fl->st.ecn_ce = 0;
+	for (uint8_t i = 0; i < fl->nce_hops; i++)
+		fl->st.ecn_ce = ROCE_MAX(fl->st.ecn_ce, fl->ce_hop[i].ce);
 }
 
 const struct roce_flow_stats *roce_summary_flow(struct roce_summary *s, unsigned int i)
