@@ -504,7 +504,7 @@ END_TEST
 
 /* Build one RC frame, parse it back and add it to @p s at time @p t (ns), at @p ttl, ECN @p ecn. */
 static void sum_rc_at(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t,
-		      uint8_t ttl, uint8_t ecn)
+		      uint8_t ttl, uint8_t ecn, uint8_t syndrome)
 {
 	struct roce_pcap_frame f = { .ts_ns = t };
 	struct roce_pkt p, q;
@@ -516,6 +516,7 @@ static void sum_rc_at(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool
 	p.dqpn = reply ? 0x11 : 0x22;
 	p.ttl = ttl;
 	p.ecn = ecn;
+	p.aeth.syndrome = syndrome;
 	if (reply) {
 		struct roce_ip_addr a = p.src;
 
@@ -537,7 +538,7 @@ static void sum_rc_at(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool
 
 static void sum_rc(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t)
 {
-	sum_rc_at(s, opcode, psn, reply, t, 64, 2);
+	sum_rc_at(s, opcode, psn, reply, t, 64, 2, 0);
 }
 
 /*
@@ -590,9 +591,9 @@ START_TEST(summary_ce_later_hop)
 
 	ck_assert_ptr_nonnull(s);
 	for (uint32_t psn = 0; psn < 10; psn++) {
-		sum_rc_at(s, ROCE_OP_RC_SEND_ONLY, psn, false, 1000 * psn, 64, psn == 0 ? 3 : 2);
+		sum_rc_at(s, ROCE_OP_RC_SEND_ONLY, psn, false, 1000 * psn, 64, psn == 0 ? 3 : 2, 0);
 		sum_rc_at(s, ROCE_OP_RC_SEND_ONLY, psn, false, 1000 * psn + 500, 63,
-			  psn % 3 == 0 ? 3 : 2);
+			  psn % 3 == 0 ? 3 : 2, 0);
 	}
 	ck_assert_uint_eq(roce_summary_nflows(s), 1);
 	f = roce_summary_flow(s, 0);
@@ -600,6 +601,35 @@ START_TEST(summary_ce_later_hop)
 	ck_assert_uint_eq(f->hop_copies, 10);
 	ck_assert_uint_eq(f->ecn_ce, 4);	/* PSN 0, 3, 6 and 9 marked at the second hop */
 	ck_assert_uint_eq(roce_summary_totals(s)->ecn_ce, 4);
+	roce_summary_destroy(s);
+}
+END_TEST
+
+/* NAK codes by kind: invalid request 0x61 and invalid RD request 0x64 are ninv; reserved apart. */
+START_TEST(summary_nak_kinds)
+{
+	static const struct {
+		uint8_t syndrome;
+		enum roce_sum_nak kind;
+	} naks[] = {
+		{ 0x60, ROCE_SUM_NAK_SEQ }, { 0x61, ROCE_SUM_NAK_INV }, { 0x62, ROCE_SUM_NAK_ACCESS },
+		{ 0x63, ROCE_SUM_NAK_OP }, { 0x64, ROCE_SUM_NAK_INV }, { 0x65, ROCE_SUM_NAK_RSVD },
+		{ 0x7f, ROCE_SUM_NAK_RSVD }, { 0xff, ROCE_SUM_NAK_RSVD }, { 0x45, ROCE_SUM_NAK_RSVD },
+		{ 0x2c, ROCE_SUM_NAK_RNR },
+	};
+	uint64_t want[ROCE_SUM_NAK_NUM] = { 0 };
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+
+	ck_assert_ptr_nonnull(s);
+	sum_rc(s, ROCE_OP_RC_SEND_ONLY, 0, false, 0);
+	for (size_t i = 0; i < ROCE_DIM(naks); i++) {
+		sum_rc_at(s, ROCE_OP_RC_ACKNOWLEDGE, 0, true, 100 + i, 64, 2, naks[i].syndrome);
+		want[naks[i].kind]++;
+	}
+	for (int k = 0; k < ROCE_SUM_NAK_NUM; k++)
+		ck_assert_msg(roce_summary_totals(s)->nak[k] == want[k], "kind %d: %llu, want %llu",
+			      k, (unsigned long long)roce_summary_totals(s)->nak[k],
+			      (unsigned long long)want[k]);
 	roce_summary_destroy(s);
 }
 END_TEST
@@ -671,6 +701,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, summary_open_requests);
 	tcase_add_test(tc, summary_open_ack_mid_message);
 	tcase_add_test(tc, summary_ce_later_hop);
+	tcase_add_test(tc, summary_nak_kinds);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

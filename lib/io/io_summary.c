@@ -483,10 +483,17 @@ static void account_nak(struct flow *fl, uint8_t syndrome)
 		case ROCE_NAK_REM_OP_ERR:
 			fl->st.nak[ROCE_SUM_NAK_OP]++;
 			break;
-		default:
+		case ROCE_NAK_INVALID_REQ:
+		case ROCE_NAK_INVALID_RD_REQ:
 			fl->st.nak[ROCE_SUM_NAK_INV]++;
 			break;
+		default:
+			fl->st.nak[ROCE_SUM_NAK_RSVD]++;
+			break;
 		}
+		break;
+	case ROCE_AETH_RSVD:
+		fl->st.nak[ROCE_SUM_NAK_RSVD]++;
 		break;
 	default:
 		break;
@@ -854,6 +861,9 @@ int roce_summary_print(struct roce_summary *s, FILE *out)
 		(unsigned long long)s->pfc_frames,
 		(unsigned long long)p->pause_frames, (unsigned long long)s->other_frames,
 		(unsigned long long)s->bad_frames, (unsigned long long)t->errors);
+	if (t->nak[ROCE_SUM_NAK_RSVD] != 0)
+		fprintf(out, "AETHs with a reserved syndrome (0x40-0x5f, NAK codes 0x65-0x7f): %llu\n",
+			(unsigned long long)t->nak[ROCE_SUM_NAK_RSVD]);
 	if (s->hop_copies != 0)
 		fprintf(out, "frames seen again at a later hop: %llu (the capture holds several links; "
 			"each flow is counted at the hop where it was first seen, by its IP TTL)\n",

@@ -139,6 +139,7 @@ enum roce_sum_nak {
 	ROCE_SUM_NAK_ACCESS,	/* NAK remote access error */
 	ROCE_SUM_NAK_OP,	/* NAK remote operational error */
 	ROCE_SUM_NAK_INV,	/* NAK invalid request or invalid RD request */
+	ROCE_SUM_NAK_RSVD,	/* a syndrome IBA reserves: 0x40-0x5f, NAK codes 5-31 */
 	ROCE_SUM_NAK_NUM,
 };
 
