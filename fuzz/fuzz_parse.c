@@ -1,10 +1,12 @@
 /*
  * libFuzzer target: any bytes through roce_wire_parse(), the one-line print and a rebuild, and
- * through the transport's roce_wire_parse_rx(), which must agree with the full parse.
+ * through the transport's roce_wire_parse_rx(), which must agree with the full parse; and as
+ * dissect reads a capture (ROCE_PARSE_CAPTURE), through its three formats.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "roce_io.h"
 #include "roce_wire.h"
 #include "wire_check.h"
 
@@ -55,6 +57,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("decode without ICRC", why);
 		if (fast.err != (pkt.err == ROCE_WERR_ICRC_MISMATCH ? ROCE_WERR_OK : pkt.err))
 			fail("decode without ICRC", "another verdict than with the ICRC");
+	}
+
+	/*
+	 * As a capture: the same verdict for a frame that was whole and had no IPv6 extension
+	 * headers; the input may equally be a snaplen's cut of a longer frame.
+	 */
+	{
+		static char out[16384];
+		struct roce_pcap_frame f = { .data = data, .caplen = (uint32_t)size,
+					     .wirelen = (uint32_t)size };
+		struct roce_pkt cap;
+		int rc3 = roce_wire_parse(data, (uint32_t)size, ROCE_PARSE_CAPTURE, &cap);
+
+		why = check_decode(data, (uint32_t)size, rc3, &cap, true);
+		if (why != NULL)
+			fail("decode as a capture", why);
+		if (rc == 0 && (rc3 != 0 || cap.truncated))
+			fail("decode as a capture", "refuses or cuts a frame the plain parse took");
+		if (rc3 == 0 && !cap.truncated) {
+			why = check_rebuild(&cap, scratch, sizeof(scratch));
+			if (why != NULL)
+				fail("rebuild as a capture", why);
+		}
+		n = roce_pkt_snprint(text, sizeof(text), &cap);
+		if (n < 0 || (size_t)n >= sizeof(text))
+			fail("snprint as a capture", "bad length");
+		if (roce_dissect_line(out, sizeof(out), &f, &cap) >= (int)sizeof(out) ||
+		    roce_dissect_jsonl(out, sizeof(out), &f, &cap) >= (int)sizeof(out) ||
+		    roce_dissect_verbose(out, sizeof(out), &f, &cap) >= (int)sizeof(out))
+			fail("dissect formats", "output cut");
 	}
 	return 0;
 }

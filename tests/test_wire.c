@@ -149,8 +149,10 @@ static void random_pkt(uint64_t *s, struct roce_pkt *pkt, enum roce_kind kind, u
 	pkt->ackreq = rnd_below(s, 2);
 	pkt->resv7 = (uint8_t)rnd_below(s, 128);
 	pkt->psn = (uint32_t)rnd(s) & ROCE_PSN_MASK;
+	pkt->rdeth_eecnxt = (uint32_t)rnd(s) & 0xffffff;
 	pkt->deth.qkey = (uint32_t)rnd(s);
 	pkt->deth.srcqp = (uint32_t)rnd(s) & ROCE_QPN_MASK;
+	pkt->xrc_srqn = (uint32_t)rnd(s) & 0xffffff;
 	pkt->feth = (uint32_t)rnd(s);
 	pkt->reth.va = rnd(s);
 	pkt->reth.rkey = (uint32_t)rnd(s);
@@ -1569,8 +1571,233 @@ START_TEST(test_names)
 	ck_assert_int_eq(roce_opcode_by_name("RC_BOGUS"), -1);
 	for (int i = 0; i < n_valid_ops; i++)
 		ck_assert_int_eq(roce_opcode_by_name(roce_opcode[valid_ops[i]].name), valid_ops[i]);
-	/* IBA 9.2 table 38: 23 RC + 2 (IBA 1.5: FLUSH, ATOMIC_WRITE) + 12 UC + 2 UD, and the CNP */
-	ck_assert_int_eq(n_valid_ops, 40);
+	/*
+	 * IBA 9.2 table 38: 23 RC + 2 (IBA 1.5: FLUSH, ATOMIC_WRITE) + 12 UC + 22 RD + 2 UD
+	 * + 23 XRC, and the CNP
+	 */
+	ck_assert_int_eq(n_valid_ops, 85);
+	ck_assert_int_eq(roce_opcode_by_name("XRC_SEND_FIRST"), ROCE_OP_XRC_SEND_FIRST);
+	ck_assert_int_eq(roce_opcode_by_name("RD_RESYNC"), ROCE_OP_RD_RESYNC);
+	ck_assert_ptr_null(roce_opcode[0x56].name);	/* reserved in the RD range */
+	ck_assert_ptr_null(roce_opcode[0xb5].name);	/* reserved in the XRC range */
+}
+END_TEST
+
+/*
+ * A snaplen (tcpdump -s, editcap -s) keeps the first bytes of each frame: with
+ * ROCE_PARSE_CAPTURE every header that fits is decoded as in the whole frame, the lengths come
+ * from the IP header, and no ICRC verdict is given. Every base frame cut at every length, at
+ * the end of a guard page.
+ */
+START_TEST(test_guard_snaplen)
+{
+	struct guard g;
+	uint32_t cut_after_ext = 0, cut_in_ext = 0;
+
+	guard_init(&g, MAX_FRAME);
+	for (uint32_t b = 0; b < n_bases; b++) {
+		struct roce_pkt full;
+
+		ck_assert_int_eq(roce_wire_parse(bases[b], base_lens[b], 0, &full), 0);
+		if (full.kind != ROCE_KIND_ROCEV2 && full.kind != ROCE_KIND_ROCEV1)
+			continue;
+		for (uint32_t t = 0; t < base_lens[b]; t++) {
+			const uint8_t *p = guard_put(&g, bases[b], t);
+			struct roce_pkt pkt;
+			int rc = roce_wire_parse(p, t, ROCE_PARSE_CAPTURE, &pkt);
+			const char *why = check_decode(p, t, rc, &pkt, true);
+
+			REQUIRE(why == NULL, "base %u cut at %u: %s", b, t, why);
+			if (t >= full.payload_off) {
+				/* every header captured: the frame as it was on the wire */
+				REQUIRE(rc == 0 && pkt.truncated, "base %u cut at %u: rc %d %s", b, t,
+					rc, roce_wire_strerror(pkt.err));
+				REQUIRE(pkt.payload == p + full.payload_off &&
+					memcmp(pkt.payload, full.payload, ROCE_MIN(t - full.payload_off,
+					       full.payload_len)) == 0, "base %u cut at %u", b, t);
+				pkt.payload = NULL;	/* only part of it is there: not compared */
+				REQUIRE(pkt_cmp(&full, &pkt) == NULL, "base %u cut at %u: %s", b, t,
+					pkt_cmp(&full, &pkt));
+				REQUIRE(pkt.payload_len == full.payload_len && !pkt.icrc_ok &&
+					pkt.icrc_calc == 0, "base %u cut at %u", b, t);
+				cut_after_ext++;
+			} else if (t >= full.bth_off + (uint32_t)ROCE_BTH_LEN) {
+				/* inside the extended headers: the BTH, and a fault */
+				REQUIRE(rc == -EINVAL && pkt.err == ROCE_WERR_TRUNCATED && pkt.truncated &&
+					pkt.bth_off == full.bth_off && pkt.opcode == full.opcode &&
+					pkt.dqpn == full.dqpn && pkt.psn == full.psn,
+					"base %u cut at %u: rc %d %s", b, t, rc, roce_wire_strerror(pkt.err));
+				cut_in_ext++;
+			} else {
+				REQUIRE(rc == -EINVAL && pkt.err == ROCE_WERR_TRUNCATED && pkt.bth_off == 0,
+					"base %u cut at %u: rc %d %s", b, t, rc, roce_wire_strerror(pkt.err));
+			}
+			/* without the flag, as before: cut is cut */
+			REQUIRE(roce_wire_parse(p, t, 0, &pkt) == -EINVAL &&
+				pkt.err == ROCE_WERR_TRUNCATED && !pkt.truncated, "base %u at %u", b, t);
+		}
+	}
+	ck_assert_uint_gt(cut_after_ext, 0);
+	ck_assert_uint_gt(cut_in_ext, 0);
+	guard_fini(&g);
+}
+END_TEST
+
+/* Insert @p ext (a chain of IPv6 extension headers, @p nh first) between IPv6 and UDP. */
+static uint32_t add_ipv6_ext(uint8_t *b, uint32_t n, const uint8_t *ext, uint32_t ext_len)
+{
+	uint32_t plen = (uint32_t)(b[L3 + 4] << 8 | b[L3 + 5]) + ext_len;
+
+	memmove(b + L3 + 40 + ext_len, b + L3 + 40, n - L3 - 40);
+	memcpy(b + L3 + 40, ext, ext_len);
+	b[L3 + 4] = (uint8_t)(plen >> 8);
+	b[L3 + 5] = (uint8_t)plen;
+	return n + ext_len;
+}
+
+/*
+ * RoCEv2 behind IPv6 extension headers (hop-by-hop, destination options, an atomic fragment
+ * header: RFC 8200 4.3-4.6, RFC 6946) is decoded with ROCE_PARSE_CAPTURE, its ICRC not judged;
+ * fragments, loops and lengths beyond the datagram are refused.
+ */
+START_TEST(test_ipv6_ext)
+{
+	/* hop-by-hop (PadN) -> destination options (16 bytes) -> fragment (offset 0, M 0) -> UDP */
+	static const uint8_t chain[32] = {
+		60, 0, 1, 4, 0, 0, 0, 0,
+		44, 1, 1, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		17, 0, 0, 0, 0x12, 0x34, 0x56, 0x78,
+	};
+	static uint8_t frame[MAX_FRAME], b[MAX_FRAME + 256];
+	struct roce_pkt full, pkt;
+	uint32_t n = build_frame(frame, ROCE_KIND_ROCEV2, ROCE_OP_RC_RDMA_WRITE_FIRST, 6, 0, 32);
+	uint32_t m;
+	char text[512];
+	struct guard g;
+	const uint8_t *p;
+
+	ck_assert_int_eq(roce_wire_parse(frame, n, 0, &full), 0);
+	memcpy(b, frame, n);
+	b[L3 + 6] = 0;		/* next header: hop-by-hop */
+	m = add_ipv6_ext(b, n, chain, sizeof(chain));
+	guard_init(&g, MAX_FRAME + 256);
+	p = guard_put(&g, b, m);
+	ck_assert_int_eq(roce_wire_parse(p, m, ROCE_PARSE_CAPTURE, &pkt), 0);
+	ck_assert_ptr_null(check_decode(p, m, 0, &pkt, true));
+	ck_assert_ptr_null(pkt_cmp(&full, &pkt));
+	ck_assert_uint_eq(pkt.l4_off, L3 + 40 + sizeof(chain));
+	ck_assert(roce_pkt_ipv6_ext(&pkt) && !pkt.icrc_ok && pkt.icrc_calc == 0);
+	ck_assert_uint_eq(pkt.icrc, full.icrc);
+	roce_pkt_snprint(text, sizeof(text), &pkt);
+	ck_assert_msg(strstr(text, " icrc not checked") != NULL, "%s", text);
+	/* not without the flag: a receiving NIC cannot check its ICRC */
+	ck_assert_int_eq(roce_wire_parse(p, m, 0, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_NOT_ROCE);
+	/* cut inside the chain */
+	for (uint32_t t = L3 + 40; t < L3 + 40 + sizeof(chain) + 8; t++) {
+		p = guard_put(&g, b, t);
+		ck_assert_int_eq(roce_wire_parse(p, t, ROCE_PARSE_CAPTURE, &pkt), -EINVAL);
+		ck_assert_int_eq(pkt.err, ROCE_WERR_TRUNCATED);
+	}
+
+	/* a first fragment with more to come: RoCEv2 never fragments */
+	memcpy(b, frame, n);
+	b[L3 + 6] = 44;
+	m = add_ipv6_ext(b, n, (const uint8_t[]){ 17, 0, 0, 1, 0, 0, 0, 1 }, 8);
+	ck_assert_int_eq(roce_wire_parse(b, m, ROCE_PARSE_CAPTURE, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_IP_FRAGMENT);
+	/* a later fragment holds no UDP header */
+	b[L3 + 40 + 3] = 8;
+	ck_assert_int_eq(roce_wire_parse(b, m, ROCE_PARSE_CAPTURE, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_NOT_ROCE);
+
+	/* a header longer than the datagram */
+	memcpy(b, frame, n);
+	b[L3 + 6] = 0;
+	m = add_ipv6_ext(b, n, (const uint8_t[]){ 17, 200, 1, 4, 0, 0, 0, 0 }, 8);
+	ck_assert_int_eq(roce_wire_parse(b, m, ROCE_PARSE_CAPTURE, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_BAD_IP_LEN);
+
+	/* nine destination options headers: the walk stops at eight */
+	memcpy(b, frame, n);
+	b[L3 + 6] = 60;
+	m = n;
+	for (int i = 0; i < 9; i++)
+		m = add_ipv6_ext(b, m, (const uint8_t[]){ (uint8_t)(i == 0 ? 17 : 60), 0, 1, 4,
+							  0, 0, 0, 0 }, 8);
+	ck_assert_int_eq(roce_wire_parse(b, m, ROCE_PARSE_CAPTURE, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_NOT_ROCE);
+	m = n + 8 * 8;	/* eight are walked */
+	memcpy(b, frame, n);
+	b[L3 + 6] = 60;
+	for (int i = 0; i < 8; i++)
+		add_ipv6_ext(b, n + 8u * (uint32_t)i, (const uint8_t[]){ (uint8_t)(i == 0 ? 17 : 60),
+							  0, 1, 4, 0, 0, 0, 0 }, 8);
+	ck_assert_int_eq(roce_wire_parse(b, m, ROCE_PARSE_CAPTURE, &pkt), 0);
+	guard_fini(&g);
+}
+END_TEST
+
+/*
+ * XRC and RD frames written byte by byte in Python (no scapy here: struct.pack, the ICRC with
+ * zlib.crc32 over the masked headers of IBA A17.3.3), one XRC RDMA WRITE First (XRCETH SRQ
+ * 0x123456, RETH) and one RD SEND Only with Immediate (RDETH EE context 0xabcdef, DETH, ImmDt).
+ * tshark 4.0.17 prints the RD one's ICRC as 0xfba27045, its bytes in wire order.
+ */
+static const uint8_t vec_xrc_write_first[82] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x08, 0x00, 0x45, 0x00, 0x00, 0x44, 0x00, 0x01, 0x40, 0x00, 0x40, 0x11,
+	0x26, 0xa6, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0xc0, 0x00,
+	0x12, 0xb7, 0x00, 0x30, 0x00, 0x00, 0xa6, 0x00, 0xff, 0xff, 0x00, 0x00,
+	0x00, 0x12, 0x00, 0x00, 0x00, 0x64, 0x00, 0x12, 0x34, 0x56, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x22, 0x22, 0x00, 0x00,
+	0x00, 0x40, 0x01, 0x02, 0x03, 0x04, 0x76, 0xcb, 0xb9, 0x49,
+};
+
+static const uint8_t vec_rd_send_only_imm[78] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x08, 0x00, 0x45, 0x00, 0x00, 0x40, 0x00, 0x01, 0x40, 0x00, 0x40, 0x11,
+	0x26, 0xaa, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0xc0, 0x00,
+	0x12, 0xb7, 0x00, 0x2c, 0x00, 0x00, 0x45, 0x00, 0xff, 0xff, 0x00, 0x00,
+	0x00, 0x11, 0x00, 0x00, 0x00, 0xc8, 0x00, 0xab, 0xcd, 0xef, 0x11, 0x22,
+	0x33, 0x44, 0x00, 0x55, 0x66, 0x77, 0xca, 0xfe, 0xf0, 0x0d, 0x05, 0x06,
+	0x07, 0x08, 0xfb, 0xa2, 0x70, 0x45,
+};
+
+START_TEST(test_xrc_rd_vectors)
+{
+	uint8_t bad[sizeof(vec_rd_send_only_imm)];
+	struct roce_pkt pkt;
+	char text[512];
+
+	ck_assert_int_eq(roce_wire_parse(vec_xrc_write_first, sizeof(vec_xrc_write_first), 0, &pkt), 0);
+	ck_assert_int_eq(pkt.opcode, ROCE_OP_XRC_RDMA_WRITE_FIRST);
+	ck_assert_uint_eq(pkt.xrc_srqn, 0x123456);
+	ck_assert_uint_eq(pkt.reth.va, 0x1000);
+	ck_assert_uint_eq(pkt.reth.rkey, 0x2222);
+	ck_assert_uint_eq(pkt.reth.dmalen, 64);
+	ck_assert_uint_eq(pkt.payload_len, 4);
+	ck_assert(pkt.icrc_ok);
+	roce_pkt_snprint(text, sizeof(text), &pkt);
+	ck_assert_str_eq(text, "10.0.0.1.49152 > 10.0.0.2.4791 XRC_RDMA_WRITE_FIRST qp 0x000012 psn 100 "
+			 "xrceth srq 0x123456 reth va 0x0000000000001000 rkey 0x00002222 dmalen 64 len 4 "
+			 "icrc ok");
+
+	ck_assert_int_eq(roce_wire_parse(vec_rd_send_only_imm, sizeof(vec_rd_send_only_imm), 0, &pkt), 0);
+	ck_assert_int_eq(pkt.opcode, ROCE_OP_RD_SEND_ONLY_WITH_IMMEDIATE);
+	ck_assert_uint_eq(pkt.rdeth_eecnxt, 0xabcdef);
+	ck_assert_uint_eq(pkt.deth.qkey, 0x11223344);
+	ck_assert_uint_eq(pkt.deth.srcqp, 0x556677);
+	ck_assert_uint_eq(pkt.immdt, 0xcafef00d);
+	ck_assert_uint_eq(pkt.payload_len, 4);
+	ck_assert(pkt.icrc_ok);
+
+	/* a bad ICRC: the one expected is printed in wire order, as tshark prints ICRCs */
+	memcpy(bad, vec_rd_send_only_imm, sizeof(bad));
+	bad[sizeof(bad) - 1] ^= 1;
+	ck_assert_int_eq(roce_wire_parse(bad, sizeof(bad), 0, &pkt), -EBADMSG);
+	roce_pkt_snprint(text, sizeof(text), &pkt);
+	ck_assert_msg(strstr(text, " icrc BAD (expected 0xfba27045)") != NULL, "%s", text);
 }
 END_TEST
 
@@ -1626,6 +1853,12 @@ static Suite *wire_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_unchecked_fixture(tc, bases_setup, NULL);
 	tcase_add_test(tc, test_guard_truncations);
+	tcase_add_test(tc, test_guard_snaplen);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("capture");
+	tcase_add_test(tc, test_ipv6_ext);
+	tcase_add_test(tc, test_xrc_rd_vectors);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("mutations");

@@ -82,10 +82,14 @@ static inline const char *ext_cmp(const struct roce_pkt *a, const struct roce_pk
 	uint32_t mask;
 
 	mask = roce_opcode[a->opcode].mask;
+	if (mask & ROCE_F_RDETH)
+		CHK_CMP(rdeth_eecnxt);
 	if (mask & ROCE_F_DETH) {
 		CHK_CMP(deth.qkey);
 		CHK_CMP(deth.srcqp);
 	}
+	if (mask & ROCE_F_XRCETH)
+		CHK_CMP(xrc_srqn);
 	if (mask & ROCE_F_FETH)
 		CHK_CMP(feth);
 	if (mask & ROCE_F_RETH) {
@@ -195,7 +199,8 @@ static inline uint32_t chk_ip_end(const uint8_t *buf, const struct roce_pkt *pkt
 }
 
 /*
- * The invariants of one roce_wire_parse() result, checked against the bytes.
+ * The invariants of one roce_wire_parse() result, checked against the bytes; with
+ * ROCE_PARSE_CAPTURE too (a frame cut by a snaplen, IPv6 extension headers).
  * @param icrc_done  the parse computed the ICRC (no ROCE_PARSE_NO_ICRC)
  * @return NULL if they hold, else which one failed
  */
@@ -258,8 +263,13 @@ static inline const char *check_decode(const uint8_t *buf, uint32_t len, int rc,
 
 		if (pkt->ip_ver != (buf[pkt->l3_off] >> 4))
 			return "ip_ver differs from the IP header";
-		if (pkt->l4_off != pkt->l3_off + ihl)
+		if (pkt->ip_ver == 6 && buf[pkt->l3_off + 6] != 17) {
+			/* extension headers: UDP is further on, never straight after */
+			if (pkt->l4_off < pkt->l3_off + ihl + 8)
+				return "l4_off does not follow the IPv6 extension headers";
+		} else if (pkt->l4_off != pkt->l3_off + ihl) {
 			return "l4_off does not follow the IP header";
+		}
 		if (pkt->bth_off != pkt->l4_off + 8)
 			return "bth_off does not follow the UDP header";
 		if (chk_rd16(buf + pkt->l4_off + 2) != ROCE_UDP_PORT)
@@ -268,8 +278,8 @@ static inline const char *check_decode(const uint8_t *buf, uint32_t len, int rc,
 		return "bth_off does not follow the GRH";
 	}
 	ip_end = chk_ip_end(buf, pkt);
-	if (ip_end > len)
-		return "IP datagram beyond the frame";
+	if (pkt->truncated != (ip_end > len))
+		return "truncated, but the IP datagram fits the frame, or the reverse";
 	if (pkt->kind == ROCE_KIND_ROCEV2 && chk_rd16(buf + pkt->l4_off + 4) != ip_end - pkt->l4_off)
 		return "UDP length disagrees with the IP length";
 	info = &roce_opcode[pkt->opcode];
@@ -286,9 +296,15 @@ static inline const char *check_decode(const uint8_t *buf, uint32_t len, int rc,
 		return "payload_off + payload_len + pad + 4 != end of the IP datagram";
 	if (pkt->pad != ((buf[pkt->bth_off + 1] >> 4) & 3))
 		return "pad differs from the BTH";
+	if (pkt->truncated || roce_pkt_ipv6_ext(pkt)) {
+		if (pkt->icrc_calc != 0 || pkt->icrc_ok)
+			return "an ICRC verdict on a frame cut short or with IPv6 extension headers";
+		if (pkt->truncated)
+			return pkt->icrc == 0 ? NULL : "icrc read from beyond the capture";
+	}
 	if (pkt->icrc != chk_rd32le(buf + ip_end - ROCE_ICRC_LEN))
 		return "icrc is not the 4 bytes before the end, read little-endian";
-	if (icrc_done) {
+	if (icrc_done && !roce_pkt_ipv6_ext(pkt)) {
 		if (pkt->icrc_calc != ref_icrc(buf, pkt, ip_end - ROCE_ICRC_LEN))
 			return "icrc_calc differs from the bitwise reference ICRC";
 		if (pkt->icrc_ok != (pkt->icrc_calc == pkt->icrc))

@@ -218,8 +218,9 @@ static int run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* a capture: what a snaplen left of a frame is decoded, and IPv6 extension headers walked */
 	struct dissect_opts o = { .mode = OUT_LINE, .qp = -1, .opcode = -1,
-				  .link_bps = 100000000000ull };
+				  .link_bps = 100000000000ull, .parse_flags = ROCE_PARSE_CAPTURE };
 	static char outbuf[1 << 16];	/* stdio's: "==>" lines, the summary */
 	const char *cmd = argv[0];
 	bool fmt_given = false;

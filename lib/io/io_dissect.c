@@ -11,12 +11,13 @@ struct decoded {
 	bool bth;		/* BTH fields are valid */
 	bool ext;		/* extended headers are valid */
 	bool payload;		/* payload_len is valid */
+	bool icrc;		/* the ICRC's bytes were captured */
 	bool icrc_checked;	/* icrc_ok is meaningful */
 };
 
 static struct decoded what_decoded(const struct roce_pkt *pkt)
 {
-	struct decoded d = { false, false, false, false, false };
+	struct decoded d = { false, false, false, false, false, false };
 	bool roce = pkt->kind == ROCE_KIND_ROCEV2 || pkt->kind == ROCE_KIND_ROCEV1;
 
 	d.udp = pkt->kind == ROCE_KIND_ROCEV2;
@@ -29,6 +30,7 @@ static struct decoded what_decoded(const struct roce_pkt *pkt)
 	d.ext = pkt->err != ROCE_WERR_UNKNOWN_OPCODE && pkt->err != ROCE_WERR_BAD_TVER &&
 		pkt->err != ROCE_WERR_TRUNCATED;
 	d.payload = d.ext && pkt->err != ROCE_WERR_BAD_PAD;
+	d.icrc = !pkt->truncated;
 	d.icrc_checked = pkt->err == ROCE_WERR_ICRC_MISMATCH ||
 			 (pkt->err == ROCE_WERR_OK && (pkt->icrc_ok || pkt->icrc_calc != 0));
 	return d;
@@ -140,6 +142,14 @@ static void jsonl_ext(struct roce_fmt *c, const struct roce_pkt *pkt)
 		roce_fmt_label_dec(c, ",\"srcqp\":", pkt->deth.srcqp);
 		roce_fmt_char(c, '}');
 	}
+	if (mask & ROCE_F_RDETH) {
+		roce_fmt_label_dec(c, ",\"rdeth\":{\"eecnxt\":", pkt->rdeth_eecnxt);
+		roce_fmt_char(c, '}');
+	}
+	if (mask & ROCE_F_XRCETH) {
+		roce_fmt_label_dec(c, ",\"xrceth\":{\"srq\":", pkt->xrc_srqn);
+		roce_fmt_char(c, '}');
+	}
 }
 
 int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
@@ -176,10 +186,12 @@ int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
 		jsonl_ext(&c, pkt);
 	if (d.payload)
 		roce_fmt_label_dec(&c, ",\"payload_len\":", pkt->payload_len);
-	if (d.bth)
+	if (d.bth && d.icrc)
 		roce_fmt_label_dec(&c, ",\"icrc\":", pkt->icrc);
 	if (d.icrc_checked)
 		roce_fmt_label_str(&c, ",\"icrc_ok\":", pkt->icrc_ok ? "true" : "false");
+	if (pkt->truncated)
+		roce_fmt_str(&c, ",\"truncated\":true");
 	if (pkt->kind == ROCE_KIND_PFC && pkt->err == ROCE_WERR_OK) {
 		roce_fmt_label_dec(&c, ",\"pfc\":{\"cev\":", pkt->pfc_cev);
 		roce_fmt_str(&c, ",\"quanta\":[");
@@ -217,9 +229,17 @@ static void verbose_ext(struct roce_fmt *c, const struct roce_pkt *pkt)
 	uint32_t mask = roce_opcode[pkt->opcode].mask;
 	uint8_t syn = pkt->aeth.syndrome;
 
+	if (mask & ROCE_F_RDETH) {
+		roce_fmt_label_hex(c, "  rdeth: eecnxt 0x", pkt->rdeth_eecnxt, 6);
+		roce_fmt_char(c, '\n');
+	}
 	if (mask & ROCE_F_DETH) {
 		roce_fmt_label_hex(c, "  deth: qkey 0x", pkt->deth.qkey, 8);
 		roce_fmt_label_hex(c, " srcqp 0x", pkt->deth.srcqp, 6);
+		roce_fmt_char(c, '\n');
+	}
+	if (mask & ROCE_F_XRCETH) {
+		roce_fmt_label_hex(c, "  xrceth: srq 0x", pkt->xrc_srqn, 6);
 		roce_fmt_char(c, '\n');
 	}
 	if (mask & ROCE_F_FETH) {
@@ -301,6 +321,8 @@ static void verbose_l3(struct roce_fmt *c, const struct roce_pkt *pkt)
 		roce_fmt_label_str(c, " ecn ", ecn);
 		roce_fmt_label_dec(c, " hlim ", pkt->ttl);
 		roce_fmt_label_hex(c, " flow 0x", pkt->flow_label, 5);
+		if (roce_pkt_ipv6_ext(pkt))
+			roce_fmt_label_dec(c, " ext ", pkt->l4_off - pkt->l3_off - 40u);
 	}
 	roce_fmt_char(c, '\n');
 }
@@ -375,15 +397,23 @@ int roce_dissect_verbose(char *out, size_t size, const struct roce_pcap_frame *f
 		roce_fmt_label_dec(&c, "  payload: ", pkt->payload_len);
 		roce_fmt_label_dec(&c, " bytes at offset ", pkt->payload_off);
 		roce_fmt_label_dec(&c, ", pad ", pkt->pad);
+		if (pkt->truncated)
+			roce_fmt_label_dec(&c, ", captured ", pkt->len > pkt->payload_off ?
+					   ROCE_MIN(pkt->len - pkt->payload_off, pkt->payload_len) : 0);
 		roce_fmt_char(&c, '\n');
 	}
-	if (d.bth) {
-		roce_fmt_label_hex(&c, "  icrc: 0x", pkt->icrc, 8);
+	if (d.bth && !d.icrc) {
+		roce_fmt_str(&c, "  icrc: not captured\n");
+	} else if (d.bth) {
+		/* the 4 bytes in wire order, as tshark and scapy print an ICRC */
+		roce_fmt_label_hex(&c, "  icrc: 0x", __builtin_bswap32(pkt->icrc), 8);
 		if (d.icrc_checked && pkt->icrc_ok) {
 			roce_fmt_str(&c, " ok\n");
 		} else if (d.icrc_checked) {
-			roce_fmt_label_hex(&c, " BAD (expected 0x", pkt->icrc_calc, 8);
+			roce_fmt_label_hex(&c, " BAD (expected 0x", __builtin_bswap32(pkt->icrc_calc), 8);
 			roce_fmt_str(&c, ")\n");
+		} else if (roce_pkt_ipv6_ext(pkt)) {
+			roce_fmt_str(&c, " (not checked: IPv6 extension headers)\n");
 		} else {
 			roce_fmt_str(&c, " (not checked)\n");
 		}

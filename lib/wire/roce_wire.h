@@ -27,7 +27,9 @@ struct rte_mbuf;
 #define ROCE_QPN_MASK 0xffffffu
 
 /* Extended header sizes, IBA 9.3. */
+#define ROCE_RDETH_LEN 4
 #define ROCE_DETH_LEN 8
+#define ROCE_XRCETH_LEN 4
 #define ROCE_RETH_LEN 16
 #define ROCE_ATMETH_LEN 28
 #define ROCE_AETH_LEN 4
@@ -37,7 +39,7 @@ struct rte_mbuf;
 #define ROCE_FETH_LEN 4
 #define ROCE_CNP_PAD_LEN 16		/* CNP: 16 reserved bytes after the BTH */
 
-/* BTH opcodes, IBA 9.2 table 38 (RC, UC, UD) and the RoCEv2 CNP (Annex A17.9.2). */
+/* BTH opcodes, IBA 9.2 table 38 (RC, UC, RD, UD, XRC) and the RoCEv2 CNP (Annex A17.9.2). */
 enum roce_opcode {
 	ROCE_OP_RC_SEND_FIRST = 0x00,
 	ROCE_OP_RC_SEND_MIDDLE = 0x01,
@@ -76,9 +78,54 @@ enum roce_opcode {
 	ROCE_OP_UC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x29,
 	ROCE_OP_UC_RDMA_WRITE_ONLY = 0x2a,
 	ROCE_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x2b,
+	ROCE_OP_RD_SEND_FIRST = 0x40,
+	ROCE_OP_RD_SEND_MIDDLE = 0x41,
+	ROCE_OP_RD_SEND_LAST = 0x42,
+	ROCE_OP_RD_SEND_LAST_WITH_IMMEDIATE = 0x43,
+	ROCE_OP_RD_SEND_ONLY = 0x44,
+	ROCE_OP_RD_SEND_ONLY_WITH_IMMEDIATE = 0x45,
+	ROCE_OP_RD_RDMA_WRITE_FIRST = 0x46,
+	ROCE_OP_RD_RDMA_WRITE_MIDDLE = 0x47,
+	ROCE_OP_RD_RDMA_WRITE_LAST = 0x48,
+	ROCE_OP_RD_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0x49,
+	ROCE_OP_RD_RDMA_WRITE_ONLY = 0x4a,
+	ROCE_OP_RD_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0x4b,
+	ROCE_OP_RD_RDMA_READ_REQUEST = 0x4c,
+	ROCE_OP_RD_RDMA_READ_RESPONSE_FIRST = 0x4d,
+	ROCE_OP_RD_RDMA_READ_RESPONSE_MIDDLE = 0x4e,
+	ROCE_OP_RD_RDMA_READ_RESPONSE_LAST = 0x4f,
+	ROCE_OP_RD_RDMA_READ_RESPONSE_ONLY = 0x50,
+	ROCE_OP_RD_ACKNOWLEDGE = 0x51,
+	ROCE_OP_RD_ATOMIC_ACKNOWLEDGE = 0x52,
+	ROCE_OP_RD_COMPARE_SWAP = 0x53,
+	ROCE_OP_RD_FETCH_ADD = 0x54,
+	ROCE_OP_RD_RESYNC = 0x55,
 	ROCE_OP_UD_SEND_ONLY = 0x64,
 	ROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE = 0x65,
 	ROCE_OP_CNP = 0x81,
+	ROCE_OP_XRC_SEND_FIRST = 0xa0,
+	ROCE_OP_XRC_SEND_MIDDLE = 0xa1,
+	ROCE_OP_XRC_SEND_LAST = 0xa2,
+	ROCE_OP_XRC_SEND_LAST_WITH_IMMEDIATE = 0xa3,
+	ROCE_OP_XRC_SEND_ONLY = 0xa4,
+	ROCE_OP_XRC_SEND_ONLY_WITH_IMMEDIATE = 0xa5,
+	ROCE_OP_XRC_RDMA_WRITE_FIRST = 0xa6,
+	ROCE_OP_XRC_RDMA_WRITE_MIDDLE = 0xa7,
+	ROCE_OP_XRC_RDMA_WRITE_LAST = 0xa8,
+	ROCE_OP_XRC_RDMA_WRITE_LAST_WITH_IMMEDIATE = 0xa9,
+	ROCE_OP_XRC_RDMA_WRITE_ONLY = 0xaa,
+	ROCE_OP_XRC_RDMA_WRITE_ONLY_WITH_IMMEDIATE = 0xab,
+	ROCE_OP_XRC_RDMA_READ_REQUEST = 0xac,
+	ROCE_OP_XRC_RDMA_READ_RESPONSE_FIRST = 0xad,
+	ROCE_OP_XRC_RDMA_READ_RESPONSE_MIDDLE = 0xae,
+	ROCE_OP_XRC_RDMA_READ_RESPONSE_LAST = 0xaf,
+	ROCE_OP_XRC_RDMA_READ_RESPONSE_ONLY = 0xb0,
+	ROCE_OP_XRC_ACKNOWLEDGE = 0xb1,
+	ROCE_OP_XRC_ATOMIC_ACKNOWLEDGE = 0xb2,
+	ROCE_OP_XRC_COMPARE_SWAP = 0xb3,
+	ROCE_OP_XRC_FETCH_ADD = 0xb4,
+	ROCE_OP_XRC_SEND_LAST_WITH_INVALIDATE = 0xb6,
+	ROCE_OP_XRC_SEND_ONLY_WITH_INVALIDATE = 0xb7,
 };
 
 /* What an opcode carries and means; the bits of roce_opcode_info.mask. */
@@ -109,19 +156,17 @@ enum roce_op_flag {
 	ROCE_F_UC = 1u << 22,		/* unreliable connected */
 	ROCE_F_UD = 1u << 23,		/* unreliable datagram */
 	ROCE_F_PAYLOAD_FIXED = 1u << 24, /* payload has a fixed length (ATOMIC_WRITE: 8) */
-};
-
-/* One row of the opcode table: everything lib/wire knows of an opcode. */
-struct roce_opcode_info {
-	const char *name;	/* IBTA name, e.g. "RC_RDMA_WRITE_FIRST"; NULL: not a valid opcode */
-	uint32_t mask;		/* enum roce_op_flag bits */
-	uint8_t hdr_len;	/* BTH plus every extended header, in bytes */
-	uint8_t ext_off[8];	/* offset after the BTH of each extended header, by ROCE_EXT_* */
+	ROCE_F_RDETH = 1u << 25,	/* Reliable Datagram ETH */
+	ROCE_F_XRCETH = 1u << 26,	/* XRC ETH: the XRC SRQ number */
+	ROCE_F_RD = 1u << 27,		/* reliable datagram (dissected only) */
+	ROCE_F_XRC = 1u << 28,		/* extended reliable connected (dissected only) */
 };
 
 /* Index into roce_opcode_info.ext_off, in on-the-wire order (IBA 9.2). */
 enum roce_ext {
+	ROCE_EXT_RDETH,
 	ROCE_EXT_DETH,
+	ROCE_EXT_XRCETH,
 	ROCE_EXT_FETH,		/* precedes the RETH in FLUSH */
 	ROCE_EXT_RETH,
 	ROCE_EXT_ATMETH,
@@ -130,6 +175,14 @@ enum roce_ext {
 	ROCE_EXT_IMMDT,
 	ROCE_EXT_IETH,
 	ROCE_EXT_NUM,
+};
+
+/* One row of the opcode table: everything lib/wire knows of an opcode. */
+struct roce_opcode_info {
+	const char *name;	/* IBTA name, e.g. "RC_RDMA_WRITE_FIRST"; NULL: not a valid opcode */
+	uint32_t mask;		/* enum roce_op_flag bits */
+	uint8_t hdr_len;	/* BTH plus every extended header, in bytes */
+	uint8_t ext_off[ROCE_EXT_NUM]; /* offset after the BTH of each extended header, by ROCE_EXT_* */
 };
 
 /** The opcode table, indexed by BTH opcode; rows with name == NULL are invalid opcodes. */
@@ -215,6 +268,9 @@ struct roce_pkt {
 	enum roce_kind kind;		/* what the frame is */
 	enum roce_wire_err err;		/* why parsing stopped, ROCE_WERR_OK if it did not */
 	uint32_t len;			/* frame length in bytes (no FCS) */
+	bool truncated;			/* ROCE_PARSE_CAPTURE: @len bytes hold less than the IP
+					 * length says (a snaplen): lengths are the IP header's,
+					 * the payload is not all there, the ICRC is not checked */
 
 	/* Ethernet and 802.1Q */
 	uint8_t dmac[6];		/* destination MAC */
@@ -261,10 +317,12 @@ struct roce_pkt {
 	uint32_t psn;			/* packet sequence number, 24 bits */
 
 	/* Extended headers; valid when roce_opcode[opcode].mask says so */
+	uint32_t rdeth_eecnxt;		/* RDETH: end-to-end context, 24 bits */
 	struct {
 		uint32_t qkey;
 		uint32_t srcqp;		/* 24 bits */
 	} deth;
+	uint32_t xrc_srqn;		/* XRCETH: the XRC SRQ the message goes to, 24 bits */
 	struct {
 		uint64_t va;
 		uint32_t rkey;
@@ -294,7 +352,7 @@ struct roce_pkt {
 
 	/* Offsets of the layers in the frame (parse) */
 	uint16_t l3_off;		/* IP header or GRH */
-	uint16_t l4_off;		/* UDP header (RoCEv2) */
+	uint16_t l4_off;		/* UDP header (RoCEv2); past IPv6 extension headers, if any */
 	uint16_t bth_off;		/* BTH; 0 if the frame ends before a whole BTH */
 	uint16_t payload_off;		/* first payload byte */
 
@@ -308,6 +366,10 @@ struct roce_pkt {
 #define ROCE_PARSE_ICRC_CHECKED 0x2u	/* the ICRC is known good (the frame bears
 					 * roce_wire_icrc_good): take it as checked,
 					 * even a zero one left for later */
+#define ROCE_PARSE_CAPTURE 0x4u		/* reading a capture, not receiving: decode what a
+					 * snaplen left of a frame (pkt->truncated) and RoCEv2
+					 * behind IPv6 extension headers; the ICRC of either is
+					 * not checked (icrc_calc 0, icrc_ok false) */
 
 /*
  * ICRC offload on a wire that never leaves the process, as a NIC's receive checksum offload
@@ -358,7 +420,9 @@ static inline void roce_wire_icrc_settle(struct rte_mbuf *m)
  * @param pkt    filled with every header decoded up to the fault, if any
  * @return 0; -EINVAL for a malformed or non-RoCE frame (pkt->err tells which fault; kind
  *         stays ROCE_KIND_OTHER for ROCE_WERR_NOT_ROCE); -EBADMSG for an ICRC mismatch (the frame
- *         is otherwise decoded)
+ *         is otherwise decoded). With ROCE_PARSE_CAPTURE, a frame cut inside its extended
+ *         headers is -EINVAL (ROCE_WERR_TRUNCATED) with the BTH decoded, and one cut after them
+ *         is 0 with pkt->truncated: pkt->payload then holds only @p len - payload_off bytes.
  */
 int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt);
 
@@ -499,6 +563,12 @@ char *roce_ip_ntop(const struct roce_ip_addr *addr, uint8_t ip_ver, char *out, s
  * @return the length snprintf() would have written
  */
 int roce_pkt_snprint(char *out, size_t size, const struct roce_pkt *pkt);
+
+/** A RoCEv2 frame over IPv6 with extension headers before its UDP header (ROCE_PARSE_CAPTURE). */
+static inline bool roce_pkt_ipv6_ext(const struct roce_pkt *pkt)
+{
+	return pkt->kind == ROCE_KIND_ROCEV2 && pkt->ip_ver == 6 && pkt->l4_off > pkt->l3_off + 40;
+}
 
 /** Frames are built in host order; these read a BTH field straight from bytes. */
 static inline uint32_t roce_bth_psn(const uint8_t *bth)

@@ -109,8 +109,9 @@ int roce_wire_frame_len(const struct roce_pkt *pkt, unsigned int flags)
 }
 
 /* What build_ext() writes besides the RETH: the other extended headers, a CNP's pad. */
-#define BUILD_EXT_NOT_RETH (ROCE_F_DETH | ROCE_F_FETH | ROCE_F_ATMETH | ROCE_F_AETH | \
-			    ROCE_F_ATMACK | ROCE_F_IMMDT | ROCE_F_IETH | ROCE_F_CNP)
+#define BUILD_EXT_NOT_RETH (ROCE_F_RDETH | ROCE_F_DETH | ROCE_F_XRCETH | ROCE_F_FETH | \
+			    ROCE_F_ATMETH | ROCE_F_AETH | ROCE_F_ATMACK | ROCE_F_IMMDT | \
+			    ROCE_F_IETH | ROCE_F_CNP)
 
 /* Inlined: the template path (roce_wire_tmpl_build) runs it for every frame a QP sends. */
 static inline __attribute__((always_inline)) void build_ext(const struct roce_pkt *pkt, uint8_t *h)
@@ -129,11 +130,21 @@ static inline __attribute__((always_inline)) void build_ext(const struct roce_pk
 	/* the RETH (RDMA WRITE, READ request) alone, or none: one test for the others */
 	if (!(info->mask & BUILD_EXT_NOT_RETH))
 		return;
+	if (info->mask & ROCE_F_RDETH) {
+		p = h + info->ext_off[ROCE_EXT_RDETH];
+		p[0] = 0;
+		wr24(p + 1, pkt->rdeth_eecnxt);
+	}
 	if (info->mask & ROCE_F_DETH) {
 		p = h + info->ext_off[ROCE_EXT_DETH];
 		wr32(p, pkt->deth.qkey);
 		p[4] = 0;
 		wr24(p + 5, pkt->deth.srcqp);
+	}
+	if (info->mask & ROCE_F_XRCETH) {
+		p = h + info->ext_off[ROCE_EXT_XRCETH];
+		p[0] = 0;
+		wr24(p + 1, pkt->xrc_srqn);
 	}
 	if (info->mask & ROCE_F_FETH)
 		wr32(h + info->ext_off[ROCE_EXT_FETH], pkt->feth);

@@ -674,8 +674,10 @@ static const struct desc_key keys[] = {
 	UINT("resv6", resv6, 6, K_ROCE, .hex = true),
 	UINT("ackreq", ackreq, 1, K_ROCE),
 	UINT("resv7", resv7, 7, K_ROCE, .hex = true),
+	UINT("eecnxt", rdeth_eecnxt, 24, K_ROCE, .need = ROCE_F_RDETH, .hex = true),
 	UINT("qkey", deth.qkey, 32, K_ROCE, .need = ROCE_F_DETH, .hex = true),
 	UINT("srcqp", deth.srcqp, 24, K_ROCE, .need = ROCE_F_DETH, .hex = true),
+	UINT("xrcsrq", xrc_srqn, 24, K_ROCE, .need = ROCE_F_XRCETH, .hex = true),
 	UINT("feth", feth, 32, K_ROCE, .need = ROCE_F_FETH, .hex = true),
 	UINT("va", reth.va, 64, K_ROCE, .need = ROCE_F_RETH, .hex = true),
 	UINT("va", atmeth.va, 64, K_ROCE, .need = ROCE_F_ATMETH, .hex = true),
@@ -705,7 +707,8 @@ static const struct {
 	uint32_t flag;
 	const char *name;
 } hdr_names[] = {
-	{ ROCE_F_DETH, "DETH" }, { ROCE_F_FETH, "FETH" }, { ROCE_F_RETH, "RETH" },
+	{ ROCE_F_RDETH, "RDETH" }, { ROCE_F_DETH, "DETH" }, { ROCE_F_XRCETH, "XRCETH" },
+	{ ROCE_F_FETH, "FETH" }, { ROCE_F_RETH, "RETH" },
 	{ ROCE_F_ATMETH, "AtomicETH" }, { ROCE_F_AETH, "AETH" }, { ROCE_F_ATMACK, "AtomicAckETH" },
 	{ ROCE_F_IMMDT, "ImmDt" }, { ROCE_F_IETH, "IETH" },
 };

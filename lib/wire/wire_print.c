@@ -6,10 +6,14 @@ static void fmt_ext(struct roce_fmt *f, const struct roce_pkt *pkt)
 {
 	uint32_t mask = roce_opcode[pkt->opcode].mask;
 
+	if (mask & ROCE_F_RDETH)
+		roce_fmt_label_hex(f, " rdeth eecnxt 0x", pkt->rdeth_eecnxt, 6);
 	if (mask & ROCE_F_DETH) {
 		roce_fmt_label_hex(f, " deth qkey 0x", pkt->deth.qkey, 8);
 		roce_fmt_label_hex(f, " srcqp 0x", pkt->deth.srcqp, 6);
 	}
+	if (mask & ROCE_F_XRCETH)
+		roce_fmt_label_hex(f, " xrceth srq 0x", pkt->xrc_srqn, 6);
 	if (mask & ROCE_F_FETH)
 		roce_fmt_label_hex(f, " feth 0x", pkt->feth, 8);
 	if (mask & ROCE_F_RETH) {
@@ -115,16 +119,24 @@ void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt)
 		roce_fmt_str(f, " se");
 	if (pkt->becn)
 		roce_fmt_str(f, " becn");
-	fmt_ext(f, pkt);
-	if (roce_opcode[pkt->opcode].mask & ROCE_F_PAYLOAD || pkt->payload_len != 0)
-		roce_fmt_label_dec(f, " len ", pkt->payload_len);
+	/* a frame cut inside its extended headers, or of another version, has none decoded */
+	if (pkt->err != ROCE_WERR_TRUNCATED && pkt->err != ROCE_WERR_BAD_TVER) {
+		fmt_ext(f, pkt);
+		if (roce_opcode[pkt->opcode].mask & ROCE_F_PAYLOAD || pkt->payload_len != 0)
+			roce_fmt_label_dec(f, " len ", pkt->payload_len);
+	}
 	if (pkt->err == ROCE_WERR_ICRC_MISMATCH) {
-		roce_fmt_label_hex(f, " icrc BAD (expected 0x", pkt->icrc_calc, 8);
+		/* the 4 bytes in wire order, as tshark and scapy print an ICRC */
+		roce_fmt_label_hex(f, " icrc BAD (expected 0x", __builtin_bswap32(pkt->icrc_calc), 8);
 		roce_fmt_char(f, ')');
 	} else if (pkt->err != ROCE_WERR_OK) {
 		fmt_error(f, pkt->err);
+	} else if (pkt->truncated) {
+		roce_fmt_str(f, " icrc not captured");
 	} else if (pkt->icrc_ok) {
 		roce_fmt_str(f, " icrc ok");
+	} else if (roce_pkt_ipv6_ext(pkt)) {
+		roce_fmt_str(f, " icrc not checked");	/* see parse_transport() */
 	}
 }
 
