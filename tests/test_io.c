@@ -634,6 +634,61 @@ START_TEST(summary_nak_kinds)
 }
 END_TEST
 
+/* The printed summary of @p file through filter @p bpf, told of the whole file. */
+static char *summary_text(const char *file, const char *bpf)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	struct roce_pkt pkt;
+	char path[512], err[512], *text = NULL;
+	uint64_t first_ns, n;
+	size_t len = 0;
+	FILE *out;
+
+	snprintf(path, sizeof(path), "%s/%s", SHARED_PCAP, file);
+	r = roce_pcap_open(path, bpf, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	while (roce_pcap_next(r, &f) == 1) {
+		roce_wire_parse(f.data, f.caplen, 0, &pkt);
+		ck_assert_int_eq(roce_summary_add(s, &f, &pkt), 0);
+	}
+	n = roce_pcap_frames_read(r, &first_ns);
+	roce_summary_set_file(s, n, first_ns);
+	roce_pcap_close(r);
+	out = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(roce_summary_print(s, out), 0);
+	fclose(out);
+	roce_summary_destroy(s);
+	return text;
+}
+
+/*
+ * A filter keeps frames out of the summary, not out of the file: times still count from the
+ * file's first frame, so a kept flow's row reads the same, and the frames line says how many
+ * were left out.
+ */
+START_TEST(summary_filter_keeps_time)
+{
+	char *all, *acks, *row, *nl;
+
+	if (!have_shared())
+		return;
+	all = summary_text("rxe/rc_write_bw_loss_req.pcap", NULL);
+	acks = summary_text("rxe/rc_write_bw_loss_req.pcap", "src host 192.0.2.2");
+	row = strstr(acks, "\nRC ");		/* the only flow: the responder's ACKs */
+	ck_assert_ptr_nonnull(row);
+	nl = strchr(row + 1, '\n');
+	*nl = '\0';
+	ck_assert_msg(strstr(all, row) != NULL, "%s\nnot in\n%s", row + 1, all);
+	ck_assert_ptr_nonnull(strstr(nl + 1, "frames: 294 total, 233 left out by the filters, 43 RoCE"));
+	ck_assert_ptr_nonnull(strstr(all, "frames: 294 total, 251 RoCE"));
+	free(all);
+	free(acks);
+}
+END_TEST
+
 /* PFC pause time: quanta of 512 bit times at the link speed; a new frame reloads the timer. */
 START_TEST(summary_pfc_time)
 {
@@ -702,6 +757,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, summary_open_ack_mid_message);
 	tcase_add_test(tc, summary_ce_later_hop);
 	tcase_add_test(tc, summary_nak_kinds);
+	tcase_add_test(tc, summary_filter_keeps_time);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

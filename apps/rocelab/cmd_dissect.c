@@ -192,6 +192,9 @@ static int dissect_file(const char *path, const struct dissect_opts *o, bool hea
 	}
 	out_flush(&out);
 	if (sum != NULL) {
+		uint64_t first_ns, n = roce_pcap_frames_read(r, &first_ns);
+
+		roce_summary_set_file(sum, n, first_ns);
 		if (roce_summary_print(sum, stdout) != 0)
 			ret = 1;
 		roce_summary_destroy(sum);

@@ -26,6 +26,7 @@ struct roce_pcap_reader {
 	int linktype;			/* DLT_* of the file */
 	int sticky;			/* once the file broke, every read returns this */
 	uint64_t n;			/* frames read so far, before filtering */
+	uint64_t first_ns;		/* the first one's timestamp */
 	char path[256];			/* for messages */
 	char err[ERR_LEN];		/* last error, one line */
 	char buf[READ_BUF_SIZE];	/* the file's stdio buffer; libpcap reads through it */
@@ -165,11 +166,12 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 			r->sticky = -EBADMSG;
 			return r->sticky;
 		}
-		r->n++;
+		f->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		if (r->n++ == 0)
+			r->first_ns = f->ts_ns;
 		if (r->has_prog && pcap_offline_filter(&r->prog, h, data) == 0)
 			continue;
 		f->n = r->n;
-		f->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
 		f->caplen = h->caplen;
 		f->wirelen = h->len;
 		f->data = data;
@@ -180,6 +182,12 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 const char *roce_pcap_error(const struct roce_pcap_reader *r)
 {
 	return r->err;
+}
+
+uint64_t roce_pcap_frames_read(const struct roce_pcap_reader *r, uint64_t *first_ns)
+{
+	*first_ns = r->first_ns;
+	return r->n;
 }
 
 int roce_pcap_linktype(const struct roce_pcap_reader *r)

@@ -88,9 +88,10 @@ struct roce_summary {
 	uint32_t pmtu;			/* path MTU learnt from FIRST/MIDDLE payloads, 0 until known */
 	struct roce_flow_stats totals;	/* the totals row */
 	struct roce_pause_stats pause;	/* PFC/PAUSE figures */
-	uint64_t first_ns;		/* first frame of any kind */
+	uint64_t first_ns;		/* first frame of any kind: time 0 */
 	bool any;			/* a frame was added */
 	uint64_t frames;		/* every frame */
+	uint64_t file_frames;		/* the file's, filtered out too (roce_summary_set_file) */
 	uint64_t other_frames;		/* not RoCE, PFC or PAUSE */
 	uint64_t pfc_frames;		/* PFC frames */
 	uint64_t bad_frames;		/* RoCE, PFC or PAUSE, broken before a flow could be told */
@@ -719,6 +720,15 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 
 /* ---- results ---- */
 
+void roce_summary_set_file(struct roce_summary *s, uint64_t frames, uint64_t first_ns)
+{
+	if (frames == 0)
+		return;
+	s->file_frames = frames;
+	s->first_ns = first_ns;
+	s->any = true;
+}
+
 unsigned int roce_summary_nflows(const struct roce_summary *s)
 {
 	return s->nflows;
@@ -855,9 +865,12 @@ int roce_summary_print(struct roce_summary *s, FILE *out)
 	}
 	t = roce_summary_totals(s);
 	print_row(out, s, t);
-	fprintf(out, "frames: %llu total, %llu RoCE in %u flow%s, %llu PFC, %llu PAUSE, %llu not RoCE, "
-		"%llu undecodable, %llu with other faults\n", (unsigned long long)s->frames,
-		(unsigned long long)t->frames, s->nflows, s->nflows == 1 ? "" : "s",
+	fprintf(out, "frames: %llu total, ", (unsigned long long)ROCE_MAX(s->file_frames, s->frames));
+	if (s->file_frames > s->frames)
+		fprintf(out, "%llu left out by the filters, ",
+			(unsigned long long)(s->file_frames - s->frames));
+	fprintf(out, "%llu RoCE in %u flow%s, %llu PFC, %llu PAUSE, %llu not RoCE, "
+		"%llu undecodable, %llu with other faults\n", (unsigned long long)t->frames, s->nflows, s->nflows == 1 ? "" : "s",
 		(unsigned long long)s->pfc_frames,
 		(unsigned long long)p->pause_frames, (unsigned long long)s->other_frames,
 		(unsigned long long)s->bad_frames, (unsigned long long)t->errors);

@@ -68,6 +68,12 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f);
 /** The last error as one line, naming the file and the frame. */
 const char *roce_pcap_error(const struct roce_pcap_reader *r);
 
+/**
+ * Frames read so far, those the filter left out included, and in @p first_ns the first one's
+ * timestamp (0 before any).
+ */
+uint64_t roce_pcap_frames_read(const struct roce_pcap_reader *r, uint64_t *first_ns);
+
 /** Link type of the capture (DLT_*). */
 int roce_pcap_linktype(const struct roce_pcap_reader *r);
 
@@ -196,6 +202,13 @@ struct roce_summary *roce_summary_create(uint64_t link_bps);
  */
 int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		     const struct roce_pkt *pkt);
+
+/**
+ * The whole file the frames came from, when a filter kept some out: its frame count and first
+ * timestamp. Times are then counted from the file's first frame, and the frames line says how
+ * many were left out.
+ */
+void roce_summary_set_file(struct roce_summary *s, uint64_t frames, uint64_t first_ns);
 
 /** Number of flows so far. */
 unsigned int roce_summary_nflows(const struct roce_summary *s);
