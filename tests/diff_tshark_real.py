@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 # Differential test: `rocelab dissect --format=jsonl` against tshark's own dissector, field by
-# field, on every Ethernet capture in ../shared/pcap/{real,vectors,rxe}.
+# field, on every Ethernet capture in ../shared/pcap/{real,vectors,rxe}; the ICRC `dissect -v`
+# prints against tshark's; and the rxe captures cut by `editcap -s 100` and `-s 60`, decoded by
+# both, against the whole ones.
 #   diff_tshark_real.py ROCELAB [PCAP_DIR]     exit 0 agree, 1 differ, 77 tshark or captures missing
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 # tshark field -> (rocelab jsonl path, conversion); compared only where tshark shows the field.
 INT = lambda s: int(s, 0)
@@ -174,6 +178,58 @@ def flatten(obj, prefix=""):
     return out
 
 
+def verbose_icrcs(rocelab, path):
+    """Frame number -> the ICRC `dissect -v` prints (its 4 bytes in wire order), as text."""
+    r = subprocess.run([rocelab, "dissect", "-v", path], capture_output=True, text=True)
+    icrc, n = {}, None
+    for line in r.stdout.splitlines():
+        m = re.match(r"frame (\d+):", line)
+        if m:
+            n = int(m.group(1))
+        m = re.match(r"  icrc: (0x[0-9a-f]{8})", line)
+        if m:
+            icrc[n] = m.group(1)
+    return icrc
+
+
+def snaplen_check(rocelab, tshark, editcap, path, name, snap):
+    """
+    The capture cut at @snap bytes a frame: rocelab decodes the BTH of every RoCE frame whose BTH
+    was captured as tshark does, the extended headers and payload length as in the whole file
+    when they were captured, and claims no ICRC for a frame cut short. Returns the failures.
+    """
+    whole = [json.loads(l) for l in subprocess.run(
+        [rocelab, "dissect", "--format=jsonl", path], capture_output=True, text=True,
+        check=True).stdout.splitlines()]
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = os.path.join(tmp, "cut.pcap")
+        subprocess.run([editcap, "-s", str(snap), path, cut], check=True)
+        ours = [json.loads(l) for l in subprocess.run(
+            [rocelab, "dissect", "--format=jsonl", cut], capture_output=True, text=True,
+            check=True).stdout.splitlines()]
+        theirs = tshark_rows(tshark, cut, [])
+    bad = 0
+    for w, o, t in zip(whole, ours, theirs):
+        if "bth" not in w:
+            continue
+        if t["infiniband.bth.psn"] and ("bth" not in o or
+                (o["bth"]["opcode"], o["bth"]["dqpn"], o["bth"]["psn"]) !=
+                (int(t["infiniband.bth.opcode"]), int(t["infiniband.bth.destqp"], 0),
+                 int(t["infiniband.bth.psn"]))):
+            print("FAIL %s -s %d frame %d: rocelab %r, tshark opcode %s qp %s psn %s" %
+                  (name, snap, w["n"], o.get("bth"), t["infiniband.bth.opcode"],
+                   t["infiniband.bth.destqp"], t["infiniband.bth.psn"]))
+            bad += 1
+        if "payload_len" in o and (o["payload_len"] != w["payload_len"] or
+                                   any(o.get(h) != w.get(h) for h in ("reth", "aeth", "deth"))):
+            print("FAIL %s -s %d frame %d: %r, whole %r" % (name, snap, w["n"], o, w))
+            bad += 1
+        if w["len"] > snap and ("icrc" in o or "icrc_ok" in o):
+            print("FAIL %s -s %d frame %d: an ICRC claimed: %r" % (name, snap, w["n"], o))
+            bad += 1
+    return bad
+
+
 def main():
     if len(sys.argv) < 2:
         print("usage: diff_tshark_real.py ROCELAB [PCAP_DIR]", file=sys.stderr)
@@ -246,6 +302,18 @@ def main():
             if roce and o.get("icrc_ok") is not True:
                 print("FAIL %s frame %d: icrc_ok %r" % (name, e["n"], o.get("icrc_ok")))
                 file_bad += 1
+        # -v prints an ICRC as tshark does: its 4 bytes in wire order
+        icrcs = verbose_icrcs(rocelab, path)
+        for t in theirs:
+            want = t["infiniband.invariant.crc"]
+            if want and icrcs.get(int(t["frame.number"])) != want:
+                print("FAIL %s frame %s: -v icrc %s, tshark %s" %
+                      (name, t["frame.number"], icrcs.get(int(t["frame.number"])), want))
+                file_bad += 1
+        editcap = shutil.which("editcap")
+        if editcap is not None and os.path.basename(os.path.dirname(path)) == "rxe":
+            for snap in (100, 60):
+                file_bad += snaplen_check(rocelab, tshark, editcap, path, name, snap)
         print("%s %s (%d frames)" % ("FAIL" if file_bad else "ok  ", name, len(ours)))
         bad += file_bad != 0
     print("%d files, %d frames, %d fields compared, %d files differ" %
