@@ -1128,12 +1128,16 @@ static void check_both_err_and_flush(struct roce_qp **q)
 	ck_assert_int_eq(wc.status, ROCE_WC_WR_FLUSH_ERR);
 }
 
-/* The remote access failures, one per loop index: bad rkey, out of bounds, missing right. */
+/*
+ * The remote access failures, one per loop index: bad rkey, out of bounds, the MR's missing
+ * right (NAK remote access error); the QP's missing right (NAK invalid request, as rxe answers
+ * in shared/pcap/rxe/rc_nak_inv_req_no_write.pcap: the QP does not take the operation at all).
+ */
 enum acc_case {
 	ACC_WRITE_BAD_RKEY, ACC_READ_BAD_RKEY, ACC_ATOMIC_BAD_RKEY,
 	ACC_WRITE_OOB, ACC_READ_OOB, ACC_ATOMIC_OOB, ACC_WRITE_OOB_LAST_PKT,
 	ACC_WRITE_NO_RIGHT, ACC_READ_NO_RIGHT, ACC_ATOMIC_NO_RIGHT,
-	ACC_QP_NO_WRITE_RIGHT,
+	ACC_QP_NO_WRITE_RIGHT, ACC_QP_NO_READ_RIGHT, ACC_QP_NO_ATOMIC_RIGHT,
 	ACC_NUM,
 };
 
@@ -1152,7 +1156,11 @@ START_TEST(test_rc_remote_access)
 
 	fx_setup();
 	if (k == ACC_QP_NO_WRITE_RIGHT)
-		c.access = ROCE_ACCESS_REMOTE_READ;
+		c.access = ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
+	if (k == ACC_QP_NO_READ_RIGHT)
+		c.access = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_ATOMIC;
+	if (k == ACC_QP_NO_ATOMIC_RIGHT)
+		c.access = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
 	connect_pair(q, &c);
 	/* a region of 64 KiB at the start of host 1's buffer, with only some rights */
 	if (k >= ACC_WRITE_NO_RIGHT && k <= ACC_ATOMIC_NO_RIGHT) {
@@ -1180,10 +1188,11 @@ START_TEST(test_rc_remote_access)
 	}
 	sge = (struct roce_sge){ addr(0, 0), len, roce_mr_lkey(fx.h[0].mr) };
 	switch (k) {
-	case ACC_READ_BAD_RKEY: case ACC_READ_OOB: case ACC_READ_NO_RIGHT:
+	case ACC_READ_BAD_RKEY: case ACC_READ_OOB: case ACC_READ_NO_RIGHT: case ACC_QP_NO_READ_RIGHT:
 		wr.opcode = ROCE_WR_RDMA_READ;
 		break;
 	case ACC_ATOMIC_BAD_RKEY: case ACC_ATOMIC_OOB: case ACC_ATOMIC_NO_RIGHT:
+	case ACC_QP_NO_ATOMIC_RIGHT:
 		wr.opcode = ROCE_WR_ATOMIC_FETCH_AND_ADD;
 		sge.length = 8;
 		break;
@@ -1205,11 +1214,13 @@ START_TEST(test_rc_remote_access)
 	ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
 	ck_assert_int_eq(wait_wc(fx.h[0].scq, 2, wc), 2);
 	ck_assert_uint_eq(wc[0].wr_id, 1);
-	ck_assert_msg(wc[0].status == ROCE_WC_REM_ACCESS_ERR, "case %d: %s", k,
+	ck_assert_msg(wc[0].status == (k >= ACC_QP_NO_WRITE_RIGHT ? ROCE_WC_REM_INV_REQ_ERR :
+				       ROCE_WC_REM_ACCESS_ERR), "case %d: %s", k,
 		      roce_wc_status_name(wc[0].status));
 	ck_assert_uint_eq(wc[1].wr_id, 2);
 	ck_assert_int_eq(wc[1].status, ROCE_WC_WR_FLUSH_ERR);
-	ck_assert_uint_eq(cnt(1, "remote_access_nak_sent"), 1);
+	ck_assert_uint_eq(cnt(1, k >= ACC_QP_NO_WRITE_RIGHT ? "remote_invalid_req_nak_sent" :
+			      "remote_access_nak_sent"), 1);
 	ck_assert_int_eq(wait_wc(fx.h[1].rcq, 1, wc), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 50);
 	ck_assert_int_eq(wc[0].status, ROCE_WC_WR_FLUSH_ERR);

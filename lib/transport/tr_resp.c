@@ -121,14 +121,21 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 	return 0;
 }
 
-/* RETH/AtomicETH checks: key, bounds, the MR's and the QP's rights. */
+/*
+ * Does the QP take remote operations of this kind at all? Without the QP's right the request
+ * is invalid (NAK invalid request, as rxe answers), before any key is looked at.
+ */
+static inline bool resp_qp_allows(const struct roce_qp *qp, unsigned int access)
+{
+	return (qp->attr.qp_access_flags & access) != 0;
+}
+
+/* RETH/AtomicETH checks: key, bounds, the MR's rights. */
 static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va,
 					      uint64_t len, unsigned int access)
 {
 	struct roce_mr *mr;
 
-	if (!(qp->attr.qp_access_flags & access))
-		return NULL;
 	if (len == 0)
 		return &zero_len_mr;	/* zero-length: no key is looked at (IBA 9.4.1.1) */
 	mr = verbs_mr_lookup(qp->pd, rkey, true);
@@ -274,11 +281,15 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 	} else {
 		/* RDMA WRITE */
 		if (first) {
-			resp->wr_mr = resp_check_rkey(qp, pkt->reth.rkey, pkt->reth.va, pkt->reth.dmalen,
-						      ROCE_ACCESS_REMOTE_WRITE);
+			bool allowed = resp_qp_allows(qp, ROCE_ACCESS_REMOTE_WRITE);
+
+			resp->wr_mr = !allowed ? NULL :
+				      resp_check_rkey(qp, pkt->reth.rkey, pkt->reth.va,
+						      pkt->reth.dmalen, ROCE_ACCESS_REMOTE_WRITE);
 			if (resp->wr_mr == NULL) {
 				if (rc)
-					resp_fatal(qp, pkt->psn, ROCE_NAK_REM_ACCESS);
+					resp_fatal(qp, pkt->psn, allowed ? ROCE_NAK_REM_ACCESS :
+						   ROCE_NAK_INVALID_REQ);
 				else
 					resp->uc_drop = !last;
 				return;
@@ -337,6 +348,11 @@ static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uin
 	struct roce_mr *mr;
 
 	if (resp->in_msg) {
+		resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
+		return;
+	}
+	if (!resp_qp_allows(qp, (mask & ROCE_F_READ) ? ROCE_ACCESS_REMOTE_READ :
+			    ROCE_ACCESS_REMOTE_ATOMIC)) {
 		resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
 		return;
 	}
