@@ -207,9 +207,11 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 		tr_qp_kick(qp);
 		return;
 	}
-	/* SEND/WRITE: acknowledge again what has been received */
-	if (pkt->ackreq)
-		resp_ack(qp, (qp->resp.epsn - 1) & ROCE_PSN_MASK);
+	/*
+	 * SEND/WRITE: acknowledge again what has been received, for every duplicate packet and
+	 * not only those asking (IBA C9-105; rxe does so, ibv_rc_pingpong.pcap frames 128-131)
+	 */
+	resp_ack(qp, (qp->resp.epsn - 1) & ROCE_PSN_MASK);
 }
 
 static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *r)
