@@ -150,6 +150,15 @@ def main():
         if p is not None and (p.returncode != 1 or "no RC request" not in p.stderr):
             fail("%s: expected 'no RC request' and exit 1, got %d: %s"
                  % (name, p.returncode, p.stderr.strip()))
+    # a responder that advertises end-to-end credits in its ACKs (0x06, rocelab 0x1f): the
+    # same answer, and said so
+    real = os.path.join(shared, "real", "oferby_proxy__roce.pcap")
+    if os.path.exists(real):
+        p = replay(rocelab, real)
+        if p is not None and (p.returncode != 0 or "MATCH" not in p.stdout or
+                              "1 matched ACK(s) advertise other end-to-end credits" not in p.stdout):
+            fail("oferby_proxy__roce: expected a MATCH with 1 ACK's credits noted, got %d: %s"
+                 % (p.returncode, p.stdout.strip()))
     listed = set(MATCH) | set(KNOWN) | set(NO_RC)
     for f in sorted(os.listdir(rxe)):
         if f.endswith(".pcap") and f[:-5] not in listed:

@@ -145,6 +145,7 @@ struct roce_replay_resp_result {
 	uint64_t lost;			/* of those, ones the capture shows were lost before it
 					 * (its ACK MSNs skip them, or the request was resent) */
 	uint64_t payload_compared;	/* payload bytes compared (known from replayed writes) */
+	uint64_t credits_differ;	/* matched ACKs whose end-to-end credit counts differ */
 };
 
 /**
