@@ -689,6 +689,66 @@ START_TEST(summary_filter_keeps_time)
 }
 END_TEST
 
+/* Build one RC frame as sum_rc() does, then keep only @p caplen bytes of it, as a snaplen does. */
+static void sum_rc_cut(struct roce_summary *s, uint8_t opcode, uint32_t psn, bool reply, uint64_t t,
+		       uint32_t caplen)
+{
+	struct roce_pcap_frame f = { .ts_ns = t };
+	struct roce_pkt p, q;
+	uint8_t buf[1200];
+	int len;
+
+	roce_pkt_init(&p, ROCE_KIND_ROCEV2, opcode);
+	p.psn = psn;
+	p.dqpn = reply ? 0x11 : 0x22;
+	if (reply) {
+		struct roce_ip_addr a = p.src;
+
+		p.src = p.dst;
+		p.dst = a;
+	}
+	if (roce_opcode[opcode].mask & ROCE_F_RETH)
+		p.reth.dmalen = 1024;
+	if (roce_opcode[opcode].mask & ROCE_F_PAYLOAD)
+		p.payload_len = 1024;
+	len = roce_wire_build(&p, 0, buf, sizeof(buf));
+	ck_assert_int_gt(len, (int)caplen);
+	roce_wire_parse(buf, caplen, ROCE_PARSE_CAPTURE, &q);
+	ck_assert(q.truncated);
+	f.data = buf;
+	f.caplen = caplen;
+	f.wirelen = (uint32_t)len;
+	ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
+}
+
+/*
+ * A snaplen that cuts the extended headers (IPv4's BTH ends at byte 54; -s 60 cuts a RETH, -s 56
+ * an AETH) leaves the BTH: such frames count in their flow with their PSNs, not as faults. An
+ * ACK whose AETH is cut answers the messages before its PSN (it may be a sequence NAK).
+ */
+START_TEST(summary_snaplen_cut)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	const struct roce_flow_stats *t;
+
+	ck_assert_ptr_nonnull(s);
+	for (uint32_t psn = 0; psn < 5; psn++)
+		sum_rc_cut(s, ROCE_OP_RC_RDMA_WRITE_ONLY, psn, false, 100 * psn, 60);
+	sum_rc_cut(s, ROCE_OP_RC_ACKNOWLEDGE, 4, true, 600, 56);
+	sum_rc_cut(s, ROCE_OP_RC_RDMA_WRITE_ONLY, 2, false, 700, 60);	/* a resend */
+	ck_assert_uint_eq(roce_summary_nflows(s), 2);
+	t = roce_summary_totals(s);
+	ck_assert_uint_eq(t->frames, 7);
+	ck_assert_uint_eq(t->errors, 0);
+	ck_assert_uint_eq(t->psn_gaps, 0);
+	ck_assert_uint_eq(t->retrans, 1);
+	ck_assert_uint_eq(t->open, 1);		/* PSN 4's WRITE: a NAK at 4 would not answer it */
+	ck_assert_uint_eq(t->nak[ROCE_SUM_NAK_SEQ], 0);
+	ck_assert_uint_eq(roce_summary_flow(s, 0)->psn_last, 4);
+	roce_summary_destroy(s);
+}
+END_TEST
+
 /* PFC pause time: quanta of 512 bit times at the link speed; a new frame reloads the timer. */
 START_TEST(summary_pfc_time)
 {
@@ -758,6 +818,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, summary_ce_later_hop);
 	tcase_add_test(tc, summary_nak_kinds);
 	tcase_add_test(tc, summary_filter_keeps_time);
+	tcase_add_test(tc, summary_snaplen_cut);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

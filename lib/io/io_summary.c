@@ -247,6 +247,8 @@ static uint32_t div_up(uint32_t a, uint32_t b)
 }
 
 /* Could a READ of @p len bytes span @p n PSNs at some legal path MTU? Returns that MTU or 0. */
+#define READ_LEN_UNKNOWN UINT32_MAX	/* a READ request whose RETH a snaplen cut */
+
 static uint32_t read_span_mtu(uint32_t len, uint32_t n)
 {
 	for (uint32_t mtu = PMTU_MIN; mtu <= PMTU_MAX; mtu *= 2)
@@ -271,7 +273,9 @@ static enum psn_class stream_add(struct roce_summary *s, struct flow *fl, struct
 		ps->next = psn;
 	}
 	d = roce_psn_diff(psn, ps->next);
-	if (d > 0 && ps->read_pending) {
+	if (d > 0 && ps->read_pending && ps->read_len == READ_LEN_UNKNOWN) {
+		d = 0;
+	} else if (d > 0 && ps->read_pending) {
 		/* IBA 9.7.4.1.3: a READ takes one PSN per response packet */
 		uint32_t mtu = read_span_mtu(ps->read_len,
 					     (uint32_t)roce_psn_diff(psn, ps->read_psn));
@@ -416,6 +420,22 @@ static struct flow *find_peer(struct roce_summary *s, struct flow *fl, uint32_t 
 
 /* ---- frames ---- */
 
+/* A flow's transport by an opcode of it; a CNP says none (it names the QP it throttles). */
+static const char *flow_type(uint32_t mask)
+{
+	return mask & ROCE_F_RC ? "RC" : mask & ROCE_F_UC ? "UC" : mask & ROCE_F_UD ? "UD" :
+	       mask & ROCE_F_XRC ? "XRC" : mask & ROCE_F_RD ? "RD" : "CNP";
+}
+
+/*
+ * A frame a snaplen cut inside its extended headers (dissect's capture parse): its BTH is
+ * whole, their fields unknown.
+ */
+static bool ext_cut(const struct roce_pkt *pkt)
+{
+	return pkt->err == ROCE_WERR_TRUNCATED && pkt->truncated;
+}
+
 static struct flow *flow_get(struct roce_summary *s, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct flow_key k;
@@ -448,9 +468,8 @@ static struct flow *flow_get(struct roce_summary *s, const struct roce_pkt *pkt,
 	fl->st.src = pkt->src;
 	fl->st.dst = pkt->dst;
 	fl->st.qpn = pkt->dqpn;
-	fl->st.type = mask & ROCE_F_RC ? "RC" : mask & ROCE_F_UC ? "UC" : mask & ROCE_F_UD ? "UD" :
-		      "CNP";
-	fl->track_open = (mask & ROCE_F_RC) != 0;
+	fl->st.type = flow_type(mask);
+	fl->track_open = (mask & (ROCE_F_RC | ROCE_F_XRC)) != 0;
 	*slot = ++s->nflows;
 	s->fh.used++;
 	if (ih_grow(&s->fh, s->flows, sizeof(*s->flows)) != 0)
@@ -458,13 +477,13 @@ static struct flow *flow_get(struct roce_summary *s, const struct roce_pkt *pkt,
 	return &s->flows[s->nflows - 1];
 }
 
-/* An RC/UC/UD flow found late to be RC (its first frame was a CNP) gets its ring now. */
+/* A flow first seen by a CNP gets its type from its first other frame (and RC its ring). */
 static void flow_set_type(struct flow *fl, uint32_t mask)
 {
-	if (strcmp(fl->st.type, "CNP") != 0 || !(mask & (ROCE_F_RC | ROCE_F_UC | ROCE_F_UD)))
+	if (strcmp(fl->st.type, "CNP") != 0 || (mask & ROCE_F_CNP))
 		return;
-	fl->st.type = mask & ROCE_F_RC ? "RC" : mask & ROCE_F_UC ? "UC" : "UD";
-	fl->track_open = (mask & ROCE_F_RC) != 0;
+	fl->st.type = flow_type(mask);
+	fl->track_open = (mask & (ROCE_F_RC | ROCE_F_XRC)) != 0;
 }
 
 static void account_nak(struct flow *fl, uint8_t syndrome)
@@ -504,22 +523,32 @@ static void account_nak(struct flow *fl, uint8_t syndrome)
 static void add_request(struct roce_summary *s, struct flow *fl, const struct roce_pkt *pkt,
 			uint32_t mask)
 {
-	uint32_t span = 1;
+	uint32_t span = 1, read_len = 0;
 	enum psn_class c;
 
 	if (mask & (ROCE_F_FIRST | ROCE_F_MIDDLE) && !(mask & ROCE_F_LAST) && pkt->payload_len >= PMTU_MIN)
 		s->pmtu = pkt->payload_len;	/* IBA 9.7.3: FIRST and MIDDLE carry exactly the PMTU */
-	if (pkt->opcode == ROCE_OP_RC_RDMA_READ_REQUEST)
+	if ((mask & ROCE_F_READ) && ext_cut(pkt)) {
+		span = 0;	/* its RETH was not captured: whatever it spans */
+		read_len = READ_LEN_UNKNOWN;
+	} else if ((mask & ROCE_F_READ) && pkt->reth.dmalen == 0) {
+		span = 1;	/* one empty response */
+	} else if (mask & ROCE_F_READ) {
 		span = s->pmtu != 0 ? div_up(pkt->reth.dmalen, s->pmtu) : 0;
-	/* UD: many source QPs may send to one QPN, each with its own PSNs; no gaps then */
-	c = stream_add(s, fl, &fl->req, pkt->psn, span, pkt->reth.dmalen, !(mask & ROCE_F_UD),
+		read_len = pkt->reth.dmalen;
+	}
+	/*
+	 * UD: many source QPs may send to one QPN, each with its own PSNs; RD: PSNs are an EE
+	 * context's, shared by QPs. No gaps then.
+	 */
+	c = stream_add(s, fl, &fl->req, pkt->psn, span, read_len, !(mask & (ROCE_F_UD | ROCE_F_RD)),
 		       true);
 	if (c == PSN_DUP) {
 		fl->st.retrans++;
 		return;
 	}
 	fl->st.goodput_payload += pkt->payload_len;
-	if ((mask & ROCE_F_RC) && (mask & ROCE_F_LAST)) {
+	if (fl->track_open && (mask & ROCE_F_LAST)) {
 		uint32_t n = span != 0 ? span : 1;
 
 		open_push(fl, (pkt->psn + n - 1) & ROCE_PSN_MASK);
@@ -533,7 +562,7 @@ static void add_response(struct roce_summary *s, struct flow *fl, const struct r
 	bool incl = true;
 	enum psn_class c;
 
-	if (mask & ROCE_F_AETH)
+	if ((mask & ROCE_F_AETH) && !ext_cut(pkt))
 		account_nak(fl, pkt->aeth.syndrome);
 	if (mask & ROCE_F_READ) {
 		if (mask & (ROCE_F_FIRST | ROCE_F_MIDDLE) && !(mask & ROCE_F_LAST) &&
@@ -551,7 +580,9 @@ static void add_response(struct roce_summary *s, struct flow *fl, const struct r
 		 * they widen the range but are never a gap, a retransmission, or "seen"
 		 */
 		stream_add(s, fl, &fl->resp, pkt->psn, 1, 0, false, false);
-		if (mask & ROCE_F_AETH) {
+		if (ext_cut(pkt) && !(mask & ROCE_F_ATMACK))
+			incl = false;	/* an AETH not captured: at least what came before is answered */
+		else if (mask & ROCE_F_AETH) {
 			enum roce_aeth_kind k = roce_aeth_kind(pkt->aeth.syndrome);
 
 			/* IBA 9.7.5.1.2: sequence-error and RNR NAKs answer only the PSNs before */
@@ -704,7 +735,7 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		fl->st.icrc_err++;	/* the receiver drops it: no PSN accounting */
 		return 0;
 	}
-	if (pkt->err != ROCE_WERR_OK) {
+	if (pkt->err != ROCE_WERR_OK && !ext_cut(pkt)) {
 		fl->st.errors++;
 		return 0;
 	}
