@@ -778,6 +778,33 @@ START_TEST(summary_pfc_time)
 	ck_assert_uint_eq(ps->pfc_frames[3], 2);
 	ck_assert_uint_eq(ps->pfc_frames[0], 0);
 	ck_assert_uint_eq(ps->paused_ns[3], 100000 + 5120);
+
+	/*
+	 * A second port pausing at the same time: the priority's time is the sum (past the
+	 * capture's length), so each port is listed with its own and its share of the capture
+	 */
+	p.smac[5] = 0x77;
+	p.quanta[3] = 0xffff;
+	len = roce_wire_build(&p, 0, buf, sizeof(buf));
+	roce_wire_parse(buf, (uint32_t)len, 0, &q);
+	f.ts_ns = 1000000;
+	ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
+	f.ts_ns = 1335539;	/* the capture: 335539 ns */
+	ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
+	ck_assert_uint_eq(ps->paused_ns[3], 100000 + 5120 + 2 * 335539);
+	{
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *out = open_memstream(&text, &tlen);
+
+		ck_assert_int_eq(roce_summary_print(s, out), 0);
+		fclose(out);
+		ck_assert_msg(strstr(text, "paused 0.000776 s, summed over 2 sending ports:\n"
+				    "    from 02:00:00:00:00:01: 2 frames, paused 0.000105 s (31% of "
+				    "the capture)\n    from 02:00:00:00:00:77: 2 frames, paused "
+				    "0.000671 s (100% of the capture)\n") != NULL, "%s", text);
+		free(text);
+	}
 	roce_summary_destroy(s);
 
 	errno = 0;

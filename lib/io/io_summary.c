@@ -75,7 +75,11 @@ struct flow {
 struct pause_port {
 	struct flow_key key;		/* first, as ih_find() compares it */
 	uint64_t until[9];		/* per priority; [8]: 802.3x PAUSE */
+	uint64_t frames[9];		/* its frames, per priority */
+	uint64_t paused_ns[9];		/* the time its frames paused, per priority */
 };
+
+#define PAUSE_PORTS_SHOWN 16	/* ports listed under a priority; the rest are counted */
 
 struct roce_summary {
 	uint64_t link_bps;		/* to turn quanta into time */
@@ -89,6 +93,7 @@ struct roce_summary {
 	struct roce_flow_stats totals;	/* the totals row */
 	struct roce_pause_stats pause;	/* PFC/PAUSE figures */
 	uint64_t first_ns;		/* first frame of any kind: time 0 */
+	uint64_t last_ns;		/* the latest frame */
 	bool any;			/* a frame was added */
 	uint64_t frames;		/* every frame */
 	uint64_t file_frames;		/* the file's, filtered out too (roce_summary_set_file) */
@@ -647,12 +652,15 @@ static int add_pause(struct roce_summary *s, const struct roce_pkt *pkt, uint64_
 				s->pause.paused_ns[i] -= pp->until[i] - t;
 			else
 				s->pause.pause_ns -= pp->until[i] - t;
+			pp->paused_ns[i] -= pp->until[i] - t;
 		}
 		pp->until[i] = t + dur;
 		if (i < 8)
 			s->pause.paused_ns[i] += dur;
 		else
 			s->pause.pause_ns += dur;
+		pp->frames[i]++;
+		pp->paused_ns[i] += dur;
 	}
 	return 0;
 }
@@ -685,6 +693,7 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		s->any = true;
 		s->first_ns = f->ts_ns;
 	}
+	s->last_ns = ROCE_MAX(s->last_ns, f->ts_ns);
 	s->frames++;
 	if (pkt->kind == ROCE_KIND_PFC || pkt->kind == ROCE_KIND_PAUSE) {
 		if (pkt->err != ROCE_WERR_OK) {
@@ -861,6 +870,41 @@ static void print_row(FILE *out, const struct roce_summary *s, const struct roce
 		(unsigned long long)f->open);
 }
 
+/*
+ * The end of a pause line: with one sending port, nothing more; with several, their times add
+ * up past the capture's length, so each port is listed with its share of that length.
+ */
+static void print_pause_ports(const struct roce_summary *s, FILE *out, int prio)
+{
+	double span = (double)(s->last_ns - s->first_ns);
+	uint32_t nports = 0, shown = 0;
+
+	for (uint32_t k = 0; k < s->nports; k++)
+		nports += s->ports[k].frames[prio] != 0;
+	if (nports <= 1) {
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, ", summed over %u sending ports:\n", nports);
+	for (uint32_t k = 0; k < s->nports && shown < PAUSE_PORTS_SHOWN; k++) {
+		const struct pause_port *pp = &s->ports[k];
+		const uint8_t *m = pp->key.src;
+
+		if (pp->frames[prio] == 0)
+			continue;
+		fprintf(out, "    from %02x:%02x:%02x:%02x:%02x:%02x: %llu frames, paused %.6f s",
+			m[0], m[1], m[2], m[3], m[4], m[5], (unsigned long long)pp->frames[prio],
+			(double)pp->paused_ns[prio] / 1e9);
+		if (span > 0)
+			fprintf(out, " (%.0f%% of the capture)",
+				100.0 * ROCE_MIN((double)pp->paused_ns[prio], span) / span);
+		fputc('\n', out);
+		shown++;
+	}
+	if (nports > shown)
+		fprintf(out, "    ... %u more ports\n", nports - shown);
+}
+
 int roce_summary_print(struct roce_summary *s, FILE *out)
 {
 	const struct roce_pause_stats *p = &s->pause;
@@ -916,14 +960,19 @@ int roce_summary_print(struct roce_summary *s, FILE *out)
 		any_pfc |= p->pfc_frames[i] != 0;
 	if (any_pfc || p->pause_frames != 0) {
 		fprintf(out, "pause (quanta at %.0f Gb/s):\n", (double)s->link_bps / 1e9);
-		for (int i = 0; i < 8; i++)
-			if (p->pfc_frames[i] != 0)
-				fprintf(out, "  pfc priority %d: %llu frames (%llu resume), paused %.6f s\n",
-					i, (unsigned long long)p->pfc_frames[i],
-					(unsigned long long)p->pfc_xon[i], (double)p->paused_ns[i] / 1e9);
-		if (p->pause_frames != 0)
-			fprintf(out, "  802.3x pause: %llu frames, paused %.6f s\n",
+		for (int i = 0; i < 8; i++) {
+			if (p->pfc_frames[i] == 0)
+				continue;
+			fprintf(out, "  pfc priority %d: %llu frames (%llu resume), paused %.6f s",
+				i, (unsigned long long)p->pfc_frames[i],
+				(unsigned long long)p->pfc_xon[i], (double)p->paused_ns[i] / 1e9);
+			print_pause_ports(s, out, i);
+		}
+		if (p->pause_frames != 0) {
+			fprintf(out, "  802.3x pause: %llu frames, paused %.6f s",
 				(unsigned long long)p->pause_frames, (double)p->pause_ns / 1e9);
+			print_pause_ports(s, out, 8);
+		}
 	}
 	return ferror(out) ? -EIO : 0;
 }
