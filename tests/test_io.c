@@ -180,6 +180,106 @@ START_TEST(pcap_bad_files)
 }
 END_TEST
 
+static bool have_shared(void)
+{
+	struct stat st;
+
+	return stat(SHARED_PCAP "/rxe", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * A capture of Linux's any device (tcpdump -i any: DLT_LINUX_SLL, or SLL2) reads as the
+ * Ethernet frames it was: each frame of an rxe capture, rewritten cooked by libpcap's writer,
+ * parses to the same opcode, PSN, payload and ICRC verdict, with its source MAC; a cooked
+ * header cut short is a frame that is not RoCE, not a crash.
+ */
+START_TEST(pcap_cooked)
+{
+	const int types[2] = { DLT_LINUX_SLL, DLT_LINUX_SLL2 };
+	char path[512], out[256], err[512];
+
+	if (!have_shared())
+		return;
+	snprintf(path, sizeof(path), "%s/rxe/rc_write_bw_loss_req.pcap", SHARED_PCAP);
+	for (int t = 0; t < 2; t++) {
+		bool v2 = types[t] == DLT_LINUX_SLL2;
+		struct roce_pcap_reader *a, *b;
+		struct roce_pcap_frame f, g;
+		struct roce_pkt p, q;
+		pcap_t *dead = pcap_open_dead(types[t], 65535);
+		pcap_dumper_t *d;
+		uint64_t n = 0;
+		uint8_t c[2048];
+
+		tmp_path(out, sizeof(out), v2 ? "sll2.pcap" : "sll.pcap");
+		d = pcap_dump_open(dead, out);
+		ck_assert_ptr_nonnull(d);
+		a = roce_pcap_open(path, NULL, err, sizeof(err));
+		ck_assert_msg(a != NULL, "%s", err);
+		while (roce_pcap_next(a, &f) == 1) {
+			struct pcap_pkthdr h = { .caplen = f.caplen + (v2 ? 6 : 2),
+						 .len = f.wirelen + (v2 ? 6 : 2) };
+			uint32_t hdr = v2 ? 20 : 16;
+
+			ck_assert_uint_le(f.caplen + 6, sizeof(c));
+			memset(c, 0, hdr);
+			if (v2) {
+				memcpy(c, f.data + 12, 2);	/* protocol */
+				c[9] = 1;			/* ARPHRD_ETHER */
+				c[11] = 6;
+				memcpy(c + 12, f.data + 6, 6);
+			} else {
+				c[3] = 1;
+				c[5] = 6;
+				memcpy(c + 6, f.data + 6, 6);
+				memcpy(c + 14, f.data + 12, 2);
+			}
+			memcpy(c + hdr, f.data + 14, f.caplen - 14);
+			pcap_dump((u_char *)d, &h, c);
+		}
+		/* a last frame shorter than the cooked header */
+		{
+			struct pcap_pkthdr h = { .caplen = 10, .len = 10 };
+
+			pcap_dump((u_char *)d, &h, c);
+		}
+		pcap_dump_close(d);
+		pcap_close(dead);
+		roce_pcap_close(a);
+
+		a = roce_pcap_open(path, NULL, err, sizeof(err));
+		b = roce_pcap_open(out, NULL, err, sizeof(err));
+		ck_assert_msg(b != NULL, "%s", err);
+		ck_assert_int_eq(roce_pcap_linktype(b), DLT_EN10MB);
+		while (roce_pcap_next(a, &f) == 1) {
+			ck_assert_int_eq(roce_pcap_next(b, &g), 1);
+			ck_assert_uint_eq(g.caplen, f.caplen);
+			ck_assert_uint_eq(g.wirelen, f.wirelen);
+			ck_assert_mem_eq(g.data + 6, f.data + 6, f.caplen - 6);	/* all but dst */
+			roce_wire_parse(f.data, f.caplen, 0, &p);
+			roce_wire_parse(g.data, g.caplen, 0, &q);
+			ck_assert_int_eq(q.err, p.err);
+			ck_assert_int_eq(q.kind, p.kind);
+			if (p.bth_off != 0) {
+				ck_assert_uint_eq(q.opcode, p.opcode);
+				ck_assert_uint_eq(q.psn, p.psn);
+				ck_assert_uint_eq(q.payload_len, p.payload_len);
+				ck_assert_int_eq(q.icrc_ok, p.icrc_ok);
+				n++;
+			}
+		}
+		ck_assert_uint_eq(n, 251);	/* the capture's RoCE frames */
+		ck_assert_int_eq(roce_pcap_next(b, &g), 1);	/* the short one */
+		ck_assert_uint_eq(g.caplen, 14);
+		roce_wire_parse(g.data, g.caplen, 0, &q);
+		ck_assert_int_ne(q.kind, ROCE_KIND_ROCEV2);
+		ck_assert_int_eq(roce_pcap_next(b, &g), 0);
+		roce_pcap_close(a);
+		roce_pcap_close(b);
+	}
+}
+END_TEST
+
 /* A frame split over three chained mbufs is written as one frame. */
 START_TEST(pcap_mbuf_chain)
 {
@@ -320,13 +420,6 @@ START_TEST(jsonl_known_frames)
 END_TEST
 
 /* ---- summary ---- */
-
-static bool have_shared(void)
-{
-	struct stat st;
-
-	return stat(SHARED_PCAP "/rxe", &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* Summarise one shared capture, optionally through a BPF filter. */
 static struct roce_summary *summarise(const char *file, const char *bpf)
@@ -825,6 +918,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, pcap_truncated_after_good_frames);
 	tcase_add_test(tc, pcap_bad_files);
 	tcase_add_test(tc, pcap_mbuf_chain);
+	tcase_add_test(tc, pcap_cooked);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jsonl");

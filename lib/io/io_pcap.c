@@ -18,12 +18,16 @@
  */
 #define READ_BUF_SIZE (1u << 18)
 #define ERR_LEN 512
+#define ETH_HDR_LEN 14		/* destination, source, Ethertype */
 
 struct roce_pcap_reader {
 	pcap_t *p;			/* libpcap's handle, nanosecond precision */
 	struct bpf_program prog;	/* compiled filter, valid if has_prog */
 	bool has_prog;			/* a filter was given */
-	int linktype;			/* DLT_* of the file */
+	int linktype;			/* DLT_* of the frames returned */
+	int cooked;			/* DLT_LINUX_SLL(2) of a file read as Ethernet, or 0 */
+	uint8_t *eth;			/* a cooked frame as Ethernet */
+	size_t eth_cap;
 	int sticky;			/* once the file broke, every read returns this */
 	uint64_t n;			/* frames read so far, before filtering */
 	uint64_t first_ns;		/* the first one's timestamp */
@@ -122,6 +126,10 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 		goto err_free;
 	}
 	r->linktype = pcap_datalink(r->p);
+	if (r->linktype == DLT_LINUX_SLL || r->linktype == DLT_LINUX_SLL2) {
+		r->cooked = r->linktype;	/* tcpdump -i any: read as Ethernet (cooked()) */
+		r->linktype = DLT_EN10MB;
+	}
 	if (bpf != NULL && bpf[0] != '\0') {
 		if (pcap_compile(r->p, &r->prog, bpf, 1, PCAP_NETMASK_UNKNOWN) != 0) {
 			set_err(err, errlen, "%s: bad filter '%s': %s", r->path, bpf,
@@ -146,6 +154,42 @@ err_free:
 	free(r);
 	errno = e;
 	return NULL;
+}
+
+/*
+ * A "cooked" frame of Linux's any device (DLT_LINUX_SLL: 16 bytes before the network layer,
+ * DLT_LINUX_SLL2: 20) as an Ethernet frame, as Wireshark shows the layers above it: the source
+ * address the capture kept (the sender's MAC for Ethernet devices), a destination it did not
+ * keep (zero), and the protocol as the Ethertype. @return 0, or -ENOMEM
+ */
+static int cooked(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
+{
+	bool v2 = r->cooked == DLT_LINUX_SLL2;
+	uint32_t hdr = v2 ? 20 : 16, body = f->caplen > hdr ? f->caplen - hdr : 0;
+	const uint8_t *c = f->data;
+	uint8_t halen;
+
+	if (r->eth_cap < (size_t)body + ETH_HDR_LEN) {
+		size_t cap = ROCE_MAX((size_t)body + ETH_HDR_LEN, 2 * r->eth_cap);
+		uint8_t *n = realloc(r->eth, cap);
+
+		if (n == NULL)
+			return -ENOMEM;
+		r->eth = n;
+		r->eth_cap = cap;
+	}
+	memset(r->eth, 0, ETH_HDR_LEN);	/* too short a header: Ethertype 0, not RoCE */
+	if (f->caplen >= hdr) {
+		halen = v2 ? c[11] : c[5];
+		if (halen == 6)
+			memcpy(r->eth + 6, c + (v2 ? 12 : 6), 6);
+		memcpy(r->eth + 12, c + (v2 ? 0 : 14), 2);
+		memcpy(r->eth + ETH_HDR_LEN, c + hdr, body);
+	}
+	f->data = r->eth;
+	f->caplen = body + ETH_HDR_LEN;
+	f->wirelen = (f->wirelen > hdr ? f->wirelen - hdr : 0) + ETH_HDR_LEN;
+	return 0;
 }
 
 int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
@@ -175,6 +219,12 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 		f->caplen = h->caplen;
 		f->wirelen = h->len;
 		f->data = data;
+		if (r->cooked != 0 && cooked(r, f) != 0) {
+			snprintf(r->err, sizeof(r->err), "%s: frame %llu: out of memory", r->path,
+				 (unsigned long long)r->n);
+			r->sticky = -ENOMEM;
+			return r->sticky;
+		}
 		return 1;
 	}
 }
@@ -202,6 +252,7 @@ void roce_pcap_close(struct roce_pcap_reader *r)
 	if (r->has_prog)
 		pcap_freecode(&r->prog);
 	pcap_close(r->p);
+	free(r->eth);
 	free(r);
 }
 
