@@ -842,6 +842,47 @@ START_TEST(summary_snaplen_cut)
 }
 END_TEST
 
+/* The printed summary of @p s, to be freed. */
+static char *print_text(struct roce_summary *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(roce_summary_print(s, out), 0);
+	fclose(out);
+	return text;
+}
+
+/*
+ * A flow that stops with messages unanswered while the capture goes on (here 5 ms more of
+ * another flow) is called stalled; the same silence in a capture under 1 ms is not.
+ */
+START_TEST(summary_stalled)
+{
+	for (int k = 0; k < 2; k++) {
+		uint64_t end = k == 0 ? 5000000 : 900000;
+		struct roce_summary *s = roce_summary_create(100000000000ull);
+		char *text;
+
+		for (uint32_t psn = 0; psn < 3; psn++)
+			sum_rc(s, ROCE_OP_RC_RDMA_WRITE_ONLY, psn, false, 100 * psn);
+		for (uint64_t t = 1000; t <= end; t += end / 8)
+			sum_rc(s, ROCE_OP_RC_SEND_ONLY, (uint32_t)(t / 1000), true, t);
+		text = print_text(s);
+		if (k == 0)
+			ck_assert_msg(strstr(text, "\nstalled: 1 flow with unanswered messages fell "
+					    "silent for the second half of the capture (the longest "
+					    "for its last 0.004376 s;") != NULL, "%s", text);
+		else
+			ck_assert_msg(strstr(text, "stalled") == NULL, "%s", text);
+		free(text);
+		roce_summary_destroy(s);
+	}
+}
+END_TEST
+
 /* PFC pause time: quanta of 512 bit times at the link speed; a new frame reloads the timer. */
 START_TEST(summary_pfc_time)
 {
@@ -886,12 +927,8 @@ START_TEST(summary_pfc_time)
 	ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
 	ck_assert_uint_eq(ps->paused_ns[3], 100000 + 5120 + 2 * 335539);
 	{
-		char *text = NULL;
-		size_t tlen = 0;
-		FILE *out = open_memstream(&text, &tlen);
+		char *text = print_text(s);
 
-		ck_assert_int_eq(roce_summary_print(s, out), 0);
-		fclose(out);
 		ck_assert_msg(strstr(text, "paused 0.000776 s, summed over 2 sending ports:\n"
 				    "    from 02:00:00:00:00:01: 2 frames, paused 0.000105 s (31% of "
 				    "the capture)\n    from 02:00:00:00:00:77: 2 frames, paused "
@@ -940,6 +977,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, summary_nak_kinds);
 	tcase_add_test(tc, summary_filter_keeps_time);
 	tcase_add_test(tc, summary_snaplen_cut);
+	tcase_add_test(tc, summary_stalled);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "test_io: %s not found: shared capture cases skipped\n", SHARED_PCAP);

@@ -905,6 +905,35 @@ static void print_pause_ports(const struct roce_summary *s, FILE *out, int prio)
 		fprintf(out, "    ... %u more ports\n", nports - shown);
 }
 
+#define STALL_MIN_NS 1000000	/* shorter silences are a capture's ordinary gaps */
+
+/*
+ * Flows that went quiet with messages unanswered, for the second half of the capture and at
+ * least STALL_MIN_NS: goodput_M is their rate while they ran, so say that they stopped. A
+ * deadlock, a dead path or a peer gone looks like this; a capture that just ends mid-transfer
+ * does not (its flows send to the end), nor one retrying (it resends).
+ */
+static void print_stalled(struct roce_summary *s, FILE *out)
+{
+	uint64_t span = s->last_ns - s->first_ns, idle = 0;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		const struct roce_flow_stats *f = roce_summary_flow(s, i);
+
+		if (f->open == 0 || f->frames == 0 || s->last_ns - f->last_ns < span / 2 ||
+		    s->last_ns - f->last_ns < STALL_MIN_NS)
+			continue;
+		n++;
+		idle = ROCE_MAX(idle, s->last_ns - f->last_ns);
+	}
+	if (n != 0)
+		fprintf(out, "stalled: %u flow%s with unanswered messages fell silent for the second "
+			"half of the capture (the longest for its last %.6f s; goodput_M is the rate "
+			"while running): a PFC deadlock, a dead path or a peer gone looks like this\n",
+			n, n == 1 ? "" : "s", (double)idle / 1e9);
+}
+
 int roce_summary_print(struct roce_summary *s, FILE *out)
 {
 	const struct roce_pause_stats *p = &s->pause;
@@ -949,6 +978,7 @@ int roce_summary_print(struct roce_summary *s, FILE *out)
 		(unsigned long long)s->pfc_frames,
 		(unsigned long long)p->pause_frames, (unsigned long long)s->other_frames,
 		(unsigned long long)s->bad_frames, (unsigned long long)t->errors);
+	print_stalled(s, out);
 	if (t->nak[ROCE_SUM_NAK_RSVD] != 0)
 		fprintf(out, "AETHs with a reserved syndrome (0x40-0x5f, NAK codes 0x65-0x7f): %llu\n",
 			(unsigned long long)t->nak[ROCE_SUM_NAK_RSVD]);
