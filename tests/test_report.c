@@ -451,6 +451,71 @@ START_TEST(chart_marks)
 }
 END_TEST
 
+/* The baseline y of the mark label @p label in @p svg. */
+static double mark_label_y(const char *svg, const char *label)
+{
+	char needle[128];
+	const char *p;
+	double y;
+
+	snprintf(needle, sizeof(needle), "class=\"marklabel\">%s<", label);
+	p = strstr(svg, needle);
+	ck_assert_msg(p != NULL, "no mark label %s", label);
+	while (p > svg && strncmp(p, "<text", 5) != 0)
+		p--;
+	ck_assert_int_eq(sscanf(p, "<text x=\"%*[^\"]\" y=\"%lf", &y), 1);
+	return y;
+}
+
+/*
+ * A mark's label stays off the data: at the top right of its line where the data runs low
+ * there, left of it where the data fills the top right after the mark (a queue filling after a
+ * link slowed), at the bottom where the data fills the top rows on both sides.
+ */
+START_TEST(chart_mark_labels_clear_data)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_STEP, "t", "time (us)", "KB");
+	struct roce_chart *full = roce_chart_create(ROCE_CHART_LINE, "t", "time (us)", "KB");
+	struct capture cap;
+	const char *svg, *p;
+	double x0, x1, l, r, y0, y1, b, t, y, qx[101], qy[101];
+
+	ck_assert_int_eq(roce_chart_series(c, "q", (const double[]){ 0, 500, 510, 1000 },
+					   (const double[]){ 0, 0, 400, 400 }, 4), 0);
+	ck_assert_int_eq(roce_chart_mark(c, 100, "early"), 0);
+	ck_assert_int_eq(roce_chart_mark(c, 500, "link to 40G"), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	p = strstr(svg, "data-x=\"");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, "data-x=\"%lf %lf %lf %lf\" data-y=\"%lf %lf %lf %lf", &x0, &x1,
+				&l, &r, &y0, &y1, &b, &t), 8);
+	y = mark_label_y(svg, "early");
+	ck_assert_msg(y < t + 20, "'early' at y %g, plot %g..%g: not at the top", y, t, b);
+	ck_assert_ptr_null(strstr(svg, "text-anchor=\"end\" class=\"marklabel\">early<"));
+	y = mark_label_y(svg, "link to 40G");
+	ck_assert_msg(y < t + 20, "'link to 40G' at y %g, plot %g..%g: not at the top", y, t, b);
+	ck_assert_ptr_nonnull(strstr(svg, "text-anchor=\"end\" class=\"marklabel\">link to 40G<"));
+	free(cap.buf);
+	roce_chart_destroy(c);
+
+	for (int i = 0; i <= 100; i++) {	/* between 300 and 400, the whole run */
+		qx[i] = 10 * i;
+		qy[i] = i % 2 ? 300 : 400;
+	}
+	ck_assert_int_eq(roce_chart_series(full, "q", qx, qy, 101), 0);
+	ck_assert_int_eq(roce_chart_mark(full, 500, "link to 40G"), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(full, cap.f), 0);
+	svg = cap_close(&cap);
+	y = mark_label_y(svg, "link to 40G");
+	ck_assert_msg(y > b - 20, "'link to 40G' at y %g, plot %g..%g: not at the bottom", y, t, b);
+	free(cap.buf);
+	roce_chart_destroy(full);
+}
+END_TEST
+
 /* ---- tables ---- */
 
 static struct roce_table *sample_table(void)
@@ -695,6 +760,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_escapes_text);
 	tcase_add_test(tc, chart_palette_and_legend);
 	tcase_add_test(tc, chart_marks);
+	tcase_add_test(tc, chart_mark_labels_clear_data);
 	tcase_add_test(tc, chart_xlog);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tables");

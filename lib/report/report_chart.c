@@ -993,23 +993,58 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 #define MARK_ROWS 3		/* label rows that marks close together take in turn */
 
 /*
- * The chart's marks: dashed lines, labels at the top of the plot. A label goes on the first
- * row where it does not overlap the label before it; a label that would run past the plot's
- * right edge ends at the line instead.
+ * Whether a line/step series passes through the box [x0, x1] x [y0, y1] (pixels): each
+ * segment counts as its bounding box, which holds a step's corner and a line's slope.
+ */
+static bool data_in_box(const struct roce_chart *c, const struct frame *fr, double x0, double x1,
+			double y0, double y1)
+{
+	for (size_t s = 0; s < c->nseries; s++) {
+		const struct chart_series *se = &c->series[s];
+		double ax = NAN, ay = NAN;
+
+		for (size_t i = 0; i < se->n; i++) {
+			double bx = px(fr, se->x[i]), by;
+
+			by = ROCE_MAX(fr->t, ROCE_MIN(fr->b, py(fr, se->y[i])));	/* clipped */
+			if (!isfinite(bx) || !isfinite(by)) {
+				ax = ay = NAN;
+				continue;
+			}
+			if (isnan(ax)) {
+				ax = bx;
+				ay = by;
+			}
+			if (ROCE_MAX(ax, bx) >= x0 && ROCE_MIN(ax, bx) <= x1 &&
+			    ROCE_MAX(ay, by) >= y0 && ROCE_MIN(ay, by) <= y1)
+				return true;
+			ax = bx;
+			ay = by;
+		}
+	}
+	return false;
+}
+
+/*
+ * The chart's marks: dashed lines, each label in a row at the top of the plot or, where the
+ * data runs along the top there (a queue that fills after a link slows), at its bottom; right
+ * of its line or else left of it. It takes the first place, top before bottom, where it crosses
+ * neither the data nor the label before it in that row. When there is none, the top row that
+ * clears the labels, right of the line unless that runs past the plot's right edge.
  */
 static void marks(FILE *f, const struct roce_chart *c, const struct frame *fr)
 {
-	double end[MARK_ROWS];
+	double end[2][MARK_ROWS];	/* [top, bottom][row]: right end of the last label there */
 
 	for (int i = 0; i < MARK_ROWS; i++)
-		end[i] = -INFINITY;
+		end[0][i] = end[1][i] = -INFINITY;
 	for (size_t i = 0; i < c->nmarks; i++) {
 		const struct chart_mark *m = &c->marks[i];
 		char buf[4 * LEGEND_MAX + 4];
 		const char *label = clip(m->label, LEGEND_MAX, buf, sizeof(buf));
-		double x, w = text_w(label) * 0.85, lx;
-		bool left;
-		int row = 0;
+		double x, w = text_w(label) * 0.85, lx = 0, ly = 0;
+		bool left = false;
+		int row = -1, side = 0;
 
 		if (!isfinite(m->x) || m->x < fr->xt.lo || m->x > fr->xt.hi)
 			continue;
@@ -1030,12 +1065,32 @@ static void marks(FILE *f, const struct roce_chart *c, const struct frame *fr)
 		put_num(f, fr->b);
 		fputs("\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>\n", f);
 		if (label[0]) {
-			left = x + 4 + w > fr->r;
-			lx = left ? x - 4 - w : x + 4;
-			while (row < MARK_ROWS - 1 && lx < end[row] + 6)
-				row++;
-			end[row] = lx + w;
-			text_at(f, left ? x - 4 : x + 4, fr->t + 14 + 15 * row,
+			for (int r = 0; r < MARK_ROWS && row < 0; r++)
+				for (int sd = 0; sd < 2 && row < 0; sd++)
+					for (int lf = 0; lf < 2 && row < 0; lf++) {
+						/* baseline; the glyphs reach 11 px above it, 3 below */
+						double y = sd == 0 ? fr->t + 14 + 15 * r :
+							   fr->b - 6 - 15 * r;
+
+						lx = lf ? x - 4 - w : x + 4;
+						if (lx < fr->l || lx + w > fr->r || lx < end[sd][r] + 6 ||
+						    data_in_box(c, fr, lx - 2, lx + w + 2, y - 12, y + 4))
+							continue;
+						row = r;
+						side = sd;
+						left = lf;
+						ly = y;
+					}
+			if (row < 0) {	/* data everywhere: clear the labels at least */
+				left = x + 4 + w > fr->r;
+				lx = left ? x - 4 - w : x + 4;
+				row = 0;
+				while (row < MARK_ROWS - 1 && lx < end[0][row] + 6)
+					row++;
+				ly = fr->t + 14 + 15 * row;
+			}
+			end[side][row] = lx + w;
+			text_at(f, left ? x - 4 : x + 4, ly,
 				left ? "text-anchor=\"end\" class=\"marklabel\"" :
 				"class=\"marklabel\"", label);
 		}
