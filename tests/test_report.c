@@ -372,14 +372,14 @@ END_TEST
 START_TEST(chart_palette_and_legend)
 {
 	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "t", NULL, NULL);
-	const double y[] = { 1, 2, 3 };
 	struct capture cap;
 	const char *svg;
 	char name[16];
 
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < 9; i++) {	/* apart, so none is drawn under another */
 		snprintf(name, sizeof(name), "flow %d", i);
-		ck_assert_int_eq(roce_chart_series(c, name, NULL, y, 3), 0);
+		ck_assert_int_eq(roce_chart_series(c, name, NULL,
+						   (const double[]){ 1 + i, 2 + i, 3 + i }, 3), 0);
 	}
 	cap_open(&cap);
 	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
@@ -393,6 +393,38 @@ START_TEST(chart_palette_and_legend)
 		snprintf(name, sizeof(name), ">flow %d<", i);
 		ck_assert_ptr_nonnull(strstr(svg, name));	/* in the legend */
 	}
+	free(cap.buf);
+	roce_chart_destroy(c);
+}
+END_TEST
+
+/*
+ * A line drawn over another along its whole length hides it: the hidden one's legend entry
+ * names the line on top (the last drawn of those it matches). A line that parts from the
+ * others anywhere, by more than a line's width, keeps its plain name.
+ */
+START_TEST(chart_legend_names_hidden_lines)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_STEP, "t", "time (us)", "KB");
+	const double x[] = { 0, 20, 40, 60 };
+	struct capture cap;
+	const char *svg;
+
+	ck_assert_int_eq(roce_chart_series(c, "sw0 p0", x, (const double[]){ 0, 3400, 3400, 3400 },
+					   4), 0);
+	ck_assert_int_eq(roce_chart_series(c, "sw1 p1", x, (const double[]){ 0, 3400, 3400, 3401 },
+					   4), 0);
+	ck_assert_int_eq(roce_chart_series(c, "sw2 p1", x, (const double[]){ 0, 3400, 3400, 3400 },
+					   4), 0);
+	ck_assert_int_eq(roce_chart_series(c, "h0", x, (const double[]){ 0, 3000, 3400, 3400 }, 4),
+			 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(svg, ">sw0 p0 (under sw2 p1)<"));
+	ck_assert_ptr_nonnull(strstr(svg, ">sw1 p1 (under sw2 p1)<"));
+	ck_assert_ptr_nonnull(strstr(svg, ">sw2 p1<"));
+	ck_assert_ptr_nonnull(strstr(svg, ">h0<"));
 	free(cap.buf);
 	roce_chart_destroy(c);
 }
@@ -759,6 +791,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_no_data);
 	tcase_add_test(tc, chart_escapes_text);
 	tcase_add_test(tc, chart_palette_and_legend);
+	tcase_add_test(tc, chart_legend_names_hidden_lines);
 	tcase_add_test(tc, chart_marks);
 	tcase_add_test(tc, chart_mark_labels_clear_data);
 	tcase_add_test(tc, chart_xlog);

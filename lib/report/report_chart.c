@@ -540,16 +540,72 @@ static void text_at(FILE *f, double x, double y, const char *attrs, const char *
 #define LEGEND_MAX 48		/* characters of a series name in the legend */
 #define TITLE_MAX 58		/* characters of the title that fit the width */
 
+/*
+ * The series drawn last over series @p i along its whole length, or -1: within 0.6% of the y
+ * axis's span (about a line's width) at the same x at every point. A line drawn exactly under
+ * another cannot be seen, so its legend entry says so, or the legend lies.
+ */
+static long drawn_under(const struct roce_chart *c, size_t i)
+{
+	const struct chart_series *a = &c->series[i];
+	double lo = INFINITY, hi = -INFINITY, tol;
+
+	if (c->kind == ROCE_CHART_BAR || a->n == 0)
+		return -1;
+	for (size_t s = 0; s < c->nseries; s++)
+		for (size_t k = 0; k < c->series[s].n; k++)
+			if (isfinite(c->series[s].y[k])) {
+				lo = ROCE_MIN(lo, c->series[s].y[k]);
+				hi = ROCE_MAX(hi, c->series[s].y[k]);
+			}
+	if (c->yfixed && !c->ylog) {
+		lo = c->ymin;
+		hi = c->ymax;
+	} else if (!c->ylog) {	/* the axis holds 0 */
+		lo = ROCE_MIN(lo, 0);
+		hi = ROCE_MAX(hi, 0);
+	}
+	tol = 0.006 * ROCE_MAX(hi - lo, c->ylog ? 1 : 1e-300);
+	for (size_t j = c->nseries; j-- > i + 1;) {
+		const struct chart_series *b = &c->series[j];
+		bool same = b->n == a->n;
+
+		for (size_t k = 0; same && k < a->n; k++) {
+			bool fa = isfinite(a->y[k]) && isfinite(a->x[k]);
+			bool fb = isfinite(b->y[k]) && isfinite(b->x[k]);
+
+			same = fa == fb && (!fa || (a->x[k] == b->x[k] &&
+						    fabs(a->y[k] - b->y[k]) <= tol));
+		}
+		if (same)
+			return (long)j;
+	}
+	return -1;
+}
+
+/* The legend entry of series @p i, clipped: its name, and the series it is drawn under. */
+static const char *legend_name(const struct roce_chart *c, size_t i, char *out, size_t size)
+{
+	long j = drawn_under(c, i);
+	char a[4 * LEGEND_MAX + 4], b[4 * LEGEND_MAX + 4];
+
+	if (j < 0)
+		return clip(c->series[i].name, LEGEND_MAX, out, size);
+	snprintf(out, size, "%s (under %s)", clip(c->series[i].name, LEGEND_MAX / 2, a, sizeof(a)),
+		 clip(c->series[j].name, LEGEND_MAX / 2, b, sizeof(b)));
+	return out;
+}
+
 /* Lay out legend rows from x = 16; returns the number of rows. */
 static int legend_rows(const struct roce_chart *c, double width)
 {
 	double x = 16;
 	int rows = 1;
 
-	char buf[4 * LEGEND_MAX + 4];
+	char buf[8 * LEGEND_MAX + 32];
 
 	for (size_t i = 0; i < c->nseries; i++) {
-		double w = 24 + text_w(clip(c->series[i].name, LEGEND_MAX, buf, sizeof(buf))) + 16;
+		double w = 24 + text_w(legend_name(c, i, buf, sizeof(buf))) + 16;
 
 		if (x + w > width - 16 && x > 16) {
 			rows++;
@@ -570,8 +626,8 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 	fputs("<g class=\"legend\">\n", f);
 	for (size_t i = 0; i < c->nseries; i++) {
 		const char *col = report_palette[i % ROCE_DIM(report_palette)];
-		char buf[4 * LEGEND_MAX + 4];
-		const char *name = clip(c->series[i].name, LEGEND_MAX, buf, sizeof(buf));
+		char buf[8 * LEGEND_MAX + 32];
+		const char *name = legend_name(c, i, buf, sizeof(buf));
 		double w = 24 + text_w(name) + 16;
 
 		if (x + w > fr->w - 16 && x > 16) {
