@@ -3,7 +3,8 @@
 
 Checks, with parsers rocelab does not share: each LESSON.html and each *.svg parses with
 xml.etree; each page holds an inline <svg> and a <table>; the encapsulation picture names every
-layer the table does; index.html links every lesson's page and nothing else; and a second run
+layer the table does; a verbs bar's value is a figure of its table, as printed there;
+index.html links every lesson's page and nothing else; and a second run
 writes the same bytes (the lessons are deterministic).
 
 Usage: diff_learn_pages.py PATH/TO/rocelab      (exit 0 all good, 1 a check failed)
@@ -53,6 +54,12 @@ def main():
         pages = {n for n in first if n.endswith(".html") and n != "index.html"}
         if links != pages:
             failures.append("index.html links %s, the pages are %s" % (sorted(links), sorted(pages)))
+    if "verbs.html" in first:
+        page = ET.fromstring(first["verbs.html"])
+        cells = {(td.text or "").strip() for td in page.iter("{http://www.w3.org/1999/xhtml}td")}
+        for t in page.iter(SVG + "text"):
+            if t.get("class") == "value" and t.text not in cells:
+                failures.append("verbs.html: a bar says %s, its table does not" % t.text)
     layers = ET.fromstring(first["encap-layers.svg"])
     titles = {t.text.split(":")[0] for t in layers.iter(SVG + "title") if t.text}
     for want in ["LRH", "GRH", "IPv4", "IPv6", "UDP", "BTH", "RETH", "ICRC", "VCRC", "FCS",

@@ -165,6 +165,9 @@ static int run_verbs(const struct roce_learn_conf *conf, struct roce_report *rep
 
 	roce_report_row(rep);
 	for (int k = 0; k < 2; k++) {
+		/* the bars carry the table's figures: 0.519 beside a table's 0.52 reads as faster */
+		for (int v = 0; v < 3; v++)
+			lat[k][v] = round(lat[k][v] * 100) / 100;
 		c = roce_chart_create(ROCE_CHART_BAR, k == 0 ? "Latency, 64-byte messages" :
 							      "Latency, 64 KiB messages",
 				      NULL, "typical latency (us)");
