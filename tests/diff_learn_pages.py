@@ -3,7 +3,8 @@
 
 Checks, with parsers rocelab does not share: each LESSON.html and each *.svg parses with
 xml.etree; each page holds an inline <svg> and a <table>; the encapsulation picture names every
-layer the table does; a verbs bar's value is a figure of its table, as printed there;
+layer the table does; a verbs bar's value is a figure of its table, as printed there; the loss table names
+each loss rate as the charts' categories do, and gives no resends-per-loss without a loss;
 index.html links every lesson's page and nothing else; and a second run
 writes the same bytes (the lessons are deterministic).
 
@@ -60,6 +61,17 @@ def main():
         for t in page.iter(SVG + "text"):
             if t.get("class") == "value" and t.text not in cells:
                 failures.append("verbs.html: a bar says %s, its table does not" % t.text)
+    if "loss.html" in first:
+        page = ET.fromstring(first["loss.html"])
+        ticks = {t.text for t in page.iter(SVG + "text") if t.get("class") == "tick"}
+        for tr in page.iter("{http://www.w3.org/1999/xhtml}tr"):
+            row = [(td.text or "").strip() for td in tr.iter("{http://www.w3.org/1999/xhtml}td")]
+            if not row:
+                continue
+            if row[0] not in ticks:
+                failures.append("loss.html: loss rate %s is no category of the charts" % row[0])
+            if row[3] == "0" and row[5] != "-":
+                failures.append("loss.html: %s resent per loss with nothing lost" % row[5])
     layers = ET.fromstring(first["encap-layers.svg"])
     titles = {t.text.split(":")[0] for t in layers.iter(SVG + "title") if t.text}
     for want in ["LRH", "GRH", "IPv4", "IPv6", "UDP", "BTH", "RETH", "ICRC", "VCRC", "FCS",

@@ -362,11 +362,15 @@ static int run_loss(const struct roce_learn_conf *conf, struct roce_report *rep,
 		for (size_t d = 0; d < ROCE_DIM(delay); d++) {
 			const struct roce_learn_point *p = &pts[d][i];
 
-			learn_row(t, "%g\t%.1f us\t%.2f\t%" PRIu64 "\t%" PRIu64 "\t%.1f\t%" PRIu64
-				  "\t%.0f%%", loss[i], delay[d] / 1e3, p->gbps, p->lost,
-				  p->retransmits,
-				  p->lost ? (double)p->retransmits / (double)p->lost : 0.0,
-				  p->timeouts,
+			char per[32] = "-";	/* nothing lost: no ratio, as the chart has no bar */
+
+			if (p->lost)
+				snprintf(per, sizeof(per), "%.1f",
+					 (double)p->retransmits / (double)p->lost);
+			/* the loss rate named as on the charts: 1e-4, not 0.0001 */
+			learn_row(t, "%s\t%.1f us\t%.2f\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRIu64
+				  "\t%.0f%%", cats[i], delay[d] / 1e3, p->gbps, p->lost,
+				  p->retransmits, per, p->timeouts,
 				  ROCE_MIN(100.0, 100.0 * (double)p->timeouts * timeout / vsec));
 		}
 	learn_table(conf, rep, t);
