@@ -4,7 +4,8 @@
 Checks, with parsers rocelab does not share: each LESSON.html and each *.svg parses with
 xml.etree; each page holds an inline <svg> and a <table>; the encapsulation picture names every
 layer the table does; a verbs bar's value is a figure of its table, as printed there; the loss table names
-each loss rate as the charts' categories do, and gives no resends-per-loss without a loss;
+each loss rate as the charts' categories do, and gives no resends-per-loss without a loss; no cell reads "0.0" (a figure rounded
+away, or a zero dressed as a measurement);
 index.html links every lesson's page and nothing else; and a second run
 writes the same bytes (the lessons are deterministic).
 
@@ -55,6 +56,11 @@ def main():
         pages = {n for n in first if n.endswith(".html") and n != "index.html"}
         if links != pages:
             failures.append("index.html links %s, the pages are %s" % (sorted(links), sorted(pages)))
+    for name, data in first.items():
+        if name.endswith(".html"):
+            for td in ET.fromstring(data).iter("{http://www.w3.org/1999/xhtml}td"):
+                if (td.text or "").strip() in ("0.0", "0.00"):
+                    failures.append("%s: a cell reads %s" % (name, td.text.strip()))
     if "verbs.html" in first:
         page = ET.fromstring(first["verbs.html"])
         cells = {(td.text or "").strip() for td in page.iter("{http://www.w3.org/1999/xhtml}td")}

@@ -170,6 +170,16 @@ static char *paths_svg(void)
 	return s;
 }
 
+/*
+ * A rate for the table: one decimal from 1 Gb/s up, two significant digits below, so that
+ * 8 bytes staged through host memory read 0.0061 Gb/s, not a "0.0" that says nothing moved.
+ */
+static const char *gbps_cell(double v, char *buf, size_t size)
+{
+	snprintf(buf, size, v >= 1 ? "%.1f" : "%.2g", v);
+	return buf;
+}
+
 static int run_gpudirect(const struct roce_learn_conf *conf, struct roce_report *rep, char *err,
 			 size_t errlen)
 {
@@ -230,9 +240,13 @@ static int run_gpudirect(const struct roce_learn_conf *conf, struct roce_report 
 	for (size_t i = 0; i < n; i++) {
 		const struct roce_learn_gpu_point *p = &pts[i];
 
-		learn_row(t, "%u\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f", p->size, p->rdma_lat_us,
-			  p->copy_us, p->staged_lat_us, p->gdr_lat_us, p->staged_gbps,
-			  p->pipelined_gbps, p->gdr_gbps);
+		char g[3][32];
+
+		learn_row(t, "%u\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%s", p->size, p->rdma_lat_us,
+			  p->copy_us, p->staged_lat_us, p->gdr_lat_us,
+			  gbps_cell(p->staged_gbps, g[0], sizeof(g[0])),
+			  gbps_cell(p->pipelined_gbps, g[1], sizeof(g[1])),
+			  gbps_cell(p->gdr_gbps, g[2], sizeof(g[2])));
 		x[i] = p->size;
 		y[0][i] = p->staged_lat_us;
 		y[1][i] = p->gdr_lat_us;
