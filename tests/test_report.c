@@ -433,12 +433,12 @@ END_TEST
 /*
  * Marks: a dashed line where x falls (on the plot's pixel scale), its label escaped; one outside
  * the axis is left out, a label at the right edge ends at its line; bars ignore them. The legend
- * note follows the entries.
+ * note follows the entries. Bars' values: printed below the legend, however high the bars.
  */
 START_TEST(chart_marks)
 {
 	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "t", "time (us)", NULL);
-	struct roce_chart *bar = roce_chart_create(ROCE_CHART_BAR, "b", NULL, NULL);
+	struct roce_chart *bar = roce_chart_create(ROCE_CHART_BAR, "b", NULL, NULL), *copies;
 	struct capture cap;
 	const char *svg, *p;
 	double x0, x1, l, r, xm;
@@ -468,6 +468,42 @@ START_TEST(chart_marks)
 	ck_assert_msg(fabs(xm - (l + (r - l) * (250 - x0) / (x1 - x0))) < 0.11, "mark at %g", xm);
 	free(cap.buf);
 	roce_chart_destroy(c);
+
+	/* a bar as high as a tick leaves its value room under the legend: the axis goes on */
+	copies = roce_chart_create(ROCE_CHART_BAR, "Copies of each byte", NULL, "copies");
+	ck_assert_int_eq(roce_chart_series(copies, "by the host CPU", NULL, (const double[]){ 2, 0 },
+					   2), 0);
+	ck_assert_int_eq(roce_chart_series(copies, "by a NIC's DMA", NULL,
+					   (const double[]){ 2, 2 }, 2), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(copies, cap.f), 0);
+	svg = cap_close(&cap);
+	{
+		double top = INFINITY, legend = 0, v;
+
+		for (p = strstr(svg, "class=\"tick\">"); p != NULL;
+		     p = strstr(p + 1, "class=\"tick\">"))
+			if (sscanf(p, "class=\"tick\">%lf<", &v) == 1 && v > 2)
+				break;
+		ck_assert_msg(p != NULL, "no tick above the bars' 2");
+		p = strstr(svg, "<g class=\"legend\">");
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(sscanf(strstr(p, "<text x=\""), "<text x=\"%*[^\"]\" y=\"%lf",
+					&legend), 1);
+		for (p = strstr(svg, "class=\"value\""); p != NULL;
+		     p = strstr(p + 1, "class=\"value\"")) {
+			const char *q = p;
+
+			while (strncmp(q, "<text", 5) != 0)
+				q--;
+			ck_assert_int_eq(sscanf(q, "<text x=\"%*[^\"]\" y=\"%lf", &v), 1);
+			top = ROCE_MIN(top, v);
+		}
+		ck_assert_msg(top - 12 > legend + 6, "a value at y %g under the legend at %g", top,
+			      legend);
+	}
+	free(cap.buf);
+	roce_chart_destroy(copies);
 
 	/* and a bar's value label: plain below 1000 (0.52 us, not "520m"), prefixed above */
 	ck_assert_int_eq(roce_chart_series(bar, "s", NULL, (const double[]){ 0.52, 2500 }, 2), 0);

@@ -776,6 +776,13 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 	} else {
 		/* bars, throughput, queue depth: 0 belongs on the axis */
 		roce_ticks(ROCE_MIN(ylo, 0), ROCE_MAX(yhi, 0), 6, true, &fr->yt);
+		/* a bar's value is printed over it: room for it under the legend */
+		if (c->kind == ROCE_CHART_BAR && yhi > 0) {
+			double room = 18 / (fr->b - fr->t) * (fr->yt.hi - fr->yt.lo);
+
+			if (fr->yt.hi - yhi < room)
+				roce_ticks(ROCE_MIN(ylo, 0), yhi + room, 6, true, &fr->yt);
+		}
 	}
 	for (int i = 0; i < fr->yt.n; i++)
 		yw = ROCE_MAX(yw, text_w(ytick_label(c, fr, i, buf, sizeof(buf))));
