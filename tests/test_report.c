@@ -667,6 +667,7 @@ static struct roce_report *sample_report(void)
 	ck_assert(r && c);
 	roce_report_text(r, "one\n\ntwo 'quoted' `a<b` and 1` left");
 	roce_report_heading(r, "Tables & charts");
+	roce_table_note(t, "  continued, indented");
 	roce_report_table(r, t);
 	roce_table_destroy(t);		/* the report holds a copy */
 	roce_report_row(r);
@@ -695,7 +696,9 @@ START_TEST(report_html_content)
 	ck_assert_ptr_nonnull(strstr(html, "<h2>Tables &amp; charts</h2>"));
 	ck_assert_ptr_nonnull(strstr(html, "<td class=\"l\">&lt;x&gt;&amp;</td>"));
 	ck_assert_ptr_nonnull(strstr(html, "<th class=\"l\">case</th><th>Gb/s</th>"));
-	ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">PFC on priority 3.</p>"));
+	/* a note indented on a terminal goes on under the one before, indented */
+	ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">PFC on priority 3.</p>\n"
+					 "<p class=\"note more\">continued, indented</p>"));
 	ck_assert_uint_eq(count(html, "<div class=\"row\">"), 1);
 	ck_assert_ptr_nonnull(strstr(html, "</figure>\n</div>\n<h2>After the row</h2>"));
 	/* a list: its title and items escaped, code spans, an item one line */

@@ -265,6 +265,7 @@ static const char css[] =
 	"tbody tr:nth-child(even){background:var(--band)}\n"
 	".l{text-align:left}\n"
 	".note{color:var(--muted);font-size:.85rem;margin:.3rem 0}\n"
+	".more{margin:-.2rem 0 .3rem 1.5rem}\n"
 	".box{border-left:4px solid var(--accent);background:var(--band);padding:.6rem 1.2rem;"
 	"margin:1rem 0 1.5rem;max-width:60rem}\n"
 	".box-title{font-weight:600;margin:0}\n"

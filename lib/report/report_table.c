@@ -299,8 +299,16 @@ void report_table_html(const struct roce_table *t, FILE *f)
 	}
 	fputs("</tbody></table>\n", f);
 	for (size_t i = 0; i < t->nnotes; i++) {
-		fputs("<p class=\"note\">", f);
-		report_xml_puts(f, t->notes[i]);
+		const char *s = t->notes[i];
+
+		/* blanks that indent a note on a terminal would collapse: it goes on, indented */
+		if (i > 0 && (*s == ' ' || *s == '\t')) {
+			s += strspn(s, " \t");
+			fputs("<p class=\"note more\">", f);
+		} else {
+			fputs("<p class=\"note\">", f);
+		}
+		report_xml_puts(f, s);
 		fputs("</p>\n", f);
 	}
 	fputs("</div>\n", f);

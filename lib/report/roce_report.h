@@ -28,7 +28,11 @@ struct roce_table *roce_table_create(const char *title, int ncols, const char *c
  */
 int roce_table_add(struct roce_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/** Add a footnote line printed under the table (copied; nothing happens if out of memory). */
+/**
+ * Add a footnote line printed under the table (copied; nothing happens if out of memory). A
+ * note that starts with blanks continues the one before: indented as given on a terminal,
+ * set indented under it in HTML.
+ */
 void roce_table_note(struct roce_table *t, const char *text);
 
 /** Number of complete or started rows so far (headers not counted). */
