@@ -2171,8 +2171,11 @@ END_TEST
  */
 static struct {
 	struct roce_engine *eng;	/* pool and clock */
+	struct roce_device *dev;	/* the NIC */
+	struct roce_link *link;		/* between them */
 	uint32_t sent;			/* frames pulled */
 	roce_time_t xoff_rx, xon_rx;	/* arrival of the first XOFF, of the first XON after it */
+	uint64_t nic_rx, link_rx;	/* at the XOFF: the NIC's rx_frames, the link's deliveries */
 } hp;
 
 static struct rte_mbuf *hp_pull(void *owner)
@@ -2202,8 +2205,14 @@ static void hp_rx(void *owner, struct rte_mbuf *m)
 	ck_assert_int_eq(roce_wire_parse(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, 0, &pkt), 0);
 	ck_assert_int_eq(pkt.kind, ROCE_KIND_PFC);
 	ck_assert_uint_eq(pkt.pfc_cev, 1u << 3);
-	if (pkt.quanta[3] != 0 && hp.xoff_rx == 0)
+	if (pkt.quanta[3] != 0 && hp.xoff_rx == 0) {
+		struct roce_link_stats st;
+
 		hp.xoff_rx = now;
+		roce_link_stats(hp.link, 0, &st);
+		hp.link_rx = st.rx_frames;
+		hp.nic_rx = roce_device_counter_by_name(hp.dev, "rx_frames");
+	}
 	else if (pkt.quanta[3] == 0 && hp.xoff_rx != 0 && hp.xon_rx == 0)
 		hp.xon_rx = now;
 	rte_pktmbuf_free(m);
@@ -2261,9 +2270,15 @@ START_TEST(test_host_pfc_thresholds)
 	b = roce_device_link_end(dev);
 	link = roce_link_create(hp.eng, &lc, &a, &b);
 	ck_assert_ptr_nonnull(link);
+	hp.dev = dev;
+	hp.link = link;
 	roce_device_attach(dev, link, 1);
 	roce_link_kick(link, 0);
 	roce_engine_run(hp.eng, ROCE_MS);
+	/* rx_frames counts at the port: frames waiting to be written too (rx_packets_phy) */
+	ck_assert_uint_gt(hp.link_rx, 0);
+	ck_assert_uint_eq(hp.nic_rx, hp.link_rx);
+	ck_assert_uint_eq(roce_device_counter_by_name(dev, "rx_frames"), hp.sent);
 
 	hdrm = roce_link_pfc_headroom(link);
 	xoff = buf > 2 * hdrm ? buf - hdrm : buf / 2;

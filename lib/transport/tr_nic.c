@@ -727,7 +727,6 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 	uint32_t mask;
 	int rc;
 
-	VERBS_CNT(dev, RX_FRAMES);
 	if (roce_unlikely(m->nb_segs != 1)) {
 		struct rte_mbuf *flat = rte_pktmbuf_copy(m, roce_engine_pool(dev->eng), 0, UINT32_MAX);
 
@@ -880,7 +879,6 @@ static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
 	held = dma_held(dev, now);
 	if (held + len > dev->conf.host_rx_buffer ||
 	    (nic->dma_len == nic->dma_cap && dma_grow(nic) != 0)) {
-		VERBS_CNT(dev, RX_FRAMES);
 		VERBS_CNT(dev, RX_OUT_OF_BUFFER);
 		rte_pktmbuf_free(m);
 		return;
@@ -899,6 +897,8 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 {
 	struct roce_device *dev = owner;
 
+	/* at the port, as rx_packets_phy: frames still in the host buffer or dropped there too */
+	VERBS_CNT(dev, RX_FRAMES);
 	if (dev->conf.host_bps != 0)
 		nic_rx_host(dev, m);
 	else
