@@ -1801,6 +1801,63 @@ START_TEST(test_xrc_rd_vectors)
 }
 END_TEST
 
+/*
+ * An RC_SEND_ONLY under three tags (802.1ad 100, 802.1Q 200, 802.1Q 300): rocelab craft's
+ * frame with the tags put in after the MACs; tshark 4.0 decodes the three tags, IPv4 and
+ * "RRoCE RC Send Only QP=0x000000".
+ */
+static const uint8_t vec_three_tags[] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x88, 0xa8, 0x00, 0x64, 0x81, 0x00, 0x00, 0xc8, 0x81, 0x00, 0x01, 0x2c,
+	0x08, 0x00, 0x45, 0x00, 0x00, 0x3c, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+	0x26, 0xaf, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0xc0, 0x00,
+	0x12, 0xb7, 0x00, 0x28, 0x00, 0x00, 0x04, 0x00, 0xff, 0xff, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
+	0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x53, 0xbe,
+	0xbe, 0xf9,
+};
+
+/* The one-line text of a frame parsing stopped on says nothing untrue about the rest. */
+START_TEST(test_print_stopped)
+{
+	static uint8_t b[MAX_FRAME];
+	struct roce_pkt pkt;
+	char text[512];
+	uint32_t n;
+
+	/* a third tag: its TPID and what is wrong, not "ethertype 0x0000, not RoCE" */
+	ck_assert_int_eq(roce_wire_parse(vec_three_tags, sizeof(vec_three_tags), 0, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_TOO_MANY_VLANS);
+	ck_assert_uint_eq(pkt.ethertype, 0x8100);
+	roce_pkt_snprint(text, sizeof(text), &pkt);
+	ck_assert_str_eq(text, "vlan 100 pcp 0, vlan 200 pcp 0, tpid 0x8100: more VLAN tags than "
+			 "rocelab decodes [too-many-vlans]");
+
+	/* BTH TVer 1: no extended headers and no payload length decoded, so none shown */
+	n = build_frame(b, ROCE_KIND_ROCEV2, ROCE_OP_RC_RDMA_WRITE_ONLY, 4, 0, 100);
+	b[BTH4 + 1] |= 0x01;
+	ck_assert_int_eq(roce_wire_parse(b, n, 0, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_BAD_TVER);
+	roce_pkt_snprint(text, sizeof(text), &pkt);
+	ck_assert_msg(strstr(text, " len ") == NULL && strstr(text, "reth") == NULL, "%s", text);
+	ck_assert_msg(strstr(text, "[bad-tver]") != NULL, "%s", text);
+
+	/* pad 3 with 2 bytes after the headers: the payload's length is not known, nor 0 */
+	n = build_frame(b, ROCE_KIND_ROCEV2, ROCE_OP_RC_SEND_ONLY, 4, 0, 0);
+	memmove(b + n + 2 - ROCE_ICRC_LEN, b + n - ROCE_ICRC_LEN, ROCE_ICRC_LEN);
+	n += 2;
+	b[L3 + 3] += 2;
+	fix_ipv4_csum(b + L3);
+	b[L4 + 5] += 2;
+	b[BTH4 + 1] |= 0x30;
+	ck_assert_int_eq(roce_wire_parse(b, n, 0, &pkt), -EINVAL);
+	ck_assert_int_eq(pkt.err, ROCE_WERR_BAD_PAD);
+	roce_pkt_snprint(text, sizeof(text), &pkt);
+	ck_assert_msg(strstr(text, " len ") == NULL, "%s", text);
+	ck_assert_msg(strstr(text, "[bad-pad]") != NULL, "%s", text);
+}
+END_TEST
+
 /* ---- the suite ---- */
 
 static Suite *wire_suite(void)
@@ -1859,6 +1916,7 @@ static Suite *wire_suite(void)
 	tc = tcase_create("capture");
 	tcase_add_test(tc, test_ipv6_ext);
 	tcase_add_test(tc, test_xrc_rd_vectors);
+	tcase_add_test(tc, test_print_stopped);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("mutations");

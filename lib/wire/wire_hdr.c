@@ -328,6 +328,8 @@ int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct
 	while (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ || et == ETHERTYPE_QINQ_OLD) {
 		uint16_t tci;
 
+		/* where it stops on a tag: the type field it read (that tag's TPID), not 0 */
+		pkt->ethertype = et;
 		if (pkt->nvlan == ROCE_MAX_VLANS)
 			return fail(pkt, ROCE_WERR_TOO_MANY_VLANS);
 		if (len < off + VLAN_TAG_LEN)

@@ -49,6 +49,16 @@ static void fmt_error(struct roce_fmt *f, enum roce_wire_err err)
 	roce_fmt_char(f, ']');
 }
 
+/* "vlan 100 pcp 3, " for each tag decoded, outer first */
+static void fmt_vlans(struct roce_fmt *f, const struct roce_pkt *pkt)
+{
+	for (int i = 0; i < pkt->nvlan; i++) {
+		roce_fmt_label_dec(f, "vlan ", pkt->vlan[i].vid);
+		roce_fmt_label_dec(f, " pcp ", pkt->vlan[i].pcp);
+		roce_fmt_str(f, ", ");
+	}
+}
+
 void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt)
 {
 	if (pkt->kind == ROCE_KIND_PFC) {
@@ -65,6 +75,14 @@ void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt)
 		return;
 	}
 	if (pkt->kind == ROCE_KIND_OTHER) {
+		if (pkt->err == ROCE_WERR_TOO_MANY_VLANS) {
+			/* what is behind the tags is unknown: RoCE perhaps (tshark decodes on) */
+			fmt_vlans(f, pkt);
+			roce_fmt_label_hex(f, "tpid 0x", pkt->ethertype, 4);
+			roce_fmt_str(f, ": more VLAN tags than rocelab decodes");
+			fmt_error(f, pkt->err);
+			return;
+		}
 		if (pkt->ip_ver != 0) {
 			roce_fmt_label_dec(f, "IPv", pkt->ip_ver);
 			roce_fmt_char(f, ' ');
@@ -80,11 +98,7 @@ void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt)
 			fmt_error(f, pkt->err);
 		return;
 	}
-	for (int i = 0; i < pkt->nvlan; i++) {
-		roce_fmt_label_dec(f, "vlan ", pkt->vlan[i].vid);
-		roce_fmt_label_dec(f, " pcp ", pkt->vlan[i].pcp);
-		roce_fmt_str(f, ", ");
-	}
+	fmt_vlans(f, pkt);
 	if (pkt->kind == ROCE_KIND_ROCEV2) {
 		roce_fmt_ip(f, &pkt->src, pkt->ip_ver);
 		roce_fmt_label_dec(f, ".", pkt->sport);
@@ -119,10 +133,14 @@ void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt)
 		roce_fmt_str(f, " se");
 	if (pkt->becn)
 		roce_fmt_str(f, " becn");
-	/* a frame cut inside its extended headers, or of another version, has none decoded */
+	/*
+	 * A frame cut inside its extended headers, or of another version, has none decoded; a
+	 * bad pad count leaves the payload's length unknown (not 0): no len then.
+	 */
 	if (pkt->err != ROCE_WERR_TRUNCATED && pkt->err != ROCE_WERR_BAD_TVER) {
 		fmt_ext(f, pkt);
-		if (roce_opcode[pkt->opcode].mask & ROCE_F_PAYLOAD || pkt->payload_len != 0)
+		if (pkt->err != ROCE_WERR_BAD_PAD &&
+		    (roce_opcode[pkt->opcode].mask & ROCE_F_PAYLOAD || pkt->payload_len != 0))
 			roce_fmt_label_dec(f, " len ", pkt->payload_len);
 	}
 	if (pkt->err == ROCE_WERR_ICRC_MISMATCH) {
