@@ -9,6 +9,7 @@ Usage: cli_errors.py ROCELAB
 """
 import hashlib
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,22 @@ def digest(path):
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
+
+
+def ng_block(btype, body, trail=None):
+    """A little-endian pcapng block (draft-ietf-opsawg-pcapng section 4)."""
+    body += b"\0" * (-len(body) % 4)
+    n = 12 + len(body)
+    return struct.pack("<II", btype, n) + body + struct.pack("<I", n if trail is None else trail)
+
+
+def ng_shb():
+    return ng_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+
+
+
+def ng_epb(ifc, data):
+    return ng_block(6, struct.pack("<IIIII", ifc, 0, 1, len(data), len(data)) + data)
 
 
 def setup(rocelab, d):
@@ -58,6 +75,10 @@ def setup(rocelab, d):
           b"[scenario]\nname = x\n[topology]\nkind = custom\n[host.a]\n[host.b]\n"
           b"[link.ab]\na = a\nb = b\n[flow.w]\nsrc = a\ndst = c\nsize = 4K\n")
     os.symlink("good.pcap", os.path.join(d, "alias.pcap"))
+    # pcapng: no interface at all (tshark: empty), a packet without one
+    eth = raw[40:40 + struct.unpack("<I", raw[32:36])[0]]
+    write(os.path.join(d, "empty.pcapng"), ng_shb())
+    write(os.path.join(d, "noidb.pcapng"), ng_shb() + ng_epb(0, eth))
 
 
 # name, argv after rocelab, exit code, words the line must hold, files that must not appear
@@ -70,6 +91,8 @@ CASES = [
     ("dissect: cut record", ["dissect", "cut.pcap"], 1, ["cut.pcap", "frame 1"], []),
     ("dissect: no file header", ["dissect", "short.pcap"], 1, ["short.pcap"], []),
     ("dissect: not a capture", ["dissect", "text.pcap"], 1, ["text.pcap"], []),
+    ("dissect: pcapng packet without an interface", ["dissect", "noidb.pcapng"], 1,
+     ["noidb.pcapng", "Interface Description"], []),
     ("dissect: unknown option", ["dissect", "--bogus", "good.pcap"], 2, ["--bogus"], []),
     ("dissect: bad filter", ["dissect", "-f", "udp port", "good.pcap"], 2, ["udp port"], []),
     ("dissect: bad format", ["dissect", "--format", "xml", "good.pcap"], 2, ["xml"], []),
@@ -134,6 +157,12 @@ CASES = [
     ("demo: unknown option", ["demo", "--bogus"], 2, ["--bogus"], []),
 ]
 
+# Input that looks odd but is fine: exit 0, nothing on stderr (name, argv after rocelab)
+QUIET = [
+    ("dissect: pcapng without interfaces", ["dissect", "empty.pcapng"]),
+    ("dissect --summary: pcapng without interfaces", ["dissect", "--summary", "empty.pcapng"]),
+]
+
 
 def main():
     if len(sys.argv) != 2:
@@ -166,13 +195,25 @@ def main():
                 if os.path.exists(os.path.join(d, f)):
                     fail("%s: left %s behind" % (name, f))
             print("%-40s exit %d  %s" % (name, p.returncode, line))
+        for name, args in QUIET:
+            try:
+                p = subprocess.run([rocelab] + args, cwd=d, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=60)
+            except subprocess.TimeoutExpired:
+                fail("%s: no answer within 60 s" % name)
+                continue
+            err = p.stderr.decode("utf-8", "replace").strip()
+            if p.returncode != 0 or err:
+                fail("%s: exit %d, expected 0 and no message: %s" % (name, p.returncode, err))
+            print("%-40s exit %d" % (name, p.returncode))
         for f, h in inputs.items():
             if digest(os.path.join(d, f)) != h:
                 fail("input %s changed" % f)
     if failures:
         print("%d failure(s)" % len(failures))
         return 1
-    print("%d cases: one line each, the right exit code, inputs intact" % len(CASES))
+    print("%d cases: one line each, the right exit code, inputs intact; %d quiet ones"
+          % (len(CASES), len(QUIET)))
     return 0
 
 

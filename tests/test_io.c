@@ -180,6 +180,176 @@ START_TEST(pcap_bad_files)
 }
 END_TEST
 
+/* ---- pcapng files, written block by block (draft-ietf-opsawg-pcapng section 4) ---- */
+
+struct ng {
+	uint8_t b[4096];	/* the file */
+	size_t len;
+	bool be;		/* the section's byte order */
+};
+
+static void ng_put(struct ng *g, uint32_t v, unsigned int size)
+{
+	for (unsigned int i = 0; i < size; i++)
+		g->b[g->len++] = (uint8_t)(g->be ? v >> 8 * (size - 1 - i) : v >> 8 * i);
+}
+
+/* A block of @p type around @p body (padded to 4 bytes); its trailing length is @p trail, or right. */
+static void ng_block(struct ng *g, uint32_t type, const uint8_t *body, size_t n, uint32_t trail)
+{
+	uint32_t total = 12 + (uint32_t)(n + 3) / 4 * 4;
+
+	ng_put(g, type, 4);
+	ng_put(g, total, 4);
+	memcpy(g->b + g->len, body, n);
+	memset(g->b + g->len + n, 0, total - 12 - n);
+	g->len += total - 12;
+	ng_put(g, trail != 0 ? trail : total, 4);
+}
+
+/* A Section Header Block: byte-order magic, version 1.0, section length unknown. */
+static void ng_shb(struct ng *g, bool be)
+{
+	struct ng body = { .be = be };
+
+	g->be = be;
+	ng_put(&body, 0x1a2b3c4d, 4);
+	ng_put(&body, 1, 2);
+	ng_put(&body, 0, 2);
+	ng_put(&body, 0xffffffff, 4);
+	ng_put(&body, 0xffffffff, 4);
+	ng_block(g, 0x0a0d0d0a, body.b, body.len, 0);
+}
+
+/* An Enhanced Packet Block of @p n bytes on interface @p ifc (microseconds: the default). */
+static void ng_epb(struct ng *g, uint32_t ifc, uint32_t ts_us, const uint8_t *data, uint32_t n)
+{
+	struct ng body = { .be = g->be };
+
+	ng_put(&body, ifc, 4);
+	ng_put(&body, 0, 4);
+	ng_put(&body, ts_us, 4);
+	ng_put(&body, n, 4);
+	ng_put(&body, n, 4);
+	memcpy(body.b + body.len, data, n);
+	body.len += n;
+	ng_block(g, 6, body.b, body.len, 0);
+}
+
+static void ng_write(const struct ng *g, const char *path)
+{
+	FILE *fp = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(g->b, 1, g->len, fp), g->len);
+	ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* Open @p path (or "-" with @p g on a pipe as stdin): NULL, or a reader with no frame at all. */
+static struct roce_pcap_reader *open_empty(const char *path, const struct ng *g, const char *bpf,
+					   char *err, size_t errlen)
+{
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	uint64_t first;
+	int fds[2];
+
+	if (g != NULL) {	/* the case runs in its own process: its stdin is its own */
+		ck_assert_int_eq(pipe(fds), 0);
+		ck_assert_int_eq(write(fds[1], g->b, g->len), (ssize_t)g->len);
+		close(fds[1]);
+		ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+		close(fds[0]);
+		clearerr(stdin);
+	}
+	err[0] = '\0';
+	r = roce_pcap_open(path, bpf, err, errlen);
+	if (r == NULL) {
+		ck_assert_msg(err[0] != '\0', "no message");
+		return NULL;
+	}
+	ck_assert_int_eq(roce_pcap_linktype(r), DLT_EN10MB);
+	ck_assert_int_eq(roce_pcap_next(r, &f), 0);
+	ck_assert_int_eq(roce_pcap_next(r, &f), 0);
+	ck_assert_uint_eq(roce_pcap_frames_read(r, &first), 0);
+	return r;
+}
+
+/*
+ * A pcapng of sections without an interface or a packet (what tshark reads as empty, and
+ * libpcap refuses: "no Interface Description Blocks") reads as an empty Ethernet capture, in
+ * either byte order, from a file or a pipe; a packet without an interface, or a damaged
+ * block, stays an error.
+ */
+START_TEST(pcap_empty_pcapng)
+{
+	static const uint8_t nrb_end[4] = { 0 };	/* a Name Resolution Block: opt_endofopt */
+	char path[256], err[512];
+	struct roce_pcap_reader *r;
+	struct ng g;
+	uint8_t frame[128];
+
+	tmp_path(path, sizeof(path), "empty.pcapng");
+	for (int be = 0; be <= 1; be++) {
+		memset(&g, 0, sizeof(g));
+		ng_shb(&g, be);
+		ng_write(&g, path);
+		r = open_empty(path, NULL, NULL, err, sizeof(err));
+		ck_assert_msg(r != NULL, "%s", err);
+		roce_pcap_close(r);
+		r = open_empty(path, NULL, "udp dst port 4791", err, sizeof(err));
+		ck_assert_msg(r != NULL, "%s", err);
+		roce_pcap_close(r);
+		/* a bad filter is still refused */
+		ck_assert_ptr_null(open_empty(path, NULL, "udp port", err, sizeof(err)));
+		ck_assert_msg(strstr(err, "bad filter") != NULL, "%s", err);
+		/* blocks that are no interface, and a second section */
+		ng_block(&g, 4, nrb_end, sizeof(nrb_end), 0);
+		ng_shb(&g, !be);
+		ng_write(&g, path);
+		r = open_empty(path, NULL, NULL, err, sizeof(err));
+		ck_assert_msg(r != NULL, "%s", err);
+		roce_pcap_close(r);
+	}
+	/* a pipe: libpcap walked it to its end */
+	memset(&g, 0, sizeof(g));
+	ng_shb(&g, true);
+	r = open_empty("-", &g, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	roce_pcap_close(r);
+
+	/* a packet before any interface */
+	ck_assert_int_gt(make_frame(frame, sizeof(frame), ROCE_OP_RC_SEND_ONLY, 1, 0), 0);
+	memset(&g, 0, sizeof(g));
+	ng_shb(&g, false);
+	ng_epb(&g, 0, 1, frame, 60);
+	ng_write(&g, path);
+	ck_assert_ptr_null(open_empty(path, NULL, NULL, err, sizeof(err)));
+	ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+	ck_assert_ptr_null(open_empty("-", &g, NULL, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "<stdin>") != NULL, "%s", err);
+	/* lengths that disagree: in the section header (libpcap does not look), then later */
+	memset(&g, 0, sizeof(g));
+	ng_shb(&g, false);
+	g.b[g.len - 4] += 4;
+	ng_write(&g, path);
+	ck_assert_ptr_null(open_empty(path, NULL, NULL, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "block at byte 0 has lengths 28 and 32") != NULL, "%s", err);
+	g.b[g.len - 4] -= 4;
+	ng_block(&g, 4, nrb_end, sizeof(nrb_end), 20);
+	ng_write(&g, path);
+	ck_assert_ptr_null(open_empty(path, NULL, NULL, err, sizeof(err)));
+	ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+	/* and a block cut short */
+	g.len -= 2;
+	ng_write(&g, path);
+	errno = 0;
+	ck_assert_ptr_null(open_empty(path, NULL, NULL, err, sizeof(err)));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+}
+END_TEST
+
 static bool have_shared(void)
 {
 	struct stat st;
@@ -956,6 +1126,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, pcap_bad_files);
 	tcase_add_test(tc, pcap_mbuf_chain);
 	tcase_add_test(tc, pcap_cooked);
+	tcase_add_test(tc, pcap_empty_pcapng);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jsonl");
@@ -1003,7 +1174,8 @@ int main(void)
 	/* best effort: the files are small and named after this run */
 	{
 		static const char *const names[] = { "rt.pcap", "bpf.pcap", "trunc.pcap",
-						     "garbage.pcap", "raw.pcap", "mbuf.pcap" };
+						     "garbage.pcap", "raw.pcap", "mbuf.pcap",
+						     "empty.pcapng" };
 		char path[256];
 
 		for (size_t i = 0; i < ROCE_DIM(names); i++) {

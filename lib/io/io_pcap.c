@@ -20,12 +20,24 @@
 #define ERR_LEN 512
 #define ETH_HDR_LEN 14		/* destination, source, Ethertype */
 
+/* pcapng (draft-ietf-opsawg-pcapng section 4): what the walk for an empty file reads */
+#define PCAPNG_SHB 0x0a0d0d0au	/* Section Header Block: the same in either byte order */
+#define PCAPNG_BOM 0x1a2b3c4du	/* its byte-order magic */
+#define PCAPNG_SHB_MIN 28	/* block header, magic, version, section length, trailer */
+#define PCAPNG_IDB 1u		/* Interface Description Block */
+#define PCAPNG_PB 2u		/* obsolete Packet Block */
+#define PCAPNG_SPB 3u		/* Simple Packet Block */
+#define PCAPNG_EPB 6u		/* Enhanced Packet Block */
+/* libpcap 1.10's words for a pcapng with no interface */
+#define NO_IDB_MSG "the capture file has no Interface Description Blocks"
+
 struct roce_pcap_reader {
 	pcap_t *p;			/* libpcap's handle, nanosecond precision */
 	struct bpf_program prog;	/* compiled filter, valid if has_prog */
 	bool has_prog;			/* a filter was given */
 	int linktype;			/* DLT_* of the frames returned */
 	int cooked;			/* DLT_LINUX_SLL(2) of a file read as Ethernet, or 0 */
+	bool empty;			/* a pcapng without interfaces: no frames to read */
 	uint8_t *eth;			/* a cooked frame as Ethernet */
 	size_t eth_cap;
 	int sticky;			/* once the file broke, every read returns this */
@@ -91,11 +103,105 @@ int roce_bpf_check(const char *bpf, char *err, size_t errlen)
 	return rc;
 }
 
+/* A pcapng field in its section's byte order (big-endian if @p be). */
+static uint16_t ng16(const uint8_t *b, bool be)
+{
+	return be ? (uint16_t)(b[0] << 8 | b[1]) : (uint16_t)(b[1] << 8 | b[0]);
+}
+
+static uint32_t ng32(const uint8_t *b, bool be)
+{
+	return be ? (uint32_t)ng16(b, true) << 16 | ng16(b + 2, true) :
+		    (uint32_t)ng16(b + 2, false) << 16 | ng16(b, false);
+}
+
+/*
+ * Is @p fp, from where it is, a pcapng file of sections with neither an interface nor a
+ * packet, whole to its end? Each block is read by its length fields (which must agree),
+ * in the byte order of the section it is in; libpcap refuses such a file, tshark reads
+ * it as empty. @return true only for such a file; false with @p why set if a block is
+ * damaged (which libpcap may not have seen), false with it empty for any other file
+ */
+static bool pcapng_walk_empty(FILE *fp, char *why, size_t whylen)
+{
+	uint8_t h[16], t[4];
+	bool be = false;
+
+	why[0] = '\0';
+	for (bool first = true;; first = false) {
+		off_t at = ftello(fp);
+		size_t got = fread(h, 1, 8, fp);
+		uint32_t type, len;
+
+		if (got == 0 && !first)
+			return feof(fp) && !ferror(fp);	/* a clean end between blocks */
+		if (got != 8)
+			goto cut;
+		type = ng32(h, false);
+		if (type == PCAPNG_SHB) {
+			if (fread(h + 8, 1, 8, fp) != 8)
+				goto cut;
+			if (ng32(h + 8, false) == PCAPNG_BOM)
+				be = false;
+			else if (ng32(h + 8, true) == PCAPNG_BOM)
+				be = true;
+			else
+				return false;
+			/* the versions libpcap reads: 1.0, and 1.2 as 1.0 */
+			if (ng16(h + 12, be) != 1 || (ng16(h + 14, be) != 0 && ng16(h + 14, be) != 2))
+				return false;
+		} else if (first || type == PCAPNG_IDB || type == PCAPNG_PB ||
+			   type == PCAPNG_SPB || type == PCAPNG_EPB) {
+			return false;
+		}
+		len = ng32(h + 4, be);
+		if (len % 4 != 0 || len < (type == PCAPNG_SHB ? PCAPNG_SHB_MIN : 12u)) {
+			snprintf(why, whylen, "the block at byte %lld has a length of %u",
+				 (long long)at, len);
+			return false;
+		}
+		/* the body not read yet, up to the trailing length */
+		if (fseeko(fp, (off_t)len - (type == PCAPNG_SHB ? 16 : 8) - 4, SEEK_CUR) != 0 ||
+		    fread(t, 1, 4, fp) != 4)
+			goto cut;
+		if (ng32(t, be) != len) {
+			snprintf(why, whylen, "the block at byte %lld has lengths %u and %u",
+				 (long long)at, len, ng32(t, be));
+			return false;
+		}
+		continue;
+cut:
+		snprintf(why, whylen, "the block at byte %lld is cut short", (long long)at);
+		return false;
+	}
+}
+
+/*
+ * libpcap could not open @p fp, first read at @p start (-1: a pipe): is it an empty pcapng,
+ * to read as an empty Ethernet capture? Where the stream cannot go back, libpcap's own walk
+ * is what there is: it says @p ebuf's words only on reaching a clean end without an interface.
+ * Where it can, ours decides, and a damage libpcap did not see replaces its words in @p ebuf.
+ */
+static bool pcapng_empty(FILE *fp, off_t start, char *ebuf)
+{
+	char why[128];
+
+	if (start < 0 || fseeko(fp, start, SEEK_SET) != 0)
+		return strcmp(ebuf, NO_IDB_MSG) == 0;
+	clearerr(fp);
+	if (pcapng_walk_empty(fp, why, sizeof(why)))
+		return true;
+	if (why[0] != '\0' && strcmp(ebuf, NO_IDB_MSG) == 0)
+		snprintf(ebuf, PCAP_ERRBUF_SIZE, "pcapng file damaged: %s", why);
+	return false;
+}
+
 struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	struct roce_pcap_reader *r;
 	bool from_stdin;
+	off_t start;
 	FILE *fp;
 	int e;
 
@@ -115,9 +221,22 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 	}
 	if (!from_stdin)	/* stdin outlives the reader, and so would its buffer */
 		setvbuf(fp, r->buf, _IOFBF, sizeof(r->buf));
+	start = ftello(fp);
 	/* from here pcap_close() closes fp */
 	r->p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, ebuf);
-	if (r->p == NULL) {
+	if (r->p == NULL && pcapng_empty(fp, start, ebuf)) {
+		if (!from_stdin)
+			fclose(fp);
+		/* a handle without a file: the filter compiles against it, nothing is read */
+		r->empty = true;
+		r->p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, PCAP_SNAPLEN,
+							   PCAP_TSTAMP_PRECISION_NANO);
+		if (r->p == NULL) {
+			set_err(err, errlen, "%s: out of memory", r->path);
+			e = ENOMEM;
+			goto err_free;
+		}
+	} else if (r->p == NULL) {
 		if (!from_stdin)
 			fclose(fp);
 		e = open_errno(path);
@@ -200,6 +319,8 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 
 	if (r->sticky != 0)
 		return r->sticky;
+	if (r->empty)
+		return 0;
 	for (;;) {
 		rc = pcap_next_ex(r->p, &h, &data);
 		if (rc == PCAP_ERROR_BREAK)
