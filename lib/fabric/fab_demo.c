@@ -171,7 +171,7 @@ static int step_zerocopy(struct demo *d)
 		roce_table_add(st, "%.2f", tr.stage_sec[i] * 1e3);
 		roce_table_add(st, "%.1f", (double)tc.bytes / tr.stage_sec[i] / 1e9);
 	}
-	roce_table_note(st, "segments and calls a Linux host would take:");
+	roce_table_note(st, "what a Linux host would go through for the same transfer:");
 	{
 		char note[256];
 
@@ -340,7 +340,7 @@ static int step_lossy(struct demo *d)
 	roce_table_note(t, "lost: frames the links dropped (data and ACKs), beside the loss rate times "
 			"the frames the links sent; each costs about a round trip of data resent "
 			"(go-back-N). A lost retransmission or last packet waits for the ACK timeout "
-			"(16.8 ms, five times the lossless transfer): the worst run");
+			"(16.8 ms, five times the lossless transfer): the worst run column shows it");
 	show(d, t);
 	{
 		struct roce_chart *c = roce_chart_create(ROCE_CHART_BAR, "Goodput against the loss rate",

@@ -1011,7 +1011,7 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 	if (n > max) {
 		char note[64];
 
-		snprintf(note, sizeof(note), "+ %d more with lower peaks, not drawn", n - max);
+		snprintf(note, sizeof(note), "+ %d more with peaks no higher, not drawn", n - max);
 		roce_chart_legend_note(c, note);
 	}
 	fab_chart_marks(fab, c);
