@@ -221,6 +221,16 @@ static void ng_shb(struct ng *g, bool be)
 	ng_block(g, 0x0a0d0d0a, body.b, body.len, 0);
 }
 
+static void ng_idb(struct ng *g, uint16_t linktype)
+{
+	struct ng body = { .be = g->be };
+
+	ng_put(&body, linktype, 2);
+	ng_put(&body, 0, 2);
+	ng_put(&body, 65535, 4);
+	ng_block(g, 1, body.b, body.len, 0);
+}
+
 /* An Enhanced Packet Block of @p n bytes on interface @p ifc (microseconds: the default). */
 static void ng_epb(struct ng *g, uint32_t ifc, uint32_t ts_us, const uint8_t *data, uint32_t n)
 {
@@ -347,6 +357,57 @@ START_TEST(pcap_empty_pcapng)
 	ck_assert_ptr_null(open_empty(path, NULL, NULL, err, sizeof(err)));
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_msg(strstr(err, path) != NULL, "%s", err);
+}
+END_TEST
+
+/*
+ * A pcapng with an interface of a second link type: libpcap stops there. The frames before it
+ * are read, then one line says what the file is and how to split it, not "corrupt".
+ */
+START_TEST(pcap_mixed_linktypes)
+{
+	char path[256], err[512];
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	uint8_t frame[128], sll[128];
+	const char *e;
+	struct ng g;
+	int n, rc, good = 0;
+
+	n = make_frame(frame, sizeof(frame), ROCE_OP_RC_SEND_ONLY, 1, 0);
+	ck_assert_int_gt(n, 0);
+	/* the same frame cooked (DLT_LINUX_SLL): packet type, ARPHRD_ETHER, address, protocol */
+	memset(sll, 0, 16);
+	sll[3] = 1, sll[5] = 6;
+	memcpy(sll + 6, frame + 6, 6);
+	memcpy(sll + 14, frame + 12, 2);
+	memcpy(sll + 16, frame + 14, (size_t)n - 14);
+	for (int be = 0; be <= 1; be++) {
+		memset(&g, 0, sizeof(g));
+		ng_shb(&g, be);
+		ng_idb(&g, DLT_EN10MB);
+		ng_epb(&g, 0, 1, frame, (uint32_t)n);
+		ng_epb(&g, 0, 2, frame, (uint32_t)n);
+		ng_idb(&g, DLT_LINUX_SLL);
+		ng_epb(&g, 1, 3, sll, (uint32_t)n + 2);
+		tmp_path(path, sizeof(path), "mixed.pcapng");
+		ng_write(&g, path);
+		good = 0;
+		r = roce_pcap_open(path, NULL, err, sizeof(err));
+		ck_assert_msg(r != NULL, "%s", err);
+		while ((rc = roce_pcap_next(r, &f)) == 1)
+			good++;
+		ck_assert_int_eq(good, 2);
+		ck_assert_int_eq(rc, -EBADMSG);
+		e = roce_pcap_error(r);
+		ck_assert_msg(strstr(e, path) != NULL && strstr(e, "frame 3: ") != NULL, "%s", e);
+		ck_assert_msg(strstr(e, "link type 113 (LINUX_SLL) after one of link type 1 (EN10MB)")
+			      != NULL, "%s", e);
+		ck_assert_msg(strstr(e, "-F pcap") != NULL, "%s", e);
+		ck_assert_msg(strstr(e, "corrupt") == NULL, "%s", e);
+		ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);	/* stays broken */
+		roce_pcap_close(r);
+	}
 }
 END_TEST
 
@@ -1127,6 +1188,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, pcap_mbuf_chain);
 	tcase_add_test(tc, pcap_cooked);
 	tcase_add_test(tc, pcap_empty_pcapng);
+	tcase_add_test(tc, pcap_mixed_linktypes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jsonl");
@@ -1175,7 +1237,7 @@ int main(void)
 	{
 		static const char *const names[] = { "rt.pcap", "bpf.pcap", "trunc.pcap",
 						     "garbage.pcap", "raw.pcap", "mbuf.pcap",
-						     "empty.pcapng" };
+						     "empty.pcapng", "mixed.pcapng" };
 		char path[256];
 
 		for (size_t i = 0; i < ROCE_DIM(names); i++) {

@@ -17,7 +17,7 @@
  * page fault when the first read fills it (1 MiB: 256 of them, for 4x fewer reads than this)
  */
 #define READ_BUF_SIZE (1u << 18)
-#define ERR_LEN 512
+#define ERR_LEN 1024		/* room for a path twice (see mixed_linktypes()) */
 #define ETH_HDR_LEN 14		/* destination, source, Ethertype */
 
 /* pcapng (draft-ietf-opsawg-pcapng section 4): what the walk for an empty file reads */
@@ -28,8 +28,10 @@
 #define PCAPNG_PB 2u		/* obsolete Packet Block */
 #define PCAPNG_SPB 3u		/* Simple Packet Block */
 #define PCAPNG_EPB 6u		/* Enhanced Packet Block */
-/* libpcap 1.10's words for a pcapng with no interface */
+/* libpcap 1.10's words for a pcapng with no interface, and for a second link type */
 #define NO_IDB_MSG "the capture file has no Interface Description Blocks"
+#define LINKTYPE_MSG_HEAD "an interface has a type "
+#define LINKTYPE_MSG_TAIL " different from the type of the first interface"
 
 struct roce_pcap_reader {
 	pcap_t *p;			/* libpcap's handle, nanosecond precision */
@@ -37,7 +39,9 @@ struct roce_pcap_reader {
 	bool has_prog;			/* a filter was given */
 	int linktype;			/* DLT_* of the frames returned */
 	int cooked;			/* DLT_LINUX_SLL(2) of a file read as Ethernet, or 0 */
+	int file_linktype;		/* DLT_* of the file's (first) interface */
 	bool empty;			/* a pcapng without interfaces: no frames to read */
+	bool from_stdin;		/* path "-" */
 	uint8_t *eth;			/* a cooked frame as Ethernet */
 	size_t eth_cap;
 	int sticky;			/* once the file broke, every read returns this */
@@ -221,6 +225,7 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 	}
 	if (!from_stdin)	/* stdin outlives the reader, and so would its buffer */
 		setvbuf(fp, r->buf, _IOFBF, sizeof(r->buf));
+	r->from_stdin = from_stdin;
 	start = ftello(fp);
 	/* from here pcap_close() closes fp */
 	r->p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, ebuf);
@@ -245,6 +250,7 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 		goto err_free;
 	}
 	r->linktype = pcap_datalink(r->p);
+	r->file_linktype = r->linktype;
 	if (r->linktype == DLT_LINUX_SLL || r->linktype == DLT_LINUX_SLL2) {
 		r->cooked = r->linktype;	/* tcpdump -i any: read as Ethernet (cooked()) */
 		r->linktype = DLT_EN10MB;
@@ -311,6 +317,42 @@ static int cooked(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 	return 0;
 }
 
+/* A link type's name, where LINKTYPE_ and DLT_ values agree (below 11, from 104 on), or "?". */
+static const char *linktype_name(unsigned long lt)
+{
+	const char *name = lt < 11 || (lt >= 104 && lt <= INT16_MAX) ?
+			   pcap_datalink_val_to_name((int)lt) : NULL;
+
+	return name != NULL ? name : "?";
+}
+
+/*
+ * libpcap's error @p msg, when it is the one for an interface of a second link type: what the
+ * file is and what to do, in r->err. @return true if it was that error
+ */
+static bool mixed_linktypes(struct roce_pcap_reader *r, const char *msg)
+{
+	const char *num = msg + strlen(LINKTYPE_MSG_HEAD);
+	unsigned long lt;
+	char *end;
+
+	if (strncmp(msg, LINKTYPE_MSG_HEAD, strlen(LINKTYPE_MSG_HEAD)) != 0 ||
+	    *num < '0' || *num > '9')
+		return false;
+	errno = 0;
+	lt = strtoul(num, &end, 10);
+	if (errno != 0 || strcmp(end, LINKTYPE_MSG_TAIL) != 0)
+		return false;
+	/* tshark -w pcapng keeps every interface: only a pcap holds one link type */
+	snprintf(r->err, sizeof(r->err),
+		 "%s: frame %llu: an interface of link type %lu (%s) after one of link type %d (%s): "
+		 "libpcap reads one link type a file; split it first, e.g. "
+		 "tshark -r %s -Y frame.interface_id==0 -F pcap -w out.pcap",
+		 r->path, (unsigned long long)r->n + 1, lt, linktype_name(lt), r->file_linktype,
+		 linktype_name((unsigned long)r->file_linktype), r->from_stdin ? "-" : r->path);
+	return true;
+}
+
 int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 {
 	struct pcap_pkthdr *h;
@@ -326,8 +368,10 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 		if (rc == PCAP_ERROR_BREAK)
 			return 0;	/* end of file */
 		if (rc != 1) {
-			snprintf(r->err, sizeof(r->err), "%s: frame %llu: file truncated or corrupt: %s",
-				 r->path, (unsigned long long)r->n + 1, pcap_geterr(r->p));
+			if (!mixed_linktypes(r, pcap_geterr(r->p)))
+				snprintf(r->err, sizeof(r->err),
+					 "%s: frame %llu: file truncated or corrupt: %s", r->path,
+					 (unsigned long long)r->n + 1, pcap_geterr(r->p));
 			r->sticky = -EBADMSG;
 			return r->sticky;
 		}
