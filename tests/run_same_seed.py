@@ -2,7 +2,8 @@
 # `rocelab run` twice with the same seed writes the same bytes in every file (report.html,
 # metrics.csv, counters.txt, flows.csv, ports.csv, capture.pcap): docs/scenarios.md promises it.
 # A lossy scenario and an incast with DCQCN, so that the random draws and the reaction points
-# are in play; and another seed must change the lossy run's capture.
+# are in play; and another seed must change the lossy run's capture. The report's queue chart
+# is in KB for the lossy run's short queues and in MB for the incasts' megabytes.
 #   run_same_seed.py ROCELAB     exit 0 all good, 1 a check failed
 import os
 import subprocess
@@ -42,6 +43,9 @@ def main():
                 c = run(rocelab, os.path.join(tmp, name + "-c"), name, args, 8)
                 if c["capture.pcap"] == a["capture.pcap"]:
                     failures.append("demo-lossy: seeds 7 and 8 gave the same capture")
+            unit = b'"label">queue (KB)<' if name == "demo-lossy" else b'"label">queue (MB)<'
+            if unit not in a["report.html"]:
+                failures.append(f"{name}: its queue chart is not labelled {unit.decode()}")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

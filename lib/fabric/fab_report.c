@@ -973,17 +973,22 @@ static void fab_chart_marks(const struct roce_fabric *fab, struct roce_chart *c)
 
 /*
  * The @p max series of @p kind with the largest peaks, as one chart, with the run's marks; the
- * legend says how many were left out.
+ * legend says how many were left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB
+ * read badly).
  */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int ck, const char *title, const char *ylabel, int max)
 {
-	struct roce_chart *c = roce_chart_create((enum roce_chart_kind)ck, title, "time (us)", ylabel);
+	struct roce_chart *c = NULL;
 	int n = roce_fabric_nseries(fab, kind);
 	double *peak = calloc((size_t)n + 1, sizeof(double));
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
+	double top = 0, scale = 1, *v = NULL;
+	const char *kb = ylabel != NULL ? strstr(ylabel, "KB") : NULL;
+	char mb[64];
+	size_t vlen = 0;
 
-	if (c == NULL || peak == NULL || used == NULL)
+	if (peak == NULL || used == NULL)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		struct roce_series s;
@@ -991,7 +996,20 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 		roce_fabric_series(fab, kind, i, &s);
 		for (size_t j = 0; j < s.n; j++)
 			peak[i] = ROCE_MAX(peak[i], s.v[j]);
+		top = ROCE_MAX(top, peak[i]);
+		vlen = ROCE_MAX(vlen, s.n);
 	}
+	if (kind == ROCE_SERIES_QUEUE_KB && top >= 1000 && kb != NULL) {
+		scale = 1e-3;
+		snprintf(mb, sizeof(mb), "%.*sMB%s", (int)(kb - ylabel), ylabel, kb + 2);
+		ylabel = mb;
+		v = malloc((vlen + 1) * sizeof(*v));
+		if (v == NULL)
+			goto out;
+	}
+	c = roce_chart_create((enum roce_chart_kind)ck, title, "time (us)", ylabel);
+	if (c == NULL)
+		goto out;
 	for (int k = 0; k < ROCE_MIN(n, max); k++) {
 		int best = -1;
 
@@ -1006,7 +1024,9 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 		if (!used[i])
 			continue;
 		roce_fabric_series(fab, kind, i, &s);
-		roce_chart_series(c, s.name, s.t_us, s.v, s.n);
+		for (size_t j = 0; v != NULL && j < s.n; j++)
+			v[j] = s.v[j] * scale;
+		roce_chart_series(c, s.name, s.t_us, v != NULL ? v : s.v, s.n);
 	}
 	if (n > max) {
 		char note[64];
@@ -1016,6 +1036,7 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 	}
 	fab_chart_marks(fab, c);
 out:
+	free(v);
 	free(peak);
 	free(used);
 	return c;
