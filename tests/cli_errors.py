@@ -43,8 +43,8 @@ def ng_shb():
     return ng_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
 
 
-def ng_idb(linktype):
-    return ng_block(1, struct.pack("<HHI", linktype, 0, 65535))
+def ng_idb(linktype, snaplen=65535):
+    return ng_block(1, struct.pack("<HHI", linktype, 0, snaplen))
 
 
 def ng_epb(ifc, data):
@@ -78,13 +78,16 @@ def setup(rocelab, d):
           b"[scenario]\nname = x\n[topology]\nkind = custom\n[host.a]\n[host.b]\n"
           b"[link.ab]\na = a\nb = b\n[flow.w]\nsrc = a\ndst = c\nsize = 4K\n")
     os.symlink("good.pcap", os.path.join(d, "alias.pcap"))
-    # pcapng: no interface at all (tshark: empty), a packet without one, two link types
+    # pcapng: no interface at all (tshark: empty), a packet without one, two link types,
+    # two snapshot lengths
     eth = raw[40:40 + struct.unpack("<I", raw[32:36])[0]]
     sll = struct.pack(">HHH8sH", 0, 1, 6, eth[6:12] + b"\0\0", 0x0800) + eth[14:]
     write(os.path.join(d, "empty.pcapng"), ng_shb())
     write(os.path.join(d, "noidb.pcapng"), ng_shb() + ng_epb(0, eth))
     write(os.path.join(d, "mixed.pcapng"),
           ng_shb() + ng_idb(1) + ng_epb(0, eth) + ng_idb(113) + ng_epb(1, sll))
+    write(os.path.join(d, "snaplens.pcapng"),
+          ng_shb() + ng_idb(1, 1500) + ng_epb(0, eth) + ng_idb(1) + ng_epb(1, eth))
 
 
 # name, argv after rocelab, exit code, words the line must hold, files that must not appear
@@ -101,6 +104,8 @@ CASES = [
      ["noidb.pcapng", "Interface Description"], []),
     ("dissect: pcapng of two link types", ["dissect", "mixed.pcapng"], 1,
      ["mixed.pcapng", "frame 2", "link type 113 (LINUX_SLL)", "-F pcap"], []),
+    ("dissect: pcapng of two snapshot lengths", ["dissect", "snaplens.pcapng"], 1,
+     ["snaplens.pcapng", "frame 2", "snapshot length 65535 after one of 1500", "editcap"], []),
     ("dissect: unknown option", ["dissect", "--bogus", "good.pcap"], 2, ["--bogus"], []),
     ("dissect: bad filter", ["dissect", "-f", "udp port", "good.pcap"], 2, ["udp port"], []),
     ("dissect: bad format", ["dissect", "--format", "xml", "good.pcap"], 2, ["xml"], []),

@@ -221,14 +221,19 @@ static void ng_shb(struct ng *g, bool be)
 	ng_block(g, 0x0a0d0d0a, body.b, body.len, 0);
 }
 
-static void ng_idb(struct ng *g, uint16_t linktype)
+static void ng_idb_snap(struct ng *g, uint16_t linktype, uint32_t snaplen)
 {
 	struct ng body = { .be = g->be };
 
 	ng_put(&body, linktype, 2);
 	ng_put(&body, 0, 2);
-	ng_put(&body, 65535, 4);
+	ng_put(&body, snaplen, 4);
 	ng_block(g, 1, body.b, body.len, 0);
+}
+
+static void ng_idb(struct ng *g, uint16_t linktype)
+{
+	ng_idb_snap(g, linktype, 65535);
 }
 
 /* An Enhanced Packet Block of @p n bytes on interface @p ifc (microseconds: the default). */
@@ -361,8 +366,9 @@ START_TEST(pcap_empty_pcapng)
 END_TEST
 
 /*
- * A pcapng with an interface of a second link type: libpcap stops there. The frames before it
- * are read, then one line says what the file is and how to split it, not "corrupt".
+ * A pcapng with an interface of a second link type, or of a second snapshot length: libpcap
+ * stops there. The frames before it are read, then one line says what the file is and how to
+ * convert it, not "corrupt".
  */
 START_TEST(pcap_mixed_linktypes)
 {
@@ -408,6 +414,24 @@ START_TEST(pcap_mixed_linktypes)
 		ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);	/* stays broken */
 		roce_pcap_close(r);
 	}
+	/* two interfaces of one link type and two snapshot lengths (dumpcap -i a -s 128 -i b) */
+	memset(&g, 0, sizeof(g));
+	ng_shb(&g, false);
+	ng_idb_snap(&g, DLT_EN10MB, 128);
+	ng_epb(&g, 0, 1, frame, (uint32_t)n);
+	ng_idb_snap(&g, DLT_EN10MB, 262144);
+	ng_epb(&g, 1, 2, frame, (uint32_t)n);
+	ng_write(&g, path);
+	r = roce_pcap_open(path, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_int_eq(roce_pcap_next(r, &f), 1);
+	ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
+	e = roce_pcap_error(r);
+	ck_assert_msg(strstr(e, "frame 2: an interface of snapshot length 262144 after one of 128")
+		      != NULL, "%s", e);
+	ck_assert_msg(strstr(e, "editcap -F pcap") != NULL, "%s", e);
+	ck_assert_msg(strstr(e, "corrupt") == NULL, "%s", e);
+	roce_pcap_close(r);
 }
 END_TEST
 

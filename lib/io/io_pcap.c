@@ -17,7 +17,7 @@
  * page fault when the first read fills it (1 MiB: 256 of them, for 4x fewer reads than this)
  */
 #define READ_BUF_SIZE (1u << 18)
-#define ERR_LEN 1024		/* room for a path twice (see mixed_linktypes()) */
+#define ERR_LEN 1024		/* room for a path twice (see libpcap_limit()) */
 #define ETH_HDR_LEN 14		/* destination, source, Ethertype */
 
 /* pcapng (draft-ietf-opsawg-pcapng section 4): what the walk for an empty file reads */
@@ -28,10 +28,15 @@
 #define PCAPNG_PB 2u		/* obsolete Packet Block */
 #define PCAPNG_SPB 3u		/* Simple Packet Block */
 #define PCAPNG_EPB 6u		/* Enhanced Packet Block */
-/* libpcap 1.10's words for a pcapng with no interface, and for a second link type */
+/*
+ * libpcap 1.10's words for a pcapng with no interface, and for the two things its pcapng reader
+ * keeps one of a file: the link type and the snapshot length of its first interface
+ */
 #define NO_IDB_MSG "the capture file has no Interface Description Blocks"
 #define LINKTYPE_MSG_HEAD "an interface has a type "
 #define LINKTYPE_MSG_TAIL " different from the type of the first interface"
+#define SNAPLEN_MSG_HEAD "an interface has a snapshot length "
+#define SNAPLEN_MSG_TAIL " different from the snapshot length of the first interface"
 
 struct roce_pcap_reader {
 	pcap_t *p;			/* libpcap's handle, nanosecond precision */
@@ -326,30 +331,45 @@ static const char *linktype_name(unsigned long lt)
 	return name != NULL ? name : "?";
 }
 
-/*
- * libpcap's error @p msg, when it is the one for an interface of a second link type: what the
- * file is and what to do, in r->err. @return true if it was that error
- */
-static bool mixed_linktypes(struct roce_pcap_reader *r, const char *msg)
+/* The number in libpcap's message @p msg between @p head and @p tail. @return false if not that */
+static bool msg_number(const char *msg, const char *head, const char *tail, unsigned long *val)
 {
-	const char *num = msg + strlen(LINKTYPE_MSG_HEAD);
-	unsigned long lt;
+	const char *num = msg + strlen(head);
 	char *end;
 
-	if (strncmp(msg, LINKTYPE_MSG_HEAD, strlen(LINKTYPE_MSG_HEAD)) != 0 ||
-	    *num < '0' || *num > '9')
+	if (strncmp(msg, head, strlen(head)) != 0 || *num < '0' || *num > '9')
 		return false;
 	errno = 0;
-	lt = strtoul(num, &end, 10);
-	if (errno != 0 || strcmp(end, LINKTYPE_MSG_TAIL) != 0)
+	*val = strtoul(num, &end, 10);
+	return errno == 0 && strcmp(end, tail) == 0;
+}
+
+/*
+ * libpcap's error @p msg, when it is the one for an interface of a second link type or of a
+ * second snapshot length: what the file is and what to do, in r->err. Such a file is whole
+ * (tshark -w pcapng keeps every interface and dumpcap takes -s per interface); only libpcap's
+ * reader holds one of each a file. @return true if it was one of those errors
+ */
+static bool libpcap_limit(struct roce_pcap_reader *r, const char *msg)
+{
+	const char *src = r->from_stdin ? "-" : r->path;
+	unsigned long val;
+
+	if (msg_number(msg, LINKTYPE_MSG_HEAD, LINKTYPE_MSG_TAIL, &val))
+		snprintf(r->err, sizeof(r->err),
+			 "%s: frame %llu: an interface of link type %lu (%s) after one of link type "
+			 "%d (%s): libpcap reads one link type a file; split it first, e.g. "
+			 "tshark -r %s -Y frame.interface_id==0 -F pcap -w out.pcap",
+			 r->path, (unsigned long long)r->n + 1, val, linktype_name(val),
+			 r->file_linktype, linktype_name((unsigned long)r->file_linktype), src);
+	else if (msg_number(msg, SNAPLEN_MSG_HEAD, SNAPLEN_MSG_TAIL, &val))
+		snprintf(r->err, sizeof(r->err),
+			 "%s: frame %llu: an interface of snapshot length %lu after one of %d: "
+			 "libpcap reads one snapshot length a file; convert it first, e.g. "
+			 "editcap -F pcap %s out.pcap",
+			 r->path, (unsigned long long)r->n + 1, val, pcap_snapshot(r->p), src);
+	else
 		return false;
-	/* tshark -w pcapng keeps every interface: only a pcap holds one link type */
-	snprintf(r->err, sizeof(r->err),
-		 "%s: frame %llu: an interface of link type %lu (%s) after one of link type %d (%s): "
-		 "libpcap reads one link type a file; split it first, e.g. "
-		 "tshark -r %s -Y frame.interface_id==0 -F pcap -w out.pcap",
-		 r->path, (unsigned long long)r->n + 1, lt, linktype_name(lt), r->file_linktype,
-		 linktype_name((unsigned long)r->file_linktype), r->from_stdin ? "-" : r->path);
 	return true;
 }
 
@@ -368,7 +388,7 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 		if (rc == PCAP_ERROR_BREAK)
 			return 0;	/* end of file */
 		if (rc != 1) {
-			if (!mixed_linktypes(r, pcap_geterr(r->p)))
+			if (!libpcap_limit(r, pcap_geterr(r->p)))
 				snprintf(r->err, sizeof(r->err),
 					 "%s: frame %llu: file truncated or corrupt: %s", r->path,
 					 (unsigned long long)r->n + 1, pcap_geterr(r->p));
