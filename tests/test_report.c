@@ -705,6 +705,10 @@ START_TEST(report_html_content)
 	ck_assert_ptr_nonnull(strstr(html, "<div class=\"box\">\n<p class=\"box-title\">Found "
 					 "&lt;2&gt;</p>\n<ul>\n<li>a &amp; <code>b&lt;c</code></li>\n"
 					 "<li>two lines</li>\n</ul>\n</div>\n"));
+	/* code in the box is set off from the box's band, not the same colour as it */
+	ck_assert_ptr_nonnull(strstr(html, ".box{"));
+	ck_assert_ptr_nonnull(strstr(html, "background:var(--band)"));
+	ck_assert_ptr_nonnull(strstr(html, ".box code{background:#fff;"));
 	ck_assert_uint_eq(count(html, "<svg "), 2);
 	ck_assert_ptr_nonnull(strstr(html, "id=\"chart1-clip\""));	/* ids unique per page */
 	ck_assert_ptr_nonnull(strstr(html, "id=\"chart2\""));

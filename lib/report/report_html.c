@@ -272,6 +272,8 @@ static const char css[] =
 	".box ul{margin:.3rem 0 0;padding-left:1.2rem}\n"
 	"code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.9em;"
 	"background:var(--band);padding:0 .2em;border-radius:3px}\n"
+	/* on the box's own band a chip of that colour is invisible and its padding reads as spaces */
+	".box code{background:#fff;box-shadow:0 0 0 1px var(--rule)}\n"
 	"td.l:last-child{white-space:normal}\n"
 	"figure{margin:1rem 0 1.5rem}\n"
 	/* a chart alone on its line: not blown up far past the two-a-row size it is drawn for */
