@@ -168,6 +168,13 @@ CASES = [
     ("switch: one port twice", ["switch", "--port", "net_null0", "--port", "net_null0"], 2,
      ["net_null0", "twice"], []),
     ("demo: unknown option", ["demo", "--bogus"], 2, ["--bogus"], []),
+    # a driver no bus knows: our line only, not the EAL's two before it
+    ("switch: no such driver", ["switch", "--port", "net_nosuch0", "--port", "net_null1"], 2,
+     ["net_nosuch0", "no driver called"], []),
+    ("perf: no such driver", ["perf", "write_bw", "--dev", "net_nosuch0", "--ip", "10.0.0.1"],
+     2, ["net_nosuch0", "no driver called"], []),
+    ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0"], 1,
+     ["net_nosuch0", "no driver called"], []),
 ]
 
 # Input that looks odd but is fine: exit 0, nothing on stderr (name, argv after rocelab)

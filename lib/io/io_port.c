@@ -12,6 +12,7 @@
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -701,6 +702,38 @@ static int find_port(const char *name, uint16_t *port_id)
 	return -ENODEV;
 }
 
+/* rte_dev_probe() with the EAL's own lines on failure ("failed to parse device", "Failed to
+ * attach device on primary process") held back: they repeat what the caller's one line says.
+ * A driver's reason (its own log type) still shows; --log-level info or debug shows all. */
+static int probe_quietly(const char *devargs)
+{
+	int level = rte_log_get_level(RTE_LOGTYPE_EAL);
+	bool quiet = roce_log_threshold < ROCE_LOG_INFO && level > (int)RTE_LOG_CRIT;
+	int rc;
+
+	if (quiet)
+		rte_log_set_level(RTE_LOGTYPE_EAL, RTE_LOG_CRIT);
+	rc = rte_dev_probe(devargs);
+	if (quiet)
+		rte_log_set_level(RTE_LOGTYPE_EAL, (uint32_t)level);
+	return rc;
+}
+
+/* Why rte_dev_probe() failed, in words: DPDK 22.11 returns -EFAULT when no bus recognises the
+ * name (rte_devargs_parse()), and a driver's bare -1 comes back as -EPERM. */
+static const char *probe_strerror(int rc, const char *name)
+{
+	static __thread char buf[RTE_ETH_NAME_MAX_LEN + 64];
+
+	if (rc == -EFAULT) {
+		snprintf(buf, sizeof(buf), "no driver called '%s'", name);
+		return buf;
+	}
+	if (rc == -EPERM || rc == -1)
+		return "its driver refused it";
+	return rte_strerror(-rc);
+}
+
 struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port_conf *conf,
 				 char *err, size_t errlen)
 {
@@ -733,13 +766,13 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	p->eng = eng;
 	p->bridge = conf->bridge;
 
-	rc = rte_dev_probe(conf->devargs);
+	rc = probe_quietly(conf->devargs);
 	if (rc == 0)
 		probed = true;
 	else if (rc != -EEXIST) {
 		FAIL(EINVAL, "%s: cannot probe the device: %s (a vdev driver such as net_af_packet0, "
 		     "net_tap0, net_memif0, net_ring0, or a PCI address allowed by --eal '-a ADDR')",
-		     conf->devargs, rte_strerror(-rc));
+		     conf->devargs, probe_strerror(rc, name));
 		goto err_free;
 	}
 	if (find_port(name, &p->port_id) != 0) {
