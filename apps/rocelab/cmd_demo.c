@@ -13,7 +13,7 @@ static const char usage[] =
 	"\n"
 	"A tour in four steps, each run in rocelab's emulated fabric and measured side by side:\n"
 	"  1. zero copy: an RDMA WRITE against a kernel TCP path model that does its four copies\n"
-	"  2. lossless against lossy: the same transfer with PFC, and without it at 1e-4 loss\n"
+	"  2. lossless against lossy: the same transfer with PFC, and without it at 1e-5 to 1e-3 loss\n"
 	"  3. an 8:1 incast with a victim flow: PFC alone against PFC with ECN and DCQCN\n"
 	"  4. troubleshooting a link degraded from 100G to 40G, from the switch counters\n"
 	"Tables go to the terminal; report.html (charts and tables) and the captures of each\n"
