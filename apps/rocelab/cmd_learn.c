@@ -20,6 +20,7 @@ static const char usage[] =
 	"  troubleshooting a link degraded to 40G             rocelab demo, step 4\n"
 	"  PFC deadlock                                       rocelab run scenarios/pfc-deadlock.ini\n"
 	"  drops from a host on the wrong DSCP                rocelab run scenarios/troubleshoot-dscp.ini\n"
+"  a 100G NIC in a PCIe Gen3 x8 slot pausing its port rocelab run scenarios/troubleshoot-pcie.ini\n"
 	"\n"
 	"  --out DIR   where to write (default: rocelab-learn); created if missing\n"
 	"  --quick     fewer points, shorter runs\n"
