@@ -519,6 +519,39 @@ START_TEST(chart_marks)
 }
 END_TEST
 
+/*
+ * Bars too narrow to carry their values (six loss rates by three delays) need no room over
+ * them: goodput of at most 98 Gb/s on a 100G link has an axis to 100, not to 120.
+ */
+START_TEST(chart_narrow_bars_no_headroom)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_BAR, "Goodput under loss", NULL,
+						 "goodput (Gb/s)");
+	const char *const cats[] = { "0", "1e-5", "1e-4", "1e-3", "3e-3", "1e-2" };
+	struct capture cap;
+	const char *svg, *p;
+	double v, top = 0;
+
+	ck_assert_int_eq(roce_chart_categories(c, cats, ROCE_DIM(cats)), 0);
+	ck_assert_int_eq(roce_chart_series(c, "0.5 us", NULL, (const double[]){ 98, 98, 98, 65, 19, 3 },
+					   6), 0);
+	ck_assert_int_eq(roce_chart_series(c, "5 us", NULL, (const double[]){ 98, 98, 98, 63, 24, 2 },
+					   6), 0);
+	ck_assert_int_eq(roce_chart_series(c, "25 us", NULL, (const double[]){ 98, 98, 97, 62, 24, 2 },
+					   6), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_null(strstr(svg, "class=\"value\""));	/* too narrow for values */
+	for (p = strstr(svg, "class=\"tick\">"); p != NULL; p = strstr(p + 1, "class=\"tick\">"))
+		if (sscanf(p, "class=\"tick\">%lf<", &v) == 1)
+			top = ROCE_MAX(top, v);
+	ck_assert_msg(top == 100, "the axis goes to %g", top);
+	free(cap.buf);
+	roce_chart_destroy(c);
+}
+END_TEST
+
 /* The baseline y of the mark label @p label in @p svg. */
 static double mark_label_y(const char *svg, const char *label)
 {
@@ -836,6 +869,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_palette_and_legend);
 	tcase_add_test(tc, chart_legend_names_hidden_lines);
 	tcase_add_test(tc, chart_marks);
+	tcase_add_test(tc, chart_narrow_bars_no_headroom);
 	tcase_add_test(tc, chart_mark_labels_clear_data);
 	tcase_add_test(tc, chart_xlog);
 	suite_add_tcase(s, tc);

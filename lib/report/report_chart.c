@@ -743,6 +743,32 @@ static const char *ytick_label(const struct roce_chart *c, const struct frame *f
 	       roce_ticks_label(&fr->yt, fr->yt.v[i], buf, len);
 }
 
+/*
+ * The width of one bar and the gap inside its slot, for a plot @p plot_w wide: the bars of a
+ * category fill 60% of its share (80% with several series). A bar of 26 px or more carries its
+ * value printed over it.
+ */
+static double bar_width(const struct roce_chart *c, size_t ncats, double plot_w, double *gap)
+{
+	double gw = plot_w / (double)(ncats ? ncats : 1);
+	double bw = gw * (c->nseries == 1 ? 0.6 : 0.8) / (double)(c->nseries ? c->nseries : 1);
+
+	*gap = bw > 8 ? 2 : 0;
+	return bw;
+}
+
+#define BAR_VALUE_W 26		/* narrowest bar that carries its value */
+
+static double ytick_width(const struct roce_chart *c, const struct frame *fr)
+{
+	double yw = 0;
+	char buf[64];
+
+	for (int i = 0; i < fr->yt.n; i++)
+		yw = ROCE_MAX(yw, text_w(ytick_label(c, fr, i, buf, sizeof(buf))));
+	return yw;
+}
+
 static void layout(const struct roce_chart *c, struct frame *fr)
 {
 	double xlo, xhi, ylo, yhi, yw = 0, catw = 0;
@@ -776,16 +802,20 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 	} else {
 		/* bars, throughput, queue depth: 0 belongs on the axis */
 		roce_ticks(ROCE_MIN(ylo, 0), ROCE_MAX(yhi, 0), 6, true, &fr->yt);
-		/* a bar's value is printed over it: room for it under the legend */
+		/*
+		 * a bar's value is printed over it: room for it under the legend; bars too
+		 * narrow for a value need none (an axis of goodput to 120 on a 100G link)
+		 */
 		if (c->kind == ROCE_CHART_BAR && yhi > 0) {
-			double room = 18 / (fr->b - fr->t) * (fr->yt.hi - fr->yt.lo);
+			double room = 18 / (fr->b - fr->t) * (fr->yt.hi - fr->yt.lo), gap;
+			double l = 16 + (c->ylabel[0] ? 22 : 0) + ytick_width(c, fr) + 8;
+			double bw = bar_width(c, fr->ncats, fr->r - l, &gap);
 
-			if (fr->yt.hi - yhi < room)
+			if (fr->yt.hi - yhi < room && bw - gap >= BAR_VALUE_W)
 				roce_ticks(ROCE_MIN(ylo, 0), yhi + room, 6, true, &fr->yt);
 		}
 	}
-	for (int i = 0; i < fr->yt.n; i++)
-		yw = ROCE_MAX(yw, text_w(ytick_label(c, fr, i, buf, sizeof(buf))));
+	yw = ytick_width(c, fr);
 	fr->l = 16 + (c->ylabel[0] ? 22 : 0) + yw + 8;
 	if (c->kind == ROCE_CHART_BAR) {
 		for (size_t i = 0; i < fr->ncats; i++) {
@@ -995,10 +1025,9 @@ static char *bar_value(double v, char *out, size_t size)
 
 static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 {
-	double gw = (fr->r - fr->l) / (double)fr->ncats;
-	double area = gw * (c->nseries == 1 ? 0.6 : 0.8);
-	double bw = area / (double)c->nseries;
-	double gap = bw > 8 ? 2 : 0;
+	double gw = (fr->r - fr->l) / (double)fr->ncats, gap;
+	double bw = bar_width(c, fr->ncats, fr->r - fr->l, &gap);
+	double area = bw * (double)c->nseries;
 	double y0 = py(fr, ROCE_MAX(fr->yt.lo, ROCE_MIN(0, fr->yt.hi)));
 	char cat[32], val[32];
 
@@ -1035,7 +1064,7 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 			fputs(" \xe2\x80\x94 ", f);	/* em dash */
 			report_xml_puts(f, name);
 			fprintf(f, ": %s (%.6g)</title></rect>\n", bar_value(v, val, sizeof(val)), v);
-			if (bw - gap >= 26)
+			if (bw - gap >= BAR_VALUE_W)
 				text_at(f, x + (bw - gap) / 2, v >= 0 ? top - 5 : top + h + 14,
 					"text-anchor=\"middle\" class=\"value\"", val);
 		}
