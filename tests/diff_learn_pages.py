@@ -6,12 +6,14 @@ xml.etree; each page holds an inline <svg> and a <table>; the encapsulation pict
 layer the table does; a verbs bar's value is a figure of its table, as printed there; the loss table names
 each loss rate as the charts' categories do, and gives no resends-per-loss without a loss; no cell reads "0.0" (a figure rounded
 away, or a zero dressed as a measurement);
-index.html links every lesson's page and nothing else; and a second run
+index.html links every lesson's page and nothing else, and says to run each scenario that
+docs/learn.md's table does; and a second run
 writes the same bytes (the lessons are deterministic).
 
 Usage: diff_learn_pages.py PATH/TO/rocelab      (exit 0 all good, 1 a check failed)
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,6 +58,16 @@ def main():
         pages = {n for n in first if n.endswith(".html") and n != "index.html"}
         if links != pages:
             failures.append("index.html links %s, the pages are %s" % (sorted(links), sorted(pages)))
+        # the index's 'Also taught by running' runs every scenario docs/learn.md's table does
+        docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "learn.md")
+        taught = set(re.findall(r"rocelab run (scenarios/[\w.-]+\.ini)", open(docs).read()))
+        cells = {(td.text or "").strip()
+                 for td in ET.fromstring(first["index.html"]).iter("{http://www.w3.org/1999/xhtml}td")}
+        if not taught:
+            failures.append("docs/learn.md names no scenario to run")
+        for ini in sorted(taught):
+            if "rocelab run " + ini not in cells:
+                failures.append("index.html does not say to run %s, as docs/learn.md does" % ini)
     for name, data in first.items():
         if name.endswith(".html"):
             for td in ET.fromstring(data).iter("{http://www.w3.org/1999/xhtml}td"):

@@ -170,6 +170,8 @@ int roce_learn_index(const struct roce_lesson *const *l, size_t n,
 		{ "PFC deadlock", "rocelab run scenarios/pfc-deadlock.ini" },
 		{ "drops from a host on the wrong DSCP",
 		  "rocelab run scenarios/troubleshoot-dscp.ini" },
+		{ "a 100G NIC in a PCIe Gen3 x8 slot pausing its switch port",
+		  "rocelab run scenarios/troubleshoot-pcie.ini" },
 	};
 	const int row_h = 56, width = 760;
 	struct roce_report *rep = roce_report_create("rocelab learn: RDMA, run and measured");
