@@ -3,12 +3,12 @@
 
 Checks, with parsers rocelab does not share: each LESSON.html and each *.svg parses with
 xml.etree; each page holds an inline <svg> and a <table>; the encapsulation picture names every
-layer the table does; a verbs bar's value is a figure of its table, as printed there; the loss table names
-each loss rate as the charts' categories do, and gives no resends-per-loss without a loss; no cell reads "0.0" (a figure rounded
-away, or a zero dressed as a measurement);
-index.html links every lesson's page and nothing else, and says to run each scenario that
-docs/learn.md's table does; and a second run
-writes the same bytes (the lessons are deterministic).
+layer the table does; a verbs bar's value is a figure of its table, as printed there; the loss
+table names each loss rate as the charts' categories do, and gives no resends-per-loss without
+a loss; no cell reads "0.0" (a figure rounded away, or a zero dressed as a measurement); each
+picture file is white under its drawing; index.html links every lesson's page and nothing else,
+and says to run each scenario that docs/learn.md's table does; and a second run writes the
+same bytes (the lessons are deterministic).
 
 Usage: diff_learn_pages.py PATH/TO/rocelab      (exit 0 all good, 1 a check failed)
 """
@@ -49,6 +49,16 @@ def main():
                 failures.append(name + ": no inline picture")
             if next(root.iter("{http://www.w3.org/1999/xhtml}table"), None) is None:
                 failures.append(name + ": no table")
+        if name.endswith(".svg"):
+            # a picture file is white under its drawing, or a dark viewer hides its black text
+            drawn = [e for e in root if e.tag not in (SVG + "title", SVG + "defs", SVG + "style")]
+            first_g = drawn[0] if drawn else None
+            if first_g is not None and first_g.tag == SVG + "g":	# a chart: its group
+                first_g = next((e for e in first_g if e.tag != SVG + "title"), None)
+            if (first_g is None or first_g.tag != SVG + "rect" or
+                    first_g.get("width") != "100%" or first_g.get("height") != "100%" or
+                    first_g.get("fill", "").lower() not in ("#fff", "#ffffff", "white")):
+                failures.append(name + ": no white background under the picture")
         if second.get(name) != data:
             failures.append(name + ": a second run wrote other bytes")
     if "index.html" not in first:

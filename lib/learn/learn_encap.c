@@ -175,6 +175,8 @@ static char *layers_svg(const struct roce_encap_frame *f, int n)
 	OUT("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
 	    "role=\"img\" font-family=\"system-ui,sans-serif\" font-size=\"12\">\n"
 	    "<title>The same RDMA WRITE in each encapsulation</title>\n"
+	    /* a file of its own: white under it, as the charts, not a dark viewer's background */
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
 	    "<text x=\"0\" y=\"16\" font-size=\"14\" font-weight=\"600\">Headers to scale "
 	    "(%d px a byte); the %u-byte payload not to scale</text>\n",
 	    width, height, px, f[0].payload);

@@ -123,7 +123,10 @@ static char *paths_svg(void)
 		return NULL;
 #define OUT(...) len += (size_t)snprintf(s + len, len < cap ? cap - len : 0, __VA_ARGS__)
 	OUT("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-	    "font-family=\"sans-serif\" font-size=\"12\">\n", 7 * step + 10, 2 * row_h + 20);
+	    "font-family=\"sans-serif\" font-size=\"12\">\n"
+	    /* a file of its own: white under it, as the charts, not a dark viewer's background */
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n", 7 * step + 10,
+	    2 * row_h + 20);
 	OUT("<defs><marker id=\"gpu-arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" "
 	    "refY=\"4\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#444\"/></marker>"
 	    "</defs>\n");
