@@ -302,7 +302,7 @@ static int run_gpudirect(const struct roce_learn_conf *conf, struct roce_report 
 	learn_row(t, "staged through host memory\t2 (GPU copy engine, NIC)\t2 (written by one "
 		  "DMA, read by another)\t2\t%.2f", pts[0].staged_lat_us);
 	learn_row(t, "GPUDirect RDMA\t1 (NIC, peer to peer)\t0\t0\t%.2f", pts[0].gdr_lat_us);
-	snprintf(text, sizeof(text), "latency of a %u-byte message: the two copy calls' fixed cost "
+	snprintf(text, sizeof(text), "latency of the smallest message (%u bytes): the two copy calls' fixed cost "
 		 "(%.0f us each) dwarfs the network's", pts[0].size, pcie.copy_us);
 	roce_table_note(t, text);
 	learn_table(conf, rep, t);
