@@ -552,6 +552,45 @@ START_TEST(chart_narrow_bars_no_headroom)
 }
 END_TEST
 
+/*
+ * A linear x axis starts at a tick: flow completion times from 1857.9 to 2908.6 us start the
+ * axis at 1800, labelled, so the curve's first rise is off the y axis. It still ends at the
+ * data's last x (a run's end), and an axis from 0 stays as it was.
+ */
+START_TEST(chart_x_axis_starts_at_tick)
+{
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_STEP, "FCT", "FCT (us)", "share");
+	struct capture cap;
+	const char *svg;
+	double x0, x1, l, r, first;
+
+	ck_assert_int_eq(roce_chart_series(c, "flows", (const double[]){ 1857.9, 1861.1, 2908.6 },
+					   (const double[]){ 0.125, 0.5, 1 }, 3), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_int_eq(sscanf(strstr(svg, "data-x=\""), "data-x=\"%lf %lf %lf %lf", &x0, &x1, &l,
+				&r), 4);
+	ck_assert_msg(x0 == 1800 && x1 == 2908.6, "x axis %g to %g", x0, x1);
+	ck_assert_ptr_nonnull(strstr(svg, "class=\"tick\">1800<"));
+	ck_assert_int_eq(sscanf(strstr(strstr(svg, "<path fill=\"none\""), " d=\"M"), " d=\"M%lf",
+				&first), 1);
+	ck_assert_msg(first > l + 10, "the curve starts at %g, on the y axis at %g", first, l);
+	free(cap.buf);
+	roce_chart_destroy(c);
+
+	c = roce_chart_create(ROCE_CHART_LINE, "t", "time (us)", NULL);
+	ck_assert_int_eq(roce_chart_series(c, "s", (const double[]){ 0, 2479.9 },
+					   (const double[]){ 1, 2 }, 2), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(svg, "data-x=\"0 2479.9 "));
+	free(cap.buf);
+	roce_chart_destroy(c);
+}
+END_TEST
+
 /* The baseline y of the mark label @p label in @p svg. */
 static double mark_label_y(const char *svg, const char *label)
 {
@@ -870,6 +909,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_legend_names_hidden_lines);
 	tcase_add_test(tc, chart_marks);
 	tcase_add_test(tc, chart_narrow_bars_no_headroom);
+	tcase_add_test(tc, chart_x_axis_starts_at_tick);
 	tcase_add_test(tc, chart_mark_labels_clear_data);
 	tcase_add_test(tc, chart_xlog);
 	suite_add_tcase(s, tc);

@@ -837,10 +837,26 @@ static void layout(const struct roce_chart *c, struct frame *fr)
 		xlo = c->xlog ? log10(c->xmin) : c->xmin;
 		xhi = c->xlog ? log10(c->xmax) : c->xmax;
 	}
-	if (c->xlog)
+	if (c->xlog) {
 		decade_ticks(xlo, xhi, &fr->xt);
-	else
-		roce_ticks(xlo, xhi, (int)((fr->r - fr->l) / 90), false, &fr->xt);
+	} else {
+		int nx = (int)((fr->r - fr->l) / 90);
+
+		roce_ticks(xlo, xhi, nx, false, &fr->xt);
+		/*
+		 * The axis starts at a tick, so its left end is labelled: data from 1857.9 us
+		 * (the first flow done) starts the axis at 1800, and the first rise of the curve
+		 * is not drawn on the y axis, hidden by it. The right end stays at the data's end
+		 * (a run's last sample). A wider range can take a coarser step: again until the
+		 * start is on a tick of the step that labels it.
+		 */
+		for (int k = 0; !c->xfixed && k < 4 && fr->xt.n > 0 && fr->xt.v[0] > xlo; k++) {
+			double lo = floor(xlo / fr->xt.step + 1e-9) * fr->xt.step;
+
+			roce_ticks(lo, xhi, nx, false, &fr->xt);
+			xlo = lo;
+		}
+	}
 }
 
 static void hline(FILE *f, double x1, double x2, double y, const char *cls)
