@@ -389,6 +389,23 @@ START_TEST(chart_palette_and_legend)
 	ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#D55E00\""));
 	ck_assert_ptr_nonnull(strstr(svg, "stroke=\"#009E73\""));
 	ck_assert_uint_eq(count(svg, "stroke-dasharray"), 2);	/* legend + line */
+	/*
+	 * the yellow (1.3:1 on white) kept, for its lightness apart from the orange, and drawn
+	 * over a dark edge with the same path, in the legend too; no other colour has one
+	 */
+	{
+		const char *line = strstr(svg, "<path fill=\"none\" stroke=\"#F0E442\"");
+		const char *edge = strstr(svg, "<path fill=\"none\" stroke=\"#8C8100\" class=\"edge\"");
+
+		ck_assert_ptr_nonnull(line);
+		ck_assert_ptr_nonnull(edge);
+		ck_assert(edge < line);
+		ck_assert_int_eq(strncmp(strstr(edge, " d=\""), strstr(line, " d=\""),
+					 strcspn(strstr(line, " d=\"") + 4, "\"") + 5), 0);
+		ck_assert_uint_eq(count(svg, "class=\"edge\""), 1);
+		ck_assert_uint_eq(count(svg, "stroke=\"#8C8100\""), 2);	/* line + legend */
+		ck_assert_ptr_nonnull(strstr(svg, "path.edge{stroke-width:4}"));
+	}
 	for (int i = 0; i < 9; i++) {
 		snprintf(name, sizeof(name), ">flow %d<", i);
 		ck_assert_ptr_nonnull(strstr(svg, name));	/* in the legend */

@@ -12,6 +12,14 @@ const char *const report_palette[8] = {
 	"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
 };
 
+/*
+ * An edge drawn under a line of the palette's colour, or NULL: the yellow has 1.3:1 against
+ * white and a 2-px line of it washes out on a projector (an FCT chart's "all flows" was drawn
+ * in it). Darkening it would bring it to the orange's lightness, and the two apart only by hue,
+ * which a colour-blind reader cannot see; a dark edge keeps the yellow and outlines it.
+ */
+static const char *const palette_edge[8] = { [6] = "#8C8100" };
+
 struct chart_series {
 	char *name;		/* legend and tooltip text */
 	double *x;		/* n x values (NULL for bars) */
@@ -641,6 +649,19 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 			put_num(f, y - 10);
 			fprintf(f, "\" width=\"14\" height=\"12\" rx=\"2\" fill=\"%s\"/>", col);
 		} else {
+			const char *edge = palette_edge[i % ROCE_DIM(palette_edge)];
+
+			if (edge != NULL) {	/* under the swatch, as under the line */
+				fprintf(f, "<line x1=\"");
+				put_num(f, x);
+				fprintf(f, "\" x2=\"");
+				put_num(f, x + 18);
+				fprintf(f, "\" y1=\"");
+				put_num(f, y - 4);
+				fprintf(f, "\" y2=\"");
+				put_num(f, y - 4);
+				fprintf(f, "\" stroke=\"%s\" stroke-width=\"5\"/>", edge);
+			}
 			fprintf(f, "<line x1=\"");
 			put_num(f, x);
 			fprintf(f, "\" x2=\"");
@@ -949,6 +970,37 @@ static void series_title(FILE *f, const struct roce_chart *c, const struct chart
 	fputs("</title>", f);
 }
 
+/* The d of a reduced series' path: moves at the start and after each break. */
+static void path_data(FILE *f, const struct roce_chart *c, const struct frame *fr,
+		      const double *ox, const double *oy, size_t n)
+{
+	bool pen = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(oy[i])) {
+			pen = false;
+			continue;
+		}
+		if (!pen) {
+			fputc('M', f);
+			put_num(f, px(fr, ox[i]));
+			fputc(',', f);
+			put_num(f, py(fr, oy[i]));
+			pen = true;
+		} else if (c->kind == ROCE_CHART_STEP) {
+			fputc('H', f);
+			put_num(f, px(fr, ox[i]));
+			fputc('V', f);
+			put_num(f, py(fr, oy[i]));
+		} else {
+			fputc('L', f);
+			put_num(f, px(fr, ox[i]));
+			fputc(',', f);
+			put_num(f, py(fr, oy[i]));
+		}
+	}
+}
+
 static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, const char *id)
 {
 	unsigned int cols = (unsigned int)(fr->r - fr->l);
@@ -957,9 +1009,9 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 	for (size_t s = 0; s < c->nseries; s++) {
 		const struct chart_series *se = &c->series[s];
 		const char *col = report_palette[s % ROCE_DIM(report_palette)];
+		const char *edge = palette_edge[s % ROCE_DIM(palette_edge)];
 		size_t cap = ROCE_MIN(se->n, (size_t)cols * 9), n;
 		double *nx, *ny;
-		bool pen = false;
 
 		if (se->n == 0)
 			continue;
@@ -979,31 +1031,16 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 		report_xml_puts(f, se->name);
 		fprintf(f, "\" data-color=\"%s\">", col);
 		series_title(f, c, se);
-		fprintf(f, "\n<path fill=\"none\" stroke=\"%s\"%s d=\"", col,
-			s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
-		for (size_t i = 0; i < n; i++) {
-			if (isnan(oy[i])) {
-				pen = false;
-				continue;
-			}
-			if (!pen) {
-				fputc('M', f);
-				put_num(f, px(fr, ox[i]));
-				fputc(',', f);
-				put_num(f, py(fr, oy[i]));
-				pen = true;
-			} else if (c->kind == ROCE_CHART_STEP) {
-				fputc('H', f);
-				put_num(f, px(fr, ox[i]));
-				fputc('V', f);
-				put_num(f, py(fr, oy[i]));
-			} else {
-				fputc('L', f);
-				put_num(f, px(fr, ox[i]));
-				fputc(',', f);
-				put_num(f, py(fr, oy[i]));
-			}
+		fputc('\n', f);
+		if (edge != NULL) {	/* the first path: the hover script reads its d, the same */
+			fprintf(f, "<path fill=\"none\" stroke=\"%s\" class=\"edge\"%s d=\"", edge,
+				s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
+			path_data(f, c, fr, ox, oy, n);
+			fputs("\"/>\n", f);
 		}
+		fprintf(f, "<path fill=\"none\" stroke=\"%s\"%s d=\"", col,
+			s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
+		path_data(f, c, fr, ox, oy, n);
 		fputs("\"/>\n", f);
 		/* points with no neighbour draw no line: mark them */
 		for (size_t i = 0; i < n; i++) {
@@ -1267,10 +1304,11 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 		"#%s .label{fill:#222;font-size:14px}"
 		"#%s .value{fill:#222;font-size:12px}"
 		"#%s .series path{stroke-width:2;stroke-linejoin:round;stroke-linecap:round}"
+		"#%s .series path.edge{stroke-width:4}"
 		"#%s .nodata{fill:#777;font-size:16px;font-style:italic}"
 		"#%s .marklabel{fill:#333;font-size:11px;paint-order:stroke;stroke:#fff;"
 		"stroke-width:3px}"
-		"</style>\n", id, id, id, id, id, id, id, id, id);
+		"</style>\n", id, id, id, id, id, id, id, id, id, id);
 	fprintf(f, "<g id=\"%s\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n", id);
 	if (c->title[0]) {
 		char buf[4 * TITLE_MAX + 4];
