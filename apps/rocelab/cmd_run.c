@@ -1,6 +1,7 @@
 /* rocelab run SCENARIO: build the scenario's fabric, run its workload, print and write the results. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,9 @@
 #define MAX_SET 64
 #define FLOWS_SHOWN 20		/* more flows than this: the terminal shows FLOWS_WORST of them */
 #define FLOWS_WORST 10
+#define SLICE_WALL_MIN 0.02	/* s of wall clock a slice of the run aims at, at least ... */
+#define SLICE_WALL_MAX 0.1	/* ... and at most: a signal is seen within about that */
+#define SLICE_MIN (10 * ROCE_US) /* virtual time a slice: 10 us x 2^k, so a stop is at a round time */
 
 static const char usage[] =
 	"usage: rocelab run SCENARIO [--out DIR] [--seed N] [--set SECTION.KEY=VALUE]...\n"
@@ -35,7 +39,11 @@ static const char usage[] =
 	"  --trace FILE   a line per transport and switch event out of the ordinary: loss\n"
 	"                 recovery, NAKs, RNR waits, CNPs, DCQCN cuts, PFC XOFF/XON, drops,\n"
 	"                 errors ('-': stdout; a run with none of them writes an empty file)\n"
-	"  --quiet        no progress bar and no tables\n";
+	"  --quiet        no progress bar and no tables\n"
+	"\n"
+	"SIGINT (Ctrl-C) or SIGTERM stops the run where it is and writes every file for the\n"
+	"time run so far; a second one kills it. Exit status: 0 done, 1 an error, 2 bad\n"
+	"arguments, 128+N stopped by signal N (130 for Ctrl-C).\n";
 
 static const struct option long_opts[] = {
 	{ "out", required_argument, NULL, 'o' },
@@ -59,6 +67,48 @@ static double wall_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The first SIGINT or SIGTERM: the run stops at the end of its slice (the handler then resets). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/*
+ * Run the workload in slices of virtual time of about SLICE_WALL_MIN..MAX wall-clock seconds
+ * each, looking for a signal between them. Virtual-time runs tile (docs/engine.md), so the
+ * slices change no result: a run sliced ends as one run to the end would. @p cut is set when a
+ * signal ended it before its end (a signal after the last flow finished cuts nothing).
+ * @return 0, or roce_fabric_start's / roce_fabric_finish's error
+ */
+static int run_sliced(struct roce_fabric *fab, const struct roce_run_conf *rc, bool *cut)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	roce_time_t slice = SLICE_MIN;
+	int ret = roce_fabric_start(fab, rc);
+
+	if (ret != 0)
+		return ret;
+	for (;;) {
+		roce_time_t now = roce_fabric_now(fab);
+		double w0 = wall_now(), dw;
+
+		if (!roce_fabric_advance(fab, slice < sc->duration - now ? now + slice : sc->duration))
+			break;
+		if (stop_signal != 0) {
+			*cut = true;
+			break;
+		}
+		dw = wall_now() - w0;
+		if (dw < SLICE_WALL_MIN && slice < sc->duration)
+			slice *= 2;
+		else if (dw > SLICE_WALL_MAX && slice > SLICE_MIN)
+			slice /= 2;
+	}
+	return roce_fabric_finish(fab);
 }
 
 /* Write @p t as DIR/NAME.csv. */
@@ -200,6 +250,11 @@ static int run(int argc, char **argv)
 	bool found, builtin;
 	struct roce_fabric *fab;
 	struct roce_progress *prog = NULL;
+	/* SA_RESETHAND: a second signal kills, for a run that will not stop */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	struct sigaction old_int, old_term;
+	bool cut = false;
+	int run_rc;
 	FILE *trace = NULL;
 	bool quiet = false;
 	int nset = 0, opt, ret = EXIT_FAILURE;
@@ -307,15 +362,24 @@ static int run(int argc, char **argv)
 		rc.progress_arg = prog;
 	}
 	t0 = wall_now();
-	if (roce_fabric_run(fab, &rc) != 0) {
-		roce_progress_finish(prog);
+	stop_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	run_rc = run_sliced(fab, &rc, &cut);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	roce_progress_finish(prog);
+	if (run_rc != 0) {
 		fprintf(stderr, "rocelab run: %s: the run failed (capture %s not writable, or out "
 			"of memory)\n", sc->file, path);
 		goto out_fab;
 	}
-	roce_progress_finish(prog);
+	if (cut)	/* the findings say it too, in the tables' words */
+		fprintf(stderr, "rocelab run: stopped by %s at %.1f us of the scenario's %.1f us\n",
+			stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+			(double)roce_fabric_now(fab) / ROCE_US, (double)sc->duration / ROCE_US);
 	if (report(fab, dir, wall_now() - t0, quiet) == 0)
-		ret = EXIT_SUCCESS;
+		ret = cut ? 128 + stop_signal : EXIT_SUCCESS;
 out_fab:
 	roce_fabric_destroy(fab);
 out_trace:

@@ -579,7 +579,7 @@ static bool host_interfaces(const struct roce_scenario *sc)
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
-#define FINDING_KINDS 10	/* deadlock; error, corrupt, stalled, not started; resends;
+#define FINDING_KINDS 11	/* stopped short; deadlock; error, corrupt, stalled, not started; resends;
 				 * switch, link and NIC drops; pauses: each one at most */
 ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
@@ -767,6 +767,11 @@ void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *f
 	char dl[300];
 
 	memset(fd, 0, sizeof(*fd));
+	if (roce_fabric_cut(fab))
+		finding(fd, "the run was stopped at %.1f us, before its end (scenario.duration = "
+			"%.1f us) and before every flow was done: everything here covers the run up "
+			"to then", (double)roce_fabric_now(fab) / ROCE_US,
+			(double)roce_fabric_scenario(fab)->duration / ROCE_US);
 	if (roce_fabric_deadlock(fab, dl, sizeof(dl))) {
 		bool now;
 		uint32_t n = roce_fabric_deadlocks(fab, NULL, &now);
@@ -790,6 +795,9 @@ void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *f
 		finding(fd, "nothing: every flow finished or ran to the end, no frame was dropped "
 			"or lost, and PFC paused no sending queue for more than %.0f%% of the run",
 			100 * FINDING_PAUSED);
+	else if (fd->n == 1 && roce_fabric_cut(fab))
+		finding(fd, "nothing else: no flow failed, no frame was dropped or lost, and PFC "
+			"paused no sending queue for more than %.0f%% of the run", 100 * FINDING_PAUSED);
 }
 
 struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, double wall_sec)

@@ -1088,6 +1088,11 @@ bool roce_fabric_advance(struct roce_fabric *fab, roce_time_t until)
 
 	if (fab->flows_done < fab->sc->nflows && roce_engine_now(fab->eng) < end)
 		roce_engine_run(fab->eng, end);
+	return roce_fabric_cut(fab);
+}
+
+bool roce_fabric_cut(const struct roce_fabric *fab)
+{
 	return fab->flows_done < fab->sc->nflows && roce_engine_now(fab->eng) < fab->sc->duration;
 }
 

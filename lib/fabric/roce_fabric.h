@@ -177,6 +177,12 @@ int roce_fabric_start(struct roce_fabric *fab, const struct roce_run_conf *rc);
 /** Run to @p until (at most sc->duration). @return true while work remains before the end */
 bool roce_fabric_advance(struct roce_fabric *fab, roce_time_t until);
 
+/**
+ * Whether the run stopped short: flows still to do and the scenario's duration not reached
+ * (a caller that stopped advancing, as rocelab run on SIGINT)
+ */
+bool roce_fabric_cut(const struct roce_fabric *fab);
+
 /** Take the last sample, close the capture. @return 0, -EIO */
 int roce_fabric_finish(struct roce_fabric *fab);
 
@@ -273,7 +279,7 @@ struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab);
 struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab);
 
 /** What stands out in a run, most serious first, one sentence each (`rocelab run`'s findings). */
-#define ROCE_FINDINGS_MAX 10
+#define ROCE_FINDINGS_MAX 11
 struct roce_findings {
 	int n;					/* findings in text[] */
 	char text[ROCE_FINDINGS_MAX][400];	/* each a sentence; `code` in backquotes */
