@@ -801,6 +801,46 @@ static long long summary_value(const struct roce_fabric *fab, const char *what)
  * pauses its switch port, which no switch counter shows as sent; and the frames the switches
  * send reach the NICs.
  */
+/*
+ * Flows that run to the end are "running": no completion time to give (FCT "-"), but their
+ * goodput so far. (troubleshoot-dscp's four flows outlast 1 ms.)
+ */
+START_TEST(running_no_fct)
+{
+	const char *set[] = { "scenario.duration=1ms" };
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+	char *csv, *row;
+	int rows = 0;
+
+	sc = roce_scenario_load(SCENARIOS "/troubleshoot-dscp.ini", set, 1, err, sizeof(err));
+	ck_assert_msg(sc != NULL, "%s", err);
+	fab = roce_fabric_create(sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	csv = table_csv(roce_fabric_flow_table(fab));
+	for (row = strchr(csv, '\n') + 1; *row != '\0'; row = strchr(row, '\n') + 1, rows++) {
+		const char *field[11];
+		int n = 0;
+
+		/* flow,path,op,messages,FCT,goodput,p50,p99,retransmits,timeouts,status; "-" is "" */
+		for (const char *c = row; n < 11 && *c != '\n'; c = strchr(c, ',') + 1) {
+			field[n++] = c;
+			if (strchr(c, ',') == NULL || strchr(c, ',') > strchr(c, '\n'))
+				break;
+		}
+		ck_assert_int_eq(n, 11);
+		ck_assert_msg(strncmp(field[10], "running\n", 8) == 0, "%s", row);
+		ck_assert_msg(field[4][0] == ',', "a running flow has an FCT: %s", row);
+		ck_assert_msg(strtod(field[5], NULL) > 1, "%s", row);
+	}
+	ck_assert_int_eq(rows, 4);
+	free(csv);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 START_TEST(summary_nic_pfc)
 {
 	const char *set[] = { "scenario.duration=1ms" };
@@ -1277,6 +1317,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, troubleshoot_dscp);
 	tcase_add_test(tc, troubleshoot_pcie);
 	tcase_add_test(tc, conservation);
+	tcase_add_test(tc, running_no_fct);
 	tcase_add_test(tc, demo_claims);
 	tcase_add_test(tc, summary_nic_pfc);
 	tcase_add_test(tc, paused_series);

@@ -78,7 +78,11 @@ static void flow_row(struct roce_table *t, const struct roce_fabric *fab, int i)
 		for (int k = 0; k < 4; k++)
 			roce_table_add(t, "-");
 	} else {
-		roce_table_add(t, "%.1f", (double)(r.last_done - r.first_post) / ROCE_US);
+		/* a flow still going has no completion time yet: its goodput is so far */
+		if (r.done)
+			roce_table_add(t, "%.1f", (double)(r.last_done - r.first_post) / ROCE_US);
+		else
+			roce_table_add(t, "-");
 		roce_table_add(t, "%.2f", r.goodput_gbps);
 		roce_table_add(t, "%.1f", r.lat_p50_us);
 		roce_table_add(t, "%.1f", r.lat_p99_us);
