@@ -494,6 +494,21 @@ static void put_num(FILE *f, double v)
 	fputs(buf, f);
 }
 
+/* A legend swatch's line, 18 px from (@p x, @p y): @p width px of @p colour, @p extra attributes. */
+static void swatch_line(FILE *f, double x, double y, const char *colour, int width,
+			const char *extra)
+{
+	fprintf(f, "<line x1=\"");
+	put_num(f, x);
+	fprintf(f, "\" x2=\"");
+	put_num(f, x + 18);
+	fprintf(f, "\" y1=\"");
+	put_num(f, y);
+	fprintf(f, "\" y2=\"");
+	put_num(f, y);
+	fprintf(f, "\" stroke=\"%s\" stroke-width=\"%d\"%s/>", colour, width, extra);
+}
+
 static double px(const struct frame *fr, double x)
 {
 	return fr->l + (x - fr->xt.lo) / (fr->xt.hi - fr->xt.lo) * (fr->r - fr->l);
@@ -651,27 +666,10 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 		} else {
 			const char *edge = palette_edge[i % ROCE_DIM(palette_edge)];
 
-			if (edge != NULL) {	/* under the swatch, as under the line */
-				fprintf(f, "<line x1=\"");
-				put_num(f, x);
-				fprintf(f, "\" x2=\"");
-				put_num(f, x + 18);
-				fprintf(f, "\" y1=\"");
-				put_num(f, y - 4);
-				fprintf(f, "\" y2=\"");
-				put_num(f, y - 4);
-				fprintf(f, "\" stroke=\"%s\" stroke-width=\"5\"/>", edge);
-			}
-			fprintf(f, "<line x1=\"");
-			put_num(f, x);
-			fprintf(f, "\" x2=\"");
-			put_num(f, x + 18);
-			fprintf(f, "\" y1=\"");
-			put_num(f, y - 4);
-			fprintf(f, "\" y2=\"");
-			put_num(f, y - 4);
-			fprintf(f, "\" stroke=\"%s\" stroke-width=\"3\"%s/>", col,
-				i >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
+			if (edge != NULL)	/* under the swatch, as under the line */
+				swatch_line(f, x, y - 4, edge, 5, "");
+			swatch_line(f, x, y - 4, col, 3, i >= ROCE_DIM(report_palette) ?
+				    " stroke-dasharray=\"6 3\"" : "");
 		}
 		fprintf(f, "<text x=\"");
 		put_num(f, x + 24);
