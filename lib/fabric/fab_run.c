@@ -1065,7 +1065,7 @@ int roce_fabric_start(struct roce_fabric *fab, const struct roce_run_conf *rc)
 			roce_switch_set_trace(fab->sw[s], fab->trace);
 	}
 	if (rc != NULL && rc->pcap != NULL) {
-		fab->pcap = roce_pcap_create(rc->pcap, err, sizeof(err));
+		fab->pcap = roce_pcap_create_snap(rc->pcap, sc->snaplen, err, sizeof(err));
 		if (fab->pcap == NULL) {
 			ROCE_LOG(ERR, "%s", err);
 			return -EIO;

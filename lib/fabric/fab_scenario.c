@@ -1486,12 +1486,17 @@ err:
 
 static int read_capture(struct reader *r)
 {
-	static const char *const keys[] = { "links", NULL };
+	static const char *const keys[] = { "links", "snaplen", NULL };
 	char buf[CFG_VALUE_LEN], *tok, *save = NULL;
 	const char *v;
 
-	if (enter(r, "capture") != 0 || check_keys(r, keys, NULL) != 0)
+	if (enter(r, "capture") != 0 || check_keys(r, keys, NULL) != 0 ||
+	    get_u32(r, "snaplen", 65535, &r->sc->snaplen) != 0)
 		return -EINVAL;
+	if (r->sc->snaplen != 0 && r->sc->snaplen < 14)
+		return fail_at(r, "snaplen", "%u bytes do not hold an Ethernet header: give 14 to "
+			       "65535 (128 keeps every RoCE header), or 0 for whole frames",
+			       r->sc->snaplen);
 	v = get(r, "links");
 	if (v == NULL)	/* default: what the hosts send and receive, for fabrics small enough */
 		v = r->sc->nhosts <= 16 ? "hosts" : "none";

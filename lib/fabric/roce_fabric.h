@@ -115,6 +115,7 @@ struct roce_scenario {
 	char *cc_kv[ROCE_SC_MAX_CC_KV];	/* "key=value" overrides */
 	int ncc_kv;
 	bool deadlock_check;		/* look for PFC deadlocks at each sample */
+	uint32_t snaplen;		/* bytes of each frame the capture keeps; 0: all */
 };
 
 /** An empty scenario with the defaults (seed 1, 1 s at most, PMTU 1024, no CC). */

@@ -61,6 +61,7 @@ struct roce_pcap_writer {
 	pcap_t *p;			/* a dead handle that only carries the file header */
 	pcap_dumper_t *d;		/* the file */
 	int failed;			/* a write failed on the way */
+	uint32_t snaplen;		/* bytes kept of a frame; the rest only counted */
 	uint8_t buf[PCAP_SNAPLEN];	/* flattens chained mbufs; allocated once */
 };
 
@@ -443,6 +444,12 @@ void roce_pcap_close(struct roce_pcap_reader *r)
 
 struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t errlen)
 {
+	return roce_pcap_create_snap(path, 0, err, errlen);
+}
+
+struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaplen, char *err,
+					       size_t errlen)
+{
 	struct roce_pcap_writer *w;
 	int e;
 
@@ -452,7 +459,8 @@ struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t er
 		errno = ENOMEM;
 		return NULL;
 	}
-	w->p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, PCAP_SNAPLEN,
+	w->snaplen = snaplen == 0 || snaplen > PCAP_SNAPLEN ? PCAP_SNAPLEN : snaplen;
+	w->p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)w->snaplen,
 						   PCAP_TSTAMP_PRECISION_NANO);
 	if (w->p == NULL) {
 		set_err(err, errlen, "%s: libpcap cannot create a capture handle", path);
@@ -495,16 +503,17 @@ static int dump(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data,
 
 int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t len)
 {
-	return dump(w, ts_ns, data, ROCE_MIN(len, (uint32_t)PCAP_SNAPLEN), len);
+	return dump(w, ts_ns, data, ROCE_MIN(len, w->snaplen), len);
 }
 
 int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint32_t caplen = ROCE_MIN(len, (uint32_t)PCAP_SNAPLEN);
+	uint32_t caplen = ROCE_MIN(len, w->snaplen);
 	uint32_t off = 0;
 
-	roce_wire_icrc_settle(m);
+	if (caplen + ROCE_ICRC_LEN > len)	/* the bytes kept reach the ICRC */
+		roce_wire_icrc_settle(m);
 	if (m->nb_segs == 1 || rte_pktmbuf_data_len(m) >= caplen)
 		return dump(w, ts_ns, rte_pktmbuf_mtod(m, const uint8_t *), caplen, len);
 	for (const struct rte_mbuf *s = m; s != NULL && off < caplen; s = s->next) {

@@ -87,6 +87,13 @@ void roce_pcap_close(struct roce_pcap_reader *r);
  */
 struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t errlen);
 
+/**
+ * The same, keeping only the first @p snaplen bytes of each frame (as tcpdump -s does; the
+ * record still gives the frame's length). @p snaplen 0 or above 65535: 65535.
+ */
+struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaplen, char *err,
+					       size_t errlen);
+
 /** Append one frame. @return 0 or -EIO */
 int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t len);
 
