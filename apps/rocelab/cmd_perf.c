@@ -58,6 +58,8 @@ static const char usage[] =
 	"                        after it completes, a slow consumer; with few receives (-r)\n"
 	"                        the sender meets RNR NAKs and waits (virtual time only)\n"
 	"  --pcap FILE           write every frame to FILE\n"
+	"  --snaplen N           --pcap and --capture keep the first N bytes of each frame\n"
+	"                        (14-65535; 128 keeps every header), as tcpdump -s\n"
 	"  --trace               print every retry, NAK and timer decision on stderr\n"
 	"  --verify              check every byte and completion; exit 1 on any mismatch\n"
 	"  --cc ALGO             congestion control on both hosts: none or dcqcn\n"
@@ -94,7 +96,7 @@ static const char usage[] =
 
 enum {
 	OPT_LOSS = 256, OPT_GBITS, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
-	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
+	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_SNAPLEN, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
 	OPT_RECV_DELAY, OPT_MIN_RNR,
 };
@@ -132,6 +134,7 @@ static const struct option long_opts[] = {
 	{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
 	{ "recv-delay", required_argument, NULL, OPT_RECV_DELAY },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "cc", required_argument, NULL, OPT_CC },
@@ -361,6 +364,7 @@ static int run(int argc, char **argv)
 	double d;
 	int test, opt, status = 0, ncc = 0;
 	bool pp = false, serve = false;
+	const char *capture = NULL;
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
@@ -550,6 +554,11 @@ static int run(int argc, char **argv)
 		case OPT_PCAP:
 			conf.pcap = optarg;
 			break;
+		case OPT_SNAPLEN:
+			if (!parse_u64("--snaplen", optarg, 14, 65535, &v))
+				return EXIT_USAGE;
+			conf.snaplen = (uint32_t)v;
+			break;
 		case OPT_TRACE:
 			conf.trace = stderr;
 			break;
@@ -576,13 +585,9 @@ static int run(int argc, char **argv)
 		case OPT_DEV:
 			live.dev = optarg;
 			break;
-		case OPT_CAPTURE: {
-			char cerr[256];
-
-			if (roce_capture_all_ports(optarg, cerr, sizeof(cerr)) != 0)
-				return rocelab_usage_error("perf", "--capture: %s", cerr);
+		case OPT_CAPTURE:	/* created once every argument is known good */
+			capture = optarg;
 			break;
-		}
 		case OPT_IP:
 			memset(&live.ip, 0, sizeof(live.ip));
 			if (inet_pton(AF_INET, optarg, live.ip.b) == 1)
@@ -680,6 +685,17 @@ static int run(int argc, char **argv)
 	if (pp && live.dev == NULL)
 		return rocelab_usage_error("perf", "%s runs in real time only: give --dev and --ip "
 					   "(docs/live.md)", argv[1]);
+	if (conf.snaplen != 0 && conf.pcap == NULL && capture == NULL)
+		return rocelab_usage_error("perf", "--snaplen goes with --pcap or --capture");
+	if (capture != NULL) {
+		char cerr[256];
+
+		if (live.dev == NULL)
+			return rocelab_usage_error("perf", "--capture is the real port's capture: "
+						   "give --dev (in virtual time, --pcap FILE)");
+		if (roce_capture_all_ports(capture, conf.snaplen, cerr, sizeof(cerr)) != 0)
+			return rocelab_usage_error("perf", "--capture: %s", cerr);
+	}
 	if (live.dev != NULL || live.peer != NULL)
 		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,

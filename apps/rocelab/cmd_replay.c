@@ -94,7 +94,7 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 	struct roce_replay_port_conf c = *conf;
 
 	if (capture != NULL) {
-		cap = roce_capture_open(capture, err, sizeof(err));
+		cap = roce_capture_open(capture, 0, err, sizeof(err));
 		if (cap == NULL) {
 			fprintf(stderr, "rocelab replay: --capture: %s\n", err);
 			return EXIT_FAILURE;

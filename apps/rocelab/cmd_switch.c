@@ -39,6 +39,8 @@ static const char usage[] =
 	"  --loss P              drop each RoCE frame arriving with probability P (0..1)\n"
 	"  --drop-psn N          drop the first RoCE request with PSN N (once); repeatable\n"
 	"  --capture FILE        write every frame every port receives and sends (pcap, ns)\n"
+	"  --snaplen N           --capture keeps the first N bytes of each frame (14-65535;\n"
+	"                        128 keeps every header), as tcpdump -s\n"
 	"  --duration S          stop after S seconds (default: at SIGINT or SIGTERM)\n"
 	"  --seed N              the RNG of --loss and ECN marking (default 1)\n"
 	"\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 	"Exit status: 0 stopped by a signal or --duration; 1 a port failed; 2 bad arguments.\n";
 
 enum {
-	OPT_PORT = 256, OPT_RATE, OPT_SET, OPT_ROUTE, OPT_LOSS, OPT_DROP_PSN, OPT_CAPTURE,
+	OPT_PORT = 256, OPT_RATE, OPT_SET, OPT_ROUTE, OPT_LOSS, OPT_DROP_PSN, OPT_CAPTURE, OPT_SNAPLEN,
 	OPT_DURATION, OPT_SEED,
 };
 
@@ -61,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "drop-psn", required_argument, NULL, OPT_DROP_PSN },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ NULL, 0, NULL, 0 },
@@ -216,6 +219,14 @@ static int run(int argc, char **argv)
 		case OPT_CAPTURE:
 			conf.capture = optarg;
 			break;
+		case OPT_SNAPLEN:
+			if (rocelab_parse_uint(optarg, 65535, &v) != 0 || v < 14) {
+				rocelab_usage_error("switch", "--snaplen '%s': expected bytes from 14 "
+						    "to 65535", optarg);
+				goto out;
+			}
+			conf.snaplen = (uint32_t)v;
+			break;
 		case OPT_DURATION:
 			if (!parse_double(optarg, 0.001, 1e7, &d)) {
 				rocelab_usage_error("switch", "--duration '%s': expected seconds "
@@ -239,6 +250,10 @@ static int run(int argc, char **argv)
 	}
 	if (optind < argc) {
 		rocelab_usage_error("switch", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (conf.snaplen != 0 && conf.capture == NULL) {
+		rocelab_usage_error("switch", "--snaplen goes with --capture");
 		goto out;
 	}
 	if (conf.nports < 2) {

@@ -583,7 +583,7 @@ struct roce_live_switch *roce_live_open(const struct roce_live_conf *conf, char 
 		goto err_free;
 	}
 	if (conf->capture != NULL) {
-		ls->cap = roce_capture_open(conf->capture, err, errlen);
+		ls->cap = roce_capture_open(conf->capture, conf->snaplen, err, errlen);
 		if (ls->cap == NULL)
 			goto err_free;
 	}

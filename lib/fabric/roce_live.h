@@ -35,6 +35,7 @@ struct roce_live_conf {
 	const uint32_t *drop_psn;	/* drop the first RoCE request with each of these PSNs */
 	int ndrop_psn;			/* entries in @drop_psn, up to ROCE_LIVE_MAX_DROP_PSN */
 	const char *capture;		/* pcap of every port's RX and TX, or NULL */
+	uint32_t snaplen;		/* bytes of each frame it keeps; 0: all */
 	uint64_t seed;			/* the engine's RNG (loss, ECN marking) */
 };
 

@@ -29,7 +29,8 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-struct roce_capture *roce_capture_open(const char *path, char *err, size_t errlen)
+struct roce_capture *roce_capture_open(const char *path, uint32_t snaplen, char *err,
+				       size_t errlen)
 {
 	struct roce_capture *cap = calloc(1, sizeof(*cap));
 
@@ -38,7 +39,7 @@ struct roce_capture *roce_capture_open(const char *path, char *err, size_t errle
 		errno = ENOMEM;
 		return NULL;
 	}
-	cap->w = roce_pcap_create(path, err, errlen);
+	cap->w = roce_pcap_create_snap(path, snaplen, err, errlen);
 	if (cap->w == NULL) {
 		int e = errno;
 
@@ -74,13 +75,13 @@ static void close_all_ports(void)
 	roce_capture_close(all_ports);
 }
 
-int roce_capture_all_ports(const char *path, char *err, size_t errlen)
+int roce_capture_all_ports(const char *path, uint32_t snaplen, char *err, size_t errlen)
 {
 	if (all_ports != NULL) {
 		snprintf(err, errlen, "%s: a capture of every port is already open", path);
 		return -EBUSY;
 	}
-	all_ports = roce_capture_open(path, err, errlen);
+	all_ports = roce_capture_open(path, snaplen, err, errlen);
 	if (all_ports == NULL)
 		return -errno;
 	atexit(close_all_ports);

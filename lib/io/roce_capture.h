@@ -20,11 +20,13 @@ struct roce_capture_stats {
 /**
  * Create a capture file (pcap, nanosecond timestamps, Ethernet). Every frame a port attached
  * to it receives or sends is written with its wall-clock time (CLOCK_REALTIME).
- * @param path  file name; "-" is standard output
- * @param err   receives one line naming the file and the reason
+ * @param path     file name; "-" is standard output
+ * @param snaplen  bytes kept of each frame (tcpdump -s); 0: all of it
+ * @param err      receives one line naming the file and the reason
  * @return the capture, or NULL with errno set
  */
-struct roce_capture *roce_capture_open(const char *path, char *err, size_t errlen);
+struct roce_capture *roce_capture_open(const char *path, uint32_t snaplen, char *err,
+				       size_t errlen);
 
 /** Flush and close; NULL is a no-op. @return 0, or -EIO if a write failed on the way */
 int roce_capture_close(struct roce_capture *cap);
@@ -37,7 +39,7 @@ void roce_capture_stats(const struct roce_capture *cap, struct roce_capture_stat
  * inside the library, e.g. rocelab perf --dev). The file is closed at exit.
  * @return 0; -errno with @p err filled (the file cannot be created); -EBUSY (already set)
  */
-int roce_capture_all_ports(const char *path, char *err, size_t errlen);
+int roce_capture_all_ports(const char *path, uint32_t snaplen, char *err, size_t errlen);
 
 /** The capture set by roce_capture_all_ports(), or NULL. */
 struct roce_capture *roce_capture_default(void);

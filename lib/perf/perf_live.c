@@ -692,7 +692,7 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	 */
 	roce_link_set_impair(c->link, 0, c->server ? &conf->impair_back : &conf->impair);
 	if (conf->pcap != NULL) {
-		c->pcap = roce_pcap_create(conf->pcap, err, errlen);
+		c->pcap = roce_pcap_create_snap(conf->pcap, conf->snaplen, err, errlen);
 		if (c->pcap == NULL)
 			goto err_close;
 		roce_link_set_tap(c->link, c->pcap);

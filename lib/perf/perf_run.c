@@ -931,7 +931,7 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 		roce_device_set_trace(c.host[1].dev, conf->trace);
 	}
 	if (conf->pcap != NULL) {
-		c.pcap = roce_pcap_create(conf->pcap, err, sizeof(err));
+		c.pcap = roce_pcap_create_snap(conf->pcap, conf->snaplen, err, sizeof(err));
 		if (c.pcap == NULL) {
 			ROCE_LOG(ERR, "%s", err);
 			rc = -EIO;

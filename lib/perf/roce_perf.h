@@ -56,6 +56,7 @@ struct roce_perf_conf {
 	struct roce_link_impair impair_back; /* server->client direction */
 	uint64_t seed;			/* engine RNG */
 	const char *pcap;		/* write every frame here, or NULL */
+	uint32_t snaplen;		/* bytes of each frame written; 0: all */
 	bool verify;			/* check data and completions; fail on any mismatch */
 	uint32_t first_psn;		/* both sides' starting PSN (e.g. near 2^24 to test the wrap) */
 	FILE *trace;			/* transport event trace, or NULL */
