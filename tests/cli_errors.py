@@ -78,6 +78,9 @@ def setup(rocelab, d):
           b"[scenario]\nname = x\n[topology]\nkind = custom\n[host.a]\n[host.b]\n"
           b"[link.ab]\na = a\nb = b\n[flow.w]\nsrc = a\ndst = c\nsize = 4K\n")
     os.symlink("good.pcap", os.path.join(d, "alias.pcap"))
+    # a run whose capture meets a full disk (/dev/full: every write fails with ENOSPC)
+    os.mkdir(os.path.join(d, "full"))
+    os.symlink("/dev/full", os.path.join(d, "full", "capture.pcap"))
     # pcapng: no interface at all (tshark: empty), a packet without one, two link types,
     # two snapshot lengths
     eth = raw[40:40 + struct.unpack("<I", raw[32:36])[0]]
@@ -152,6 +155,8 @@ CASES = [
      ["o3"]),
     ("run: unknown --set key", ["run", "good.ini", "--set", "scenario.nope=1", "--out", "o4"],
      1, ["scenario.nope"], ["o4"]),
+    ("run: capture on a full disk", ["run", "good.ini", "--out", "full", "--quiet"], 1,
+     ["capture.pcap", "No space left on device", "snaplen"], []),
     ("run: bad seed", ["run", "typo.ini", "--seed", "x"], 2, ["--seed", "'x'"], []),
     ("run: trace over the scenario", ["run", "typo.ini", "--trace", "typo.ini"], 2,
      ["--trace"], []),
@@ -171,6 +176,10 @@ CASES = [
      ["--capture", "--dev"], ["p1.pcap"]),
     ("perf: snaplen below a header", ["perf", "write_bw", "--pcap", "p2.pcap", "--snaplen",
                                       "10"], 2, ["--snaplen", "'10'"], ["p2.pcap"]),
+    ("perf: capture on a full disk", ["perf", "write_bw", "-n", "5", "--pcap", "/dev/full"], 1,
+     ["/dev/full", "No space left on device", "--snaplen"], []),
+    ("perf: capture in no directory", ["perf", "write_bw", "--pcap", "nodir/p3.pcap"], 1,
+     ["nodir/p3.pcap", "No such file"], []),
     ("perf: snaplen without a capture", ["perf", "write_bw", "--snaplen", "128"], 2,
      ["--snaplen", "--pcap"], []),
     ("switch: snaplen without a capture", ["switch", "--port", "net_null0", "--port",
@@ -229,6 +238,11 @@ def main():
                 if os.path.exists(os.path.join(d, f)):
                     fail("%s: left %s behind" % (name, f))
             print("%-40s exit %d  %s" % (name, p.returncode, line))
+        # the full disk took the capture's tail, not the run's other files
+        for f in ("report.html", "flows.csv", "ports.csv", "metrics.csv", "counters.txt"):
+            path = os.path.join(d, "full", f)
+            if not os.path.isfile(path) or os.path.getsize(path) == 0:
+                fail("run: capture on a full disk: %s not written" % f)
         for name, args in QUIET:
             try:
                 p = subprocess.run([rocelab] + args, cwd=d, stdout=subprocess.PIPE,

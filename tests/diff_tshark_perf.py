@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Capture check: what `rocelab perf --pcap` writes under loss decodes cleanly in `rocelab dissect`
 # and in tshark, every ICRC is right (recomputed here with zlib, independently of rocelab), and the
-# retransmissions are visible.
+# retransmissions are visible. perf -a writes every size into one capture, in time order;
+# --snaplen cuts each frame where asked and keeps its length, and tshark reads the cut file.
 #   diff_tshark_perf.py ROCELAB     exit 0 all good, 1 a check failed, 77 tshark missing
 import json
 import os
@@ -117,6 +118,53 @@ def check(rocelab, args, pcap):
     return bad
 
 
+def check_all_and_snaplen(rocelab, d):
+    bad = 0
+    pcap = os.path.join(d, "all.pcap")
+    r = subprocess.run([rocelab, "perf", "write_bw", "-a", "-n", "3", "--pcap", pcap],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return fail("write_bw -a: rocelab perf exited %d: %s" % (r.returncode, r.stderr.strip()))
+    j = subprocess.run([rocelab, "dissect", "--format=jsonl", pcap], capture_output=True,
+                       text=True, check=True)
+    recs = [json.loads(l) for l in j.stdout.splitlines() if l.strip()]
+    sizes = sorted({rec["reth"]["dmalen"] for rec in recs if "reth" in rec})
+    times = [rec["ts_ns"] for rec in recs]
+    print("write_bw -a --pcap: %d frames, message sizes %s..%s (%d sizes)"
+          % (len(recs), sizes[0] if sizes else "-", sizes[-1] if sizes else "-", len(sizes)))
+    if sizes != [2 << k for k in range(23)]:
+        bad += fail("write_bw -a: the capture holds message sizes %s, not 2 B to 8 MiB" % sizes)
+    if any(b < a for a, b in zip(times, times[1:])):
+        bad += fail("write_bw -a: the capture's times go backwards")
+
+    cut = os.path.join(d, "cut.pcap")
+    r = subprocess.run([rocelab, "perf", "write_bw", "-n", "20", "-s", "8192", "--snaplen", "100",
+                        "--pcap", cut], capture_output=True, text=True)
+    if r.returncode != 0:
+        return bad + fail("--snaplen: rocelab perf exited %d: %s" % (r.returncode, r.stderr.strip()))
+    with open(cut, "rb") as f:
+        raw = f.read()
+    off, recs, short = 24, 0, 0
+    if int.from_bytes(raw[16:20], "little") != 100:
+        bad += fail("--snaplen: the file header's snapshot length is not 100")
+    while off < len(raw):
+        incl = int.from_bytes(raw[off + 8:off + 12], "little")
+        orig = int.from_bytes(raw[off + 12:off + 16], "little")
+        recs += 1
+        short += incl < orig
+        if incl != min(orig, 100):
+            bad += fail("--snaplen 100: a record of %d bytes for a frame of %d" % (incl, orig))
+            break
+        off += 16 + incl
+    t = subprocess.run(["tshark", "-r", cut, "-T", "fields", "-e", "infiniband.bth.psn"],
+                       capture_output=True, text=True)
+    psns = [l for l in t.stdout.splitlines() if l.strip()]
+    print("--snaplen 100: %d frames, %d cut, tshark reads the PSN of %d" % (recs, short, len(psns)))
+    if short < 40 or len(psns) != recs:
+        bad += fail("--snaplen: %d of %d frames cut, tshark read %d PSNs" % (short, recs, len(psns)))
+    return bad
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__ or "usage: diff_tshark_perf.py ROCELAB", file=sys.stderr)
@@ -128,6 +176,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         for args in RUNS:
             bad += check(sys.argv[1], args, os.path.join(d, args[0] + ".pcap"))
+        bad += check_all_and_snaplen(sys.argv[1], d)
     print("FAIL" if bad else "OK")
     return 1 if bad else 0
 

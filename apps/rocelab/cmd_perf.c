@@ -11,6 +11,7 @@
 #include "cmd_perf.h"
 #include "rocelab.h"
 #include "roce_capture.h"
+#include "roce_io.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
 
@@ -352,17 +353,84 @@ static bool perftest_only(int opt)
 	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY || opt == OPT_ALL_MAX;
 }
 
+/*
+ * The test in virtual time, at one size or (-a) at each: one capture holds them all, each size's
+ * frames 1 ms after the last one's.
+ */
+static int perf_virtual(struct roce_perf_conf *conf, bool all, bool gbits)
+{
+	struct roce_perf_result res;
+	char link[96], err[512];
+	int status = 0;
+
+	if (conf->pcap != NULL) {
+		conf->pcap_writer = roce_pcap_create_snap(conf->pcap, conf->snaplen, err, sizeof(err));
+		if (conf->pcap_writer == NULL) {
+			fprintf(stderr, "rocelab perf: %s\n", err);
+			return EXIT_FAILURE;
+		}
+	}
+	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf->rate_bps / 1e9,
+		 (double)conf->delay / ROCE_NS);
+	perf_print_header(conf, gbits, false, "rocelab0 (emulated, virtual time)", link);
+	for (uint32_t size = all ? 2 : conf->size; ; size *= 2) {
+		int rc;
+
+		if (all)
+			conf->size = conf->test == ROCE_PERF_ATOMIC_BW ? 8 : size;
+		if (all && conf->qp_type == ROCE_QPT_UD && size > roce_mtu_bytes(conf->mtu))
+			break;
+		rc = roce_perf_run(conf, &res);
+		if (rc != 0) {
+			fflush(stdout);
+			fprintf(stderr, "rocelab perf: %s of %u bytes x %u QPs could not run: %s%s\n",
+				roce_perf_test_name(conf->test), conf->size, conf->nqp,
+				strerror(-rc), rc == -ENOMEM ? " (the buffers of every QP are "
+				"allocated up front: fewer QPs or smaller messages)" : "");
+			roce_pcap_close_writer(conf->pcap_writer);
+			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		}
+		perf_print_result(conf, &res, gbits);
+		fflush(stdout);
+		if (perf_print_failures(&res) != 0)
+			status = EXIT_FAILURE;
+		if (!all || conf->test == ROCE_PERF_ATOMIC_BW || size >= (1u << 23) || status != 0)
+			break;
+		if (conf->pcap_writer != NULL)
+			roce_pcap_writer_resume(conf->pcap_writer, ROCE_MS / ROCE_NS);
+	}
+	printf(RESULT_LINE);
+	print_emulator(&res);
+	if (conf->verify && status == 0)
+		printf(" verify: every byte and every completion checked: OK\n");
+	if (conf->pcap_writer != NULL) {
+		uint64_t at;
+		int e;
+
+		roce_pcap_flush_writer(conf->pcap_writer);
+		e = roce_pcap_writer_fault(conf->pcap_writer, &at);
+		if (e != 0) {
+			fflush(stdout);
+			fprintf(stderr, "rocelab perf: %s: %s: the capture is cut at or before %.3f us "
+				"of virtual time%s\n", conf->pcap, strerror(e), (double)at / 1e3,
+				e == ENOSPC ? "; --snaplen 128 keeps only the headers" : "");
+			status = EXIT_FAILURE;
+		}
+		roce_pcap_close_writer(conf->pcap_writer);
+		conf->pcap_writer = NULL;
+	}
+	return status;
+}
+
 static int run(int argc, char **argv)
 {
 	struct roce_perf_conf conf;
-	struct roce_perf_result res;
 	bool all = false, gbits = false, size_set = false;
 	const char *cc_params[MAX_CC_PARAMS];
 	struct roce_perf_live live = { .timeout = 30 };
-	char link[96];
 	uint64_t v;
 	double d;
-	int test, opt, status = 0, ncc = 0;
+	int test, opt, ncc = 0;
 	bool pp = false, serve = false;
 	const char *capture = NULL;
 
@@ -698,37 +766,7 @@ static int run(int argc, char **argv)
 	}
 	if (live.dev != NULL || live.peer != NULL)
 		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
-	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf.rate_bps / 1e9,
-		 (double)conf.delay / ROCE_NS);
-	perf_print_header(&conf, gbits, false, "rocelab0 (emulated, virtual time)", link);
-	for (uint32_t size = all ? 2 : conf.size; ; size *= 2) {
-		int rc;
-
-		if (all)
-			conf.size = conf.test == ROCE_PERF_ATOMIC_BW ? 8 : size;
-		if (all && conf.qp_type == ROCE_QPT_UD && size > roce_mtu_bytes(conf.mtu))
-			break;
-		rc = roce_perf_run(&conf, &res);
-		if (rc != 0) {
-			fflush(stdout);
-			fprintf(stderr, "rocelab perf: %s of %u bytes x %u QPs could not run: %s%s\n",
-				roce_perf_test_name(conf.test), conf.size, conf.nqp,
-				strerror(-rc), rc == -ENOMEM ? " (the buffers of every QP are "
-				"allocated up front: fewer QPs or smaller messages)" : "");
-			return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
-		}
-		perf_print_result(&conf, &res, gbits);
-		fflush(stdout);
-		if (perf_print_failures(&res) != 0)
-			status = EXIT_FAILURE;
-		if (!all || conf.test == ROCE_PERF_ATOMIC_BW || size >= (1u << 23) || status != 0)
-			break;
-	}
-	printf(RESULT_LINE);
-	print_emulator(&res);
-	if (conf.verify && status == 0)
-		printf(" verify: every byte and every completion checked: OK\n");
-	return status;
+	return perf_virtual(&conf, all, gbits);
 }
 
 const struct rocelab_cmd cmd_perf = {

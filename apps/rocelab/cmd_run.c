@@ -111,20 +111,44 @@ static int run_sliced(struct roce_fabric *fab, const struct roce_run_conf *rc, b
 	return roce_fabric_finish(fab);
 }
 
-/* Write @p t as DIR/NAME.csv. */
-static int write_csv(const char *dir, const char *name, const struct roce_table *t)
+/* What goes into one file of DIR. */
+struct out_file {
+	const char *name;
+	const struct roce_table *table;		/* a CSV of it, or: */
+	struct roce_report *report;		/* the page, or: */
+	int (*write)(const struct roce_fabric *fab, FILE *f);	/* metrics, counters */
+};
+
+/*
+ * Write DIR/NAME. A file that cannot be written whole (a full disk) is removed rather than left
+ * cut, and named on stderr with the reason. @return 0 or -errno
+ */
+static int write_out(const char *dir, const struct out_file *o, const struct roce_fabric *fab)
 {
 	char path[4096];
 	FILE *f;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, o->name);
 	f = fopen(path, "w");
-	if (f == NULL)
-		return -errno;
-	rc = roce_table_write_csv(t, f);
+	if (f == NULL) {
+		rc = -errno;
+		fprintf(stderr, "rocelab run: %s: %s\n", path, strerror(-rc));
+		return rc;
+	}
+	errno = 0;
+	rc = o->table != NULL ? roce_table_write_csv(o->table, f) :
+	     o->report != NULL ? roce_report_write_stream(o->report, f) : o->write(fab, f);
+	if (rc == -EIO && errno != 0)
+		rc = -errno;	/* the reason the stream gave: ENOSPC, ... */
+	if (fflush(f) != 0 && rc == 0)
+		rc = -errno;
 	if (fclose(f) != 0 && rc == 0)
-		rc = -EIO;
+		rc = -errno;
+	if (rc != 0) {
+		unlink(path);
+		fprintf(stderr, "rocelab run: %s: %s (not written)\n", path, strerror(-rc));
+	}
 	return rc;
 }
 
@@ -154,8 +178,7 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	struct roce_report *rep = roce_report_create(sc->name);
 	const char *found[ROCE_FINDINGS_MAX];
 	struct roce_findings fd;
-	char path[4096], text[512];
-	FILE *f;
+	char text[512];
 	int rc = -ENOMEM;
 
 	if (flows == NULL || ports == NULL || summary == NULL || summary_rep == NULL || !fct_ok ||
@@ -204,29 +227,25 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	roce_report_table(rep, ports);
 	roce_report_heading(rep, "Fabric");
 	roce_report_table(rep, summary_rep);
-	snprintf(path, sizeof(path), "%s/report.html", dir);
-	rc = roce_report_write(rep, path);
-	if (rc == 0)
-		rc = write_csv(dir, "flows.csv", flows);
-	if (rc == 0)
-		rc = write_csv(dir, "ports.csv", ports);
-	if (rc == 0) {
-		snprintf(path, sizeof(path), "%s/metrics.csv", dir);
-		f = fopen(path, "w");
-		rc = f == NULL ? -errno : roce_fabric_write_metrics(fab, f);
-		if (f != NULL && fclose(f) != 0 && rc == 0)
-			rc = -EIO;
+	{
+		/* each file on its own: one that does not fit does not take the others along */
+		const struct out_file out[] = {
+			{ .name = "report.html", .report = rep },
+			{ .name = "flows.csv", .table = flows },
+			{ .name = "ports.csv", .table = ports },
+			{ .name = "metrics.csv", .write = roce_fabric_write_metrics },
+			{ .name = "counters.txt", .write = roce_fabric_write_counters },
+		};
+
+		rc = 0;
+		for (size_t i = 0; i < ROCE_DIM(out); i++) {
+			int e = write_out(dir, &out[i], fab);
+
+			if (rc == 0)
+				rc = e;
+		}
 	}
-	if (rc == 0) {
-		snprintf(path, sizeof(path), "%s/counters.txt", dir);
-		f = fopen(path, "w");
-		rc = f == NULL ? -errno : roce_fabric_write_counters(fab, f);
-		if (f != NULL && fclose(f) != 0 && rc == 0)
-			rc = -EIO;
-	}
-	if (rc != 0)
-		fprintf(stderr, "rocelab run: writing %s: %s\n", dir, strerror(-rc));
-	else if (!quiet)
+	if (rc == 0 && !quiet)
 		printf("\nwrote %s/{report.html, metrics.csv, counters.txt, flows.csv, ports.csv, "
 		       "capture.pcap}\n", dir);
 out:
@@ -255,6 +274,7 @@ static int run(int argc, char **argv)
 	struct sigaction old_int, old_term;
 	bool cut = false;
 	int run_rc;
+	const char *cap_err;
 	FILE *trace = NULL;
 	bool quiet = false;
 	int nset = 0, opt, ret = EXIT_FAILURE;
@@ -369,16 +389,22 @@ static int run(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	roce_progress_finish(prog);
-	if (run_rc != 0) {
-		fprintf(stderr, "rocelab run: %s: the run failed (capture %s not writable, or out "
-			"of memory)\n", sc->file, path);
+	/* a capture cut short (a full disk) loses its tail, not the run's other files */
+	cap_err = roce_fabric_capture_error(fab);
+	if (cap_err != NULL)
+		fprintf(stderr, "rocelab run: %s%s\n", cap_err,
+			strstr(cap_err, strerror(ENOSPC)) == NULL ? "" :
+			"; --set capture.snaplen=128 keeps only the headers");
+	else if (run_rc != 0) {
+		fprintf(stderr, "rocelab run: %s: the run failed: %s\n", sc->file,
+			run_rc == -EIO ? "the capture could not be written" : strerror(-run_rc));
 		goto out_fab;
 	}
 	if (cut)	/* the findings say it too, in the tables' words */
 		fprintf(stderr, "rocelab run: stopped by %s at %.1f us of the scenario's %.1f us\n",
 			stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
 			(double)roce_fabric_now(fab) / ROCE_US, (double)sc->duration / ROCE_US);
-	if (report(fab, dir, wall_now() - t0, quiet) == 0)
+	if (report(fab, dir, wall_now() - t0, quiet) == 0 && cap_err == NULL)
 		ret = cut ? 128 + stop_signal : EXIT_SUCCESS;
 out_fab:
 	roce_fabric_destroy(fab);

@@ -63,6 +63,7 @@ static struct roce_fabric *run_builtin(struct demo *d, const char *name, const c
 	struct roce_run_conf rc = { 0 };
 	struct roce_scenario *sc;
 	struct roce_fabric *fab;
+	int ret;
 
 	if (text == NULL) {
 		snprintf(d->err, sizeof(d->err), "no built-in scenario %s", name);
@@ -84,8 +85,12 @@ static struct roce_fabric *run_builtin(struct demo *d, const char *name, const c
 		snprintf(path, sizeof(path), "%s/%s", d->conf->out_dir, pcap);
 		rc.pcap = path;
 	}
-	if (roce_fabric_run(fab, &rc) != 0) {
-		snprintf(d->err, sizeof(d->err), "%s: the run failed", name);
+	ret = roce_fabric_run(fab, &rc);
+	if (ret != 0) {
+		const char *why = roce_fabric_capture_error(fab);
+
+		snprintf(d->err, sizeof(d->err), "%s: %s", name,
+			 why != NULL ? why : strerror(-ret));
 		roce_fabric_destroy(fab);
 		roce_scenario_destroy(sc);
 		return NULL;
@@ -694,7 +699,8 @@ static int step_degrade(struct demo *d)
 	roce_scenario_destroy(sc);
 	return 0;
 err:
-	snprintf(d->err, sizeof(d->err), "demo-degrade: the run failed");
+	snprintf(d->err, sizeof(d->err), "demo-degrade: %s", roce_fabric_capture_error(fab) != NULL ?
+		 roce_fabric_capture_error(fab) : "the run failed");
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return -EIO;

@@ -78,6 +78,7 @@ struct roce_fabric {
 	struct fab_event *event;
 	struct roce_timer sampler;
 	struct roce_pcap_writer *pcap;
+	char pcap_err[256];		/* why the capture ends early, or "" */
 	FILE *trace;
 	const struct roce_run_conf *rc;
 	uint8_t *arena;
@@ -1096,6 +1097,11 @@ bool roce_fabric_cut(const struct roce_fabric *fab)
 	return fab->flows_done < fab->sc->nflows && roce_engine_now(fab->eng) < fab->sc->duration;
 }
 
+const char *roce_fabric_capture_error(const struct roce_fabric *fab)
+{
+	return fab->pcap_err[0] != '\0' ? fab->pcap_err : NULL;
+}
+
 int roce_fabric_finish(struct roce_fabric *fab)
 {
 	const struct roce_run_conf *rc = fab->rc;
@@ -1105,8 +1111,17 @@ int roce_fabric_finish(struct roce_fabric *fab)
 	if (fab->sc->sample != 0 && fab->last_sample < roce_engine_now(fab->eng))
 		ret = take_sample(fab);
 	if (fab->pcap != NULL) {
+		uint64_t at;
+		int e;
+
 		for (int l = 0; l < fab->sc->nlinks; l++)
 			roce_link_set_tap(fab->link[l], NULL);
+		roce_pcap_flush_writer(fab->pcap);
+		e = roce_pcap_writer_fault(fab->pcap, &at);
+		if (e != 0)
+			snprintf(fab->pcap_err, sizeof(fab->pcap_err), "%s: %s: the capture is "
+				 "cut at or before %.3f us of virtual time", rc->pcap, strerror(e),
+				 (double)at / 1e3);
 		if (roce_pcap_close_writer(fab->pcap) != 0 && ret == 0)
 			ret = -EIO;
 		fab->pcap = NULL;

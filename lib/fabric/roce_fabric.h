@@ -184,8 +184,14 @@ bool roce_fabric_advance(struct roce_fabric *fab, roce_time_t until);
  */
 bool roce_fabric_cut(const struct roce_fabric *fab);
 
-/** Take the last sample, close the capture. @return 0, -EIO */
+/**
+ * Take the last sample, close the capture. @return 0, -EIO (the capture could not be written
+ * whole: roce_fabric_capture_error() says why and where; everything else of the run is there)
+ */
 int roce_fabric_finish(struct roce_fabric *fab);
+
+/** Why the capture ended early (file: reason: virtual time), or NULL: it is whole. */
+const char *roce_fabric_capture_error(const struct roce_fabric *fab);
 
 /**
  * After a run whose flows all ended: let every frame still queued or in flight arrive, for

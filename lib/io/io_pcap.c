@@ -60,7 +60,10 @@ struct roce_pcap_reader {
 struct roce_pcap_writer {
 	pcap_t *p;			/* a dead handle that only carries the file header */
 	pcap_dumper_t *d;		/* the file */
-	int failed;			/* a write failed on the way */
+	int failed;			/* errno of the first write that failed, or 0 */
+	uint64_t failed_ns;		/* the time of the first frame not written whole */
+	uint64_t last_ns;		/* the time of the last frame given */
+	uint64_t base_ns;		/* added to every time: roce_pcap_writer_resume() */
 	uint32_t snaplen;		/* bytes kept of a frame; the rest only counted */
 	uint8_t buf[PCAP_SNAPLEN];	/* flattens chained mbufs; allocated once */
 };
@@ -489,13 +492,19 @@ static int dump(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data,
 {
 	struct pcap_pkthdr h;
 
+	w->last_ns = ts_ns;
+	if (w->failed != 0)	/* the file ends at the first failure: no gap mid-file */
+		return -EIO;
+	ts_ns += w->base_ns;
 	h.ts.tv_sec = (time_t)(ts_ns / 1000000000ull);
 	h.ts.tv_usec = (suseconds_t)(ts_ns % 1000000000ull);	/* ns: the handle is nano */
 	h.caplen = caplen;
 	h.len = len;
+	errno = 0;
 	pcap_dump((u_char *)w->d, &h, data);
 	if (ferror(pcap_dump_file(w->d))) {
-		w->failed = 1;
+		w->failed = errno != 0 ? errno : EIO;
+		w->failed_ns = ts_ns;
 		return -EIO;
 	}
 	return 0;
@@ -512,6 +521,10 @@ int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_
 	uint32_t caplen = ROCE_MIN(len, w->snaplen);
 	uint32_t off = 0;
 
+	if (w->failed != 0) {
+		w->last_ns = ts_ns;
+		return -EIO;
+	}
 	if (caplen + ROCE_ICRC_LEN > len)	/* the bytes kept reach the ICRC */
 		roce_wire_icrc_settle(m);
 	if (m->nb_segs == 1 || rte_pktmbuf_data_len(m) >= caplen)
@@ -525,13 +538,38 @@ int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_
 	return dump(w, ts_ns, w->buf, off, len);
 }
 
+int roce_pcap_flush_writer(struct roce_pcap_writer *w)
+{
+	if (w->failed == 0) {
+		errno = 0;
+		if (pcap_dump_flush(w->d) != 0 || ferror(pcap_dump_file(w->d))) {
+			w->failed = errno != 0 ? errno : EIO;
+			w->failed_ns = w->base_ns + w->last_ns;	/* somewhere in the buffer: the last */
+		}
+	}
+	return w->failed != 0 ? -EIO : 0;
+}
+
+void roce_pcap_writer_resume(struct roce_pcap_writer *w, uint64_t gap_ns)
+{
+	w->base_ns += w->last_ns + gap_ns;
+	w->last_ns = 0;
+}
+
+int roce_pcap_writer_fault(const struct roce_pcap_writer *w, uint64_t *ts_ns)
+{
+	if (ts_ns != NULL)
+		*ts_ns = w->failed_ns;
+	return w->failed;
+}
+
 int roce_pcap_close_writer(struct roce_pcap_writer *w)
 {
 	int rc = 0;
 
 	if (w == NULL)
 		return 0;
-	if (pcap_dump_flush(w->d) != 0 || ferror(pcap_dump_file(w->d)) || w->failed)
+	if (roce_pcap_flush_writer(w) != 0)
 		rc = -EIO;
 	pcap_dump_close(w->d);
 	pcap_close(w->p);

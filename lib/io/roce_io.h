@@ -103,6 +103,22 @@ int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *d
  */
 int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_mbuf *m);
 
+/** Write out what is buffered. @return 0 or -EIO (this or an earlier write failed) */
+int roce_pcap_flush_writer(struct roce_pcap_writer *w);
+
+/**
+ * Let the frames written from now on, whose times start again from 0 (the next run of a series
+ * in virtual time), follow the last one written, @p gap_ns after it.
+ */
+void roce_pcap_writer_resume(struct roce_pcap_writer *w, uint64_t gap_ns);
+
+/**
+ * Why the file ends early: the errno of the first write that failed (ENOSPC, EIO, ...), with in
+ * @p ts_ns (may be NULL) the time of the frame being written or flushed then: the file is cut at
+ * or before it (stdio buffers frames), and none after it is written. 0 if none failed.
+ */
+int roce_pcap_writer_fault(const struct roce_pcap_writer *w, uint64_t *ts_ns);
+
 /** Flush and close; NULL is a no-op. @return 0 or -EIO if a write failed on the way */
 int roce_pcap_close_writer(struct roce_pcap_writer *w);
 

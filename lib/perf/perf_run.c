@@ -930,7 +930,9 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 		roce_device_set_trace(c.host[0].dev, conf->trace);
 		roce_device_set_trace(c.host[1].dev, conf->trace);
 	}
-	if (conf->pcap != NULL) {
+	if (conf->pcap_writer != NULL) {
+		roce_link_set_tap(c.link, conf->pcap_writer);
+	} else if (conf->pcap != NULL) {
 		c.pcap = roce_pcap_create_snap(conf->pcap, conf->snaplen, err, sizeof(err));
 		if (c.pcap == NULL) {
 			ROCE_LOG(ERR, "%s", err);

@@ -57,6 +57,7 @@ struct roce_perf_conf {
 	uint64_t seed;			/* engine RNG */
 	const char *pcap;		/* write every frame here, or NULL */
 	uint32_t snaplen;		/* bytes of each frame written; 0: all */
+	struct roce_pcap_writer *pcap_writer; /* instead of pcap: an open one (borrowed) */
 	bool verify;			/* check data and completions; fail on any mismatch */
 	uint32_t first_psn;		/* both sides' starting PSN (e.g. near 2^24 to test the wrap) */
 	FILE *trace;			/* transport event trace, or NULL */
