@@ -196,6 +196,11 @@ CASES = [
      ["net_nosuch0", "no driver called"], []),
     ("perf: no such driver", ["perf", "write_bw", "--dev", "net_nosuch0", "--ip", "10.0.0.1"],
      2, ["net_nosuch0", "no driver called"], []),
+    # an af_packet port on an interface that is not there: our line, not the driver's ioctl one
+    ("perf: no such interface", ["perf", "write_bw", "--dev", "net_af_packet0,iface=rl-nosuch0",
+                                 "--ip", "10.0.0.1"], 2, ["'rl-nosuch0'", "ip link"], []),
+    ("switch: no such interface", ["switch", "--port", "net_af_packet0,iface=rl-nosuch0",
+                                   "--port", "net_ring1"], 2, ["'rl-nosuch0'"], []),
     ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0"], 1,
      ["net_nosuch0", "no driver called"], []),
 ]

@@ -25,6 +25,16 @@ static void print_row(void *arg, const struct roce_perf_result *res)
 	fflush(stdout);
 }
 
+/* perftest's banner, once the port is open and the server listens: not before an error */
+static void print_waiting(void *arg)
+{
+	(void)arg;
+	printf("\n************************************\n"
+	       "* Waiting for client to connect... *\n"
+	       "************************************\n");
+	fflush(stdout);
+}
+
 /*
  * One run. @p client is set once a peer connected (whatever happened next), so that host
  * mode can tell a failed client from a port it cannot open.
@@ -43,12 +53,8 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	int rc, status = EXIT_SUCCESS;
 	bool pp = live->xchg == ROCE_PERF_XCHG_PINGPONG;
 
-	if (live->peer == NULL && !pp) {
-		printf("\n************************************\n"
-		       "* Waiting for client to connect... *\n"
-		       "************************************\n");
-		fflush(stdout);
-	}
+	if (live->peer == NULL && !pp)
+		lv.listening = print_waiting;
 	lv.row = print_row;
 	lv.row_arg = &rp;
 	ctx = roce_perf_live_open(conf, &lv, err, sizeof(err));

@@ -734,6 +734,28 @@ static const char *probe_strerror(int rc, const char *name)
 	return rte_strerror(-rc);
 }
 
+/*
+ * The kernel interface an af_packet or pcap port would bind (its iface= argument), when there
+ * is none of that name: else NULL. Asked before the probe, whose driver would only log an
+ * ioctl's errno on a line of its own.
+ */
+static const char *missing_iface(const char *devargs, char *buf, size_t size)
+{
+	const char *arg;
+
+	if (strncmp(devargs, "net_af_packet", 13) != 0 && strncmp(devargs, "net_pcap", 8) != 0)
+		return NULL;
+	for (arg = strchr(devargs, ','); arg != NULL; arg = strchr(arg + 1, ',')) {
+		size_t len = strcspn(arg + 1, ",");
+
+		if (strncmp(arg + 1, "iface=", 6) != 0 || len - 6 >= size || len == 6)
+			continue;
+		snprintf(buf, size, "%.*s", (int)(len - 6), arg + 7);
+		return if_nametoindex(buf) == 0 ? buf : NULL;
+	}
+	return NULL;
+}
+
 struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port_conf *conf,
 				 char *err, size_t errlen)
 {
@@ -741,7 +763,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	struct rte_eth_dev_info info;
 	uint16_t nb_rxd = conf->nb_rxd ? conf->nb_rxd : PORT_DEF_DESC;
 	uint16_t nb_txd = conf->nb_txd ? conf->nb_txd : PORT_DEF_DESC;
-	char name[RTE_ETH_NAME_MAX_LEN];
+	char name[RTE_ETH_NAME_MAX_LEN], iface[IF_NAMESIZE];
 	struct roce_port *p;
 	bool probed = false;
 	size_t len;
@@ -766,6 +788,13 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	p->eng = eng;
 	p->bridge = conf->bridge;
 
+	if (missing_iface(conf->devargs, iface, sizeof(iface)) != NULL &&
+	    find_port(name, &p->port_id) != 0) {
+		FAIL(EINVAL, "%s: no network interface called '%s' here (ip link lists them; for "
+		     "one in a namespace, run rocelab in it: ip netns exec NS rocelab ...)",
+		     conf->devargs, iface);
+		goto err_free;
+	}
 	rc = probe_quietly(conf->devargs);
 	if (rc == 0)
 		probed = true;

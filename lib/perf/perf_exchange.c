@@ -65,6 +65,8 @@ static int oob_accept(struct perf_oob *o, uint16_t port, double timeout)
 		close(ls);
 		OOB_FAIL(o, -e, "cannot listen on TCP port %u: %s", port, strerror(e));
 	}
+	if (o->listening != NULL)
+		o->listening(o->listening_arg);
 	for (;;) {
 		struct pollfd pfd = { .fd = ls, .events = POLLIN };
 		int rc = poll(&pfd, 1, 100);

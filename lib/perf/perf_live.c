@@ -703,6 +703,8 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	c->oob.idle = live_idle;
 	c->oob.idle_arg = c;
 	c->oob.stop = live->stop;
+	c->oob.listening = live->listening;
+	c->oob.listening_arg = live->listening_arg;
 	rc = perf_oob_open(&c->oob, c->server, live->peer,
 			   live->tcp_port ? live->tcp_port : ROCE_PERF_TCP_PORT,
 			   live->wait_forever ? 0 : live->timeout);

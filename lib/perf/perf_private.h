@@ -21,6 +21,8 @@ struct perf_oob {
 	bool server;			/* reads first (the client writes first) */
 	perf_idle_fn idle;		/* called between polls of a read that would block; may be NULL */
 	void *idle_arg;			/* passed to @idle */
+	perf_idle_fn listening;		/* server: called once it listens for the client; may be NULL */
+	void *listening_arg;		/* passed to @listening */
 	perf_idle_fn before_reply;	/* server: called once a step's message has been read, before
 					 * the answer lets the client go on; may be NULL */
 	double timeout;			/* seconds one read may wait for the peer; 0: forever */

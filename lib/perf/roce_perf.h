@@ -154,6 +154,9 @@ struct roce_perf_live {
 	roce_perf_row_fn row;		/* -a: called with each size's row but the last, which
 					 * roce_perf_live_run() returns; may be NULL */
 	void *row_arg;			/* passed to @row */
+	void (*listening)(void *arg);	/* server: called once its port is open and it waits for
+					 * the client (perftest's banner); may be NULL */
+	void *listening_arg;		/* passed to @listening */
 };
 
 /* What a live run found out, for its report. */
