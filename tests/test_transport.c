@@ -1401,6 +1401,106 @@ START_TEST(test_rc_retry_cnt)
 }
 END_TEST
 
+/*
+ * roce_qp_wait() says what a requester waits on: nothing; an RNR NAK's timer (min_rnr_timer 12:
+ * 640 us after the NAK arrived); ACKs, with its ACK timeout's expiry and the retries left (the
+ * ACKs dropped for 1.5 timeouts: after the first timeout one retry fewer, a timeout ahead).
+ */
+START_TEST(test_rc_wait)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	roce_time_t to = (4096 * ROCE_NS) << c.timeout, t0;
+	struct roce_link_impair imp = { 0 };
+	struct roce_qp_wait w;
+	struct roce_qp *q[2];
+	struct roce_wc wc;
+
+	c.min_rnr_timer = 12;
+	fx_setup();
+	connect_pair(q, &c);
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_IDLE);
+	ck_assert_uint_eq(w.until, ROCE_TIME_NEVER);
+
+	/* a SEND with no receive posted: the RNR NAK, then its timer */
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_SEND, 1, 0, 100, 0, ROCE_SEND_SIGNALED), 0);
+	while (cnt(0, "rnr_nak_retry_err") == 0)
+		ck_assert(step());
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_RNR);
+	ck_assert_uint_eq(w.until, roce_engine_now(fx.eng) + 640 * ROCE_US);
+	ck_assert_int_eq(post_recv(q[1], 1, 4, 4096, 128), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, &wc), 1);
+	wc_ok(&wc, 1, ROCE_WC_SEND);
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_IDLE);
+
+	/* a WRITE whose ACKs are lost: the ACK timer, then a retry fewer */
+	t0 = roce_engine_now(fx.eng);
+	imp.drop_acks_from = t0;
+	imp.drop_acks_until = t0 + 3 * to / 2;
+	ck_assert_int_eq(roce_link_set_impair(fx.link, 1, &imp), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 2, 0, 3000, 0, ROCE_SEND_SIGNALED), 0);
+	run_until(t0 + 50 * ROCE_US);
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_ACK);
+	ck_assert_uint_eq(w.retries_left, c.retry_cnt);
+	ck_assert_uint_ge(w.until, t0 + to);		/* armed when the WRITE left */
+	ck_assert_uint_lt(w.until, t0 + to + ROCE_US);
+	run_until(t0 + to + 50 * ROCE_US);
+	ck_assert_uint_eq(cnt(0, "local_ack_timeout_err"), 1);
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_ACK);
+	ck_assert_uint_eq(w.retries_left, c.retry_cnt - 1);
+	ck_assert_uint_ge(w.until, t0 + 2 * to);	/* re-armed by the retry */
+	ck_assert_uint_lt(w.until, t0 + 2 * to + ROCE_US);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, &wc), 1);
+	wc_ok(&wc, 2, ROCE_WC_RDMA_WRITE);
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_IDLE);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/*
+ * A requester held by its rate limiter: DCQCN capped at 1 Gb/s (rpg_max_rate) spaces a WRITE's
+ * packets by their time at that rate; roce_qp_wait() gives the rate and when the next may go.
+ */
+START_TEST(test_rc_wait_rate)
+{
+	const char *kv[] = { "rpg_max_rate=1000" };
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp_stats st;
+	struct roce_qp_wait w;
+	struct roce_qp *q[2];
+	struct roce_wc wc;
+	char err[128];
+	roce_time_t t0;
+
+	fx_setup();
+	ck_assert_int_eq(roce_device_set_cc(fx.h[0].dev, "dcqcn", kv, 1, err, sizeof(err)), 0);
+	connect_pair(q, &c);
+	t0 = roce_engine_now(fx.eng);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 1, 0, 8192, 0, ROCE_SEND_SIGNALED), 0);
+	do {
+		ck_assert(step());
+		roce_qp_stats(q[0], &st);
+	} while (st.tx_pkts == 0);
+	roce_qp_wait(q[0], &w);
+	ck_assert_int_eq(w.kind, ROCE_QP_WAIT_RATE);
+	ck_assert_uint_eq(w.rate_bps, 1000000000);
+	/*
+	 * the first packet left at once: 1024 bytes, RETH, BTH, ICRC, UDP, IPv4, Ethernet, FCS,
+	 * preamble and gap are 1122 bytes on the wire, 8.976 us at 1 Gb/s
+	 */
+	ck_assert_uint_gt(w.until, roce_engine_now(fx.eng));
+	ck_assert_uint_eq(w.until, t0 + 8976 * ROCE_NS);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, &wc), 1);
+	wc_ok(&wc, 1, ROCE_WC_RDMA_WRITE);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
 /* Implied NAK: the READ response is lost, the later WRITE's ACK arrives: the READ is resent. */
 START_TEST(test_rc_implied_nak)
 {
@@ -2343,6 +2443,8 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_rnr_exceeded);
 	tcase_add_test(tc, test_rc_rnr_recovers);
 	tcase_add_loop_test(tc, test_rc_retry_cnt, 0, 2);
+	tcase_add_test(tc, test_rc_wait);
+	tcase_add_test(tc, test_rc_wait_rate);
 	tcase_add_test(tc, test_rc_implied_nak);
 	tcase_add_test(tc, test_rc_duplicates);
 	tcase_add_test(tc, test_rc_partial_read_retry);

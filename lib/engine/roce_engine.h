@@ -69,6 +69,14 @@ static inline bool roce_timer_armed(const struct roce_timer *t)
 	return t->slot != ROCE_TIMER_IDLE;
 }
 
+/** When @p t fires, a postponed expiry included; ROCE_TIME_NEVER while it is idle. */
+static inline roce_time_t roce_timer_expiry(const struct roce_timer *t)
+{
+	if (!roce_timer_armed(t))
+		return ROCE_TIME_NEVER;
+	return t->later != 0 ? t->later : t->when;
+}
+
 /* ---- the engine ---- */
 
 enum roce_clock {

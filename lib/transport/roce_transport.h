@@ -33,6 +33,32 @@ uint64_t roce_device_counter_by_name(const struct roce_device *dev, const char *
 
 void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st);
 
+/* What a QP's requester is waiting on (roce_qp_wait()). */
+enum roce_qp_wait_kind {
+	ROCE_QP_WAIT_IDLE,	/* no work request outstanding */
+	ROCE_QP_WAIT_ERROR,	/* the QP is in the error state */
+	ROCE_QP_WAIT_RNR,	/* an RNR NAK: it resends when its RNR timer fires (until) */
+	ROCE_QP_WAIT_PAUSED,	/* a request to send, its priority PFC-paused at the NIC (until) */
+	ROCE_QP_WAIT_RATE,	/* a request to send, held by its rate limiter (until; rate_bps) */
+	ROCE_QP_WAIT_SEND,	/* a request to send, its turn on the port not come yet */
+	ROCE_QP_WAIT_ACK,	/* sent what it may: ACKs or responses; its ACK timeout at until */
+};
+
+struct roce_qp_wait {
+	enum roce_qp_wait_kind kind;
+	roce_time_t until;	/* when that wait ends at the latest; ROCE_TIME_NEVER: no timer
+				 * ends it (ACK: the timeout is off) */
+	uint64_t rate_bps;	/* its rate limit now; 0: none (line rate) */
+	uint8_t retries_left;	/* ACK timeouts and sequence NAKs it may still resend on */
+};
+
+/**
+ * What @p qp's requester waits on now, the first that applies in the order of enum
+ * roce_qp_wait_kind. For reports (why a flow makes no progress), not for the data path.
+ * @param w  receives it
+ */
+void roce_qp_wait(const struct roce_qp *qp, struct roce_qp_wait *w);
+
 /**
  * Write one line per transport decision (retry, NAK, RNR wait, timeout, error, flush) to @p f,
  * with the engine time: "   12.345678 us rocelab0 qp 0x11 timeout psn 42 retry 6 left".

@@ -217,6 +217,41 @@ void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st)
 	*st = qp->st;
 }
 
+void roce_qp_wait(const struct roce_qp *qp, struct roce_qp_wait *w)
+{
+	const struct tr_nic *nic = tr_nic(qp->dev);
+	roce_time_t now = roce_engine_now(qp->dev->eng);
+	uint8_t prio = tr_qp_prio(nic, qp);
+
+	*w = (struct roce_qp_wait){
+		.kind = ROCE_QP_WAIT_ACK,
+		.until = roce_timer_expiry(&qp->comp.ack_timer),
+		.rate_bps = qp->cc.rate,
+		.retries_left = qp->comp.retry_cnt,
+	};
+	if (qp->state == ROCE_QPS_ERR) {
+		w->kind = ROCE_QP_WAIT_ERROR;
+		w->until = ROCE_TIME_NEVER;
+	} else if (qp->sq_head == qp->sq_tail) {
+		w->kind = ROCE_QP_WAIT_IDLE;
+		w->until = ROCE_TIME_NEVER;
+	} else if (qp->comp.rnr_wait) {
+		w->kind = ROCE_QP_WAIT_RNR;
+		w->until = roce_timer_expiry(&qp->comp.rnr_timer);
+	} else if (!tr_req_ready(qp)) {
+		return;		/* waiting for answers */
+	} else if ((nic->qos.pfc_enable >> prio & 1) && nic->paused_until[prio] > now) {
+		w->kind = ROCE_QP_WAIT_PAUSED;
+		w->until = nic->paused_until[prio];
+	} else if (qp->cc.rate != 0 && qp->cc.tx_allowed_at > now) {
+		w->kind = ROCE_QP_WAIT_RATE;
+		w->until = qp->cc.tx_allowed_at;
+	} else {
+		w->kind = ROCE_QP_WAIT_SEND;
+		w->until = ROCE_TIME_NEVER;
+	}
+}
+
 /* ---- transmit ---- */
 
 /* Put @p qp on the arbiter's list (if not already there) and wake the link. */

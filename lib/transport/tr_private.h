@@ -241,6 +241,7 @@ uint64_t tr_cc_line_rate(const struct roce_qp *qp);
 
 /* tr_req.c */
 struct rte_mbuf *tr_req_next(struct roce_qp *qp);
+bool tr_req_ready(const struct roce_qp *qp);
 void tr_req_rewind(struct roce_qp *qp, uint32_t psn);
 void tr_req_drain(struct roce_qp *qp);
 

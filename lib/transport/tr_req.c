@@ -183,6 +183,31 @@ static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe
 	return m;
 }
 
+/*
+ * Would tr_req_next() build a request now, were the port free: one to send or resend, the
+ * window open, an RNR wait over, a new WQE's fence and READ/atomic limits met? For reports
+ * (roce_qp_wait); it changes nothing, so a WQE that fails its local checks counts as ready.
+ */
+bool tr_req_ready(const struct roce_qp *qp)
+{
+	const struct tr_req *req = &qp->req;
+	const struct verbs_send_wqe *wqe;
+
+	if ((qp->state != ROCE_QPS_RTS &&
+	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
+	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
+		return false;
+	if (qp->type == ROCE_QPT_RC &&
+	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
+		return false;
+	if (qp->type != ROCE_QPT_RC || req->wqe != req->next_new)
+		return true;
+	wqe = &qp->sq[req->wqe & qp->sq_mask];
+	if ((wqe->wr.send_flags & ROCE_SEND_FENCE) && req->rd_atomic > 0)
+		return false;
+	return !wqe_is_rd_atomic(wqe) || req->rd_atomic < ROCE_MAX(qp->attr.max_rd_atomic, 1);
+}
+
 /* The next request packet of @p qp, or NULL if it has none to send now. */
 struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 {
