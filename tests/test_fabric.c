@@ -1220,7 +1220,9 @@ START_TEST(findings)
 	roce_fabric_findings(fab, &fd);
 	ck_assert_msg(fd.n >= 3 && found(&fd, "PFC deadlock at ", "sw0 p0 prio 3 ->") &&
 		      strncmp(fd.text[0], "PFC deadlock", 12) == 0, "%s", fd.text[0]);
-	ck_assert(found(&fd, "6 of 6 flows stalled", NULL));
+	/* stuck since 340 us: nothing delivered in their last 19.6 ms, their NICs paused */
+	ck_assert(found(&fd, "6 of 6 flows stalled (a, b, c, d, ...): nothing delivered in "
+			"their last 196", "; 6 paused by PFC at their NIC: see the flow table"));
 	/* the NICs in the cycle, paused from before the deadlock formed (340 us) to the end of
 	 * the 20 ms: 99%, not the 100% of a pause counted past the end of the run */
 	ck_assert(found(&fd, "PFC paused 9 sending queues", "prio 3 99%"));
@@ -1261,6 +1263,135 @@ START_TEST(findings)
 	roce_fabric_findings(fab, &fd);
 	ck_assert_int_eq(fd.n, 1);
 	ck_assert(found(&fd, "nothing: ", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+static struct roce_fabric *run_sets(const char *file, const char *const *set, int nset,
+				    struct roce_scenario **sc)
+{
+	struct roce_fabric *fab;
+
+	*sc = roce_scenario_load(file, set, nset, err, sizeof(err));
+	ck_assert_msg(*sc != NULL, "%s", err);
+	fab = roce_fabric_create(*sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	return fab;
+}
+
+/* How many flows of the flow table have status @p st (its CSV's last column). */
+static int count_status(const struct roce_fabric *fab, const char *st)
+{
+	char *csv = table_csv(roce_fabric_flow_table(fab)), *line, *save = NULL;
+	int n = 0;
+
+	for (line = strtok_r(csv, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		const char *last = strrchr(line, ',');
+
+		n += last != NULL && strcmp(last + 1, st) == 0;
+	}
+	free(csv);
+	return n;
+}
+
+static int flow_index(const struct roce_scenario *sc, const char *name)
+{
+	for (int i = 0; i < sc->nflows; i++)
+		if (strcmp(sc->flow[i].name, name) == 0)
+			return i;
+	ck_abort_msg("no flow %s", name);
+	return -1;
+}
+
+/*
+ * Stalled means nothing delivered; slow, still delivering but no message completed lately;
+ * both after the quiet window (a tenth of the run, or twice the slowest message's time),
+ * judged the same on a run cut short as on a whole one.
+ */
+START_TEST(stalled_or_slow)
+{
+	const char *ls[] = { "pattern.a2a.count=0", "scenario.duration=4470us",
+			     "capture.links=none", "scenario.sample=0" };
+	const char *ns3[] = { "scenario.duration=500us" };
+	const char *ar[] = { "scenario.duration=300us" };
+	struct roce_flow_result r;
+	struct roce_findings fd;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab;
+	roce_time_t now, quiet;
+	int i;
+
+	/*
+	 * All-to-all cut at 4.47 ms: DCQCN has held a2a.15-6 near 0.27 Gb/s since 4.13 ms (the
+	 * CE-marked tail of a deep queue), so its 30th message, posted at 3.65 ms, has not
+	 * completed (its last completion at 3.748 ms, 721 us before the end, over twice its
+	 * slowest message's 350 us) but a packet arrives every ~33 us: slow, not stalled.
+	 */
+	fab = run_sets(SCENARIOS "/leafspine-alltoall.ini", ls, 3, &sc);
+	i = flow_index(sc, "a2a.15-6");
+	roce_fabric_flow_result(fab, i, &r);
+	now = roce_fabric_now(fab);
+	quiet = ROCE_MAX(now / 10, (roce_time_t)(2 * r.lat_max_us * ROCE_US));
+	ck_assert(r.rx_tracked && !r.done && r.messages == 29);
+	ck_assert_uint_lt(r.last_done + quiet, now);		/* no completion in the window */
+	ck_assert_uint_ge(r.rx_at + 40 * ROCE_US, now);	/* a delivery in the last 2 samples */
+	ck_assert_msg(r.rate_min_gbps > 0.2 && r.rate_min_gbps < 0.3, "%f", r.rate_min_gbps);
+	ck_assert_int_eq(count_status(fab, "slow"), 1);
+	ck_assert_int_eq(count_status(fab, "stalled"), 0);
+	roce_fabric_findings(fab, &fd);
+	ck_assert_msg(found(&fd, "1 of 240 flows slow (a2a.15-6): still delivering, but no message "
+			    "completed in its last 721 us (its slowest took 350 us); its dcqcn rate "
+			    "fell to 0.265 Gb/s since its last completion: see the flow table",
+			    NULL), "%s", fd.text[0]);
+	ck_assert(!found(&fd, "", "stalled"));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* the same without sampling: deliveries not tracked, and the finding says so */
+	fab = run_sets(SCENARIOS "/leafspine-alltoall.ini", ls, 4, &sc);
+	roce_fabric_findings(fab, &fd);
+	ck_assert_msg(found(&fd, "1 of 240 flows stalled (a2a.15-6): no message completed in its "
+			    "last 721 us (sampling is off: deliveries are not tracked); waiting "
+			    "for ACKs", NULL), "%s", fd.text[0]);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* 1 MB messages still arriving at 31 Gb/s at 500 us, none completed yet: running */
+	fab = run_sets(SCENARIOS "/ns3-trace.ini", ns3, 1, &sc);
+	ck_assert_int_eq(count_status(fab, "running"), 3);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "nothing: every flow finished or ran to the end", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* an all-reduce cut in its second step: the later steps wait, they are not trouble */
+	fab = run_sets(SCENARIOS "/allreduce.ini", ar, 1, &sc);
+	ck_assert_int_eq(count_status(fab, "waiting"), 96);
+	ck_assert_int_eq(count_status(fab, "not started"), 0);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "nothing: every flow that started finished or ran to the end (96 more "
+			"wait for their start, or for the flow they follow)", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/*
+	 * The responder's link down at 100 us: nothing arrives after, and the requester waits for
+	 * ACKs, its ACK timeout (timeout 8: 1.05 ms) fired once at ~1.15 ms, due again ~195 us
+	 * after the end.
+	 */
+	fab = run_text("[scenario]\nname = down\nduration = 2ms\nsample = 10us\ntimeout = 8\n"
+		       "[topology]\nkind = star\nhosts = 2\n[flow.a]\nsrc = h0\ndst = h1\n"
+		       "size = 64K\ncount = 0\n[event.cut]\nat = 100us\nlink = h1-sw0\n"
+		       "state = down\n", &sc);
+	roce_fabric_flow_result(fab, 0, &r);
+	ck_assert_int_eq(r.wait.kind, ROCE_QP_WAIT_ACK);
+	ck_assert_int_eq(r.wait.retries_left, sc->retry_cnt - 1);
+	roce_fabric_findings(fab, &fd);
+	ck_assert_msg(found(&fd, "1 of 1 flows stalled (a): nothing delivered in its last 1900 us; "
+			    "waiting for ACKs, its ACK timeout due in 195 us (6 retries left)",
+			    NULL), "%s", fd.text[0]);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 }
@@ -1385,6 +1516,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, paused_series);
 	tcase_add_test(tc, fct_summary);
 	tcase_add_test(tc, findings);
+	tcase_add_test(tc, stalled_or_slow);
 	tcase_add_test(tc, data_intact);
 	suite_add_tcase(s, tc);
 	return s;

@@ -28,16 +28,37 @@ const char *fab_bytes(uint64_t v, char *buf, size_t len)
 }
 
 /*
- * done, running (still making progress at the end), stalled (no completion lately: in the last
- * tenth of the run, or twice the slowest message's time, whichever is longer), ...
+ * How long a flow must have gone without delivering (stalled) or without completing (slow)
+ * to be called so: a tenth of the run, or twice its slowest message's time, whichever is
+ * longer.
+ */
+static roce_time_t flow_quiet(const struct roce_fabric *fab, const struct roce_flow_result *r)
+{
+	roce_time_t quiet = (roce_time_t)(2 * r->lat_max_us * ROCE_US);
+
+	return ROCE_MAX(quiet, roce_fabric_now(fab) / 10);
+}
+
+/*
+ * Since when the flow has delivered nothing to its target: its last sample with a delivery, or
+ * its first post if later. Without sampling, deliveries are not tracked: its last completion.
+ */
+static roce_time_t flow_silent_since(const struct roce_flow_result *r)
+{
+	roce_time_t at = r->rx_tracked ? r->rx_at : r->last_done;
+
+	return ROCE_MAX(at, r->first_post);
+}
+
+/*
+ * done; running (still delivering at the end); slow (still delivering, but no message completed
+ * in the quiet window, flow_quiet(), after one did); stalled (nothing delivered in that
+ * window); waiting (its start, or the end of the flow it follows, still to come); not started
+ * (nothing posted, nothing to wait for); error; corrupt.
  */
 static const char *flow_status(const struct roce_fabric *fab, const struct roce_flow_result *r)
 {
-	roce_time_t now = roce_fabric_now(fab);
-	roce_time_t quiet = (roce_time_t)(2 * r->lat_max_us * ROCE_US);
-
-	if (quiet < now / 10)
-		quiet = now / 10;
+	roce_time_t now = roce_fabric_now(fab), quiet = flow_quiet(fab, r);
 
 	if (r->errors != 0)
 		return "error";
@@ -46,9 +67,11 @@ static const char *flow_status(const struct roce_fabric *fab, const struct roce_
 	if (r->done)
 		return "done";
 	if (r->posted == 0)
-		return "not started";
-	if (r->messages == 0 || r->last_done + quiet < now)
+		return r->waiting ? "waiting" : "not started";
+	if (flow_silent_since(r) + quiet < now)
 		return "stalled";
+	if (r->messages != 0 && r->last_done + quiet < now)
+		return "slow";
 	return "running";
 }
 
@@ -104,17 +127,17 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab)
 	return t;
 }
 
-/* Flow statuses that are trouble, most serious first, and how the findings say them. */
+/* Flow statuses that stand out, most serious first, and how the findings say them. */
 static const char *const flow_trouble[][2] = {
 	{ "error", "ended in error" },
 	{ "corrupt", "delivered bytes that differ from those sent, a rocelab bug to report "
 	  "with the scenario" },
-	{ "stalled", "stalled" }, { "not started", "never started" },
+	{ "stalled", "stalled" }, { "not started", "never started" }, { "slow", "slow" },
 };
 
 /* A flow's place among the worst: trouble first (flow_trouble's order), then the slowest. */
 struct flow_rank {
-	int flow, trouble;	/* its index; 0 error .. 3 not started, 4 running or done */
+	int flow, trouble;	/* its index; 0 error .. 4 slow, 5 running, waiting or done */
 	roce_time_t fct;	/* first post to last completion */
 };
 
@@ -583,8 +606,8 @@ static bool host_interfaces(const struct roce_scenario *sc)
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
-#define FINDING_KINDS 11	/* stopped short; deadlock; error, corrupt, stalled, not started; resends;
-				 * switch, link and NIC drops; pauses: each one at most */
+#define FINDING_KINDS 12	/* stopped short; deadlock; error, corrupt, stalled, not started, slow;
+				 * resends; switch, link and NIC drops; pauses: each one at most */
 ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
 static void finding(struct roce_findings *fd, const char *fmt, ...)
@@ -601,7 +624,184 @@ static void finding(struct roce_findings *fd, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Flows that neither finished nor kept going: "2 of 6 flows stalled (a, b)". */
+/* "a, b, c, d, ...": the first four names of the flows with status @p st. */
+static int flow_names(const struct roce_fabric *fab, const char *st, char *names, size_t len)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	int n = 0;
+
+	names[0] = '\0';
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+		size_t used = strlen(names);
+
+		roce_fabric_flow_result(fab, i, &r);
+		if (strcmp(flow_status(fab, &r), st) != 0)
+			continue;
+		if (n < 4)
+			snprintf(names + used, len - used, "%s%s", n ? ", " : "", sc->flow[i].name);
+		else if (n == 4)
+			snprintf(names + used, len - used, ", ...");
+		n++;
+	}
+	return n;
+}
+
+/* Line rate of host @p h's link; 0 if it has none. */
+static uint64_t host_rate(const struct roce_fabric *fab, int h)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+
+	for (int l = 0; l < sc->nlinks; l++)
+		if (sc->link[l].a == h || sc->link[l].b == h)
+			return roce_link_rate(roce_fabric_link(fab, l));
+	return 0;
+}
+
+/* What stalled flows' requesters wait on, by kind: how many, the soonest end, the lowest rate. */
+struct wait_tally {
+	int n[ROCE_QP_WAIT_ACK + 1];
+	roce_time_t soonest[ROCE_QP_WAIT_ACK + 1];
+	uint64_t rate;		/* lowest rate limit of those held by it */
+	uint8_t retries;	/* retries left, of the one flow waiting for ACKs */
+};
+
+/* "waiting for ACKs, its ACK timeout due in 3300 us (7 retries left)"; plural with a count. */
+static void wait_words(const struct wait_tally *wt, roce_time_t now, int flows, char *buf,
+		       size_t len)
+{
+	static const char *const one[] = {
+		[ROCE_QP_WAIT_RNR] = "waiting on an RNR NAK's timer",
+		[ROCE_QP_WAIT_PAUSED] = "paused by PFC at its NIC",
+		[ROCE_QP_WAIT_RATE] = "held by its rate limiter",
+		[ROCE_QP_WAIT_SEND] = "a packet waiting for its port",
+		[ROCE_QP_WAIT_ACK] = "waiting for ACKs",
+	};
+	static const char *const many[] = {
+		[ROCE_QP_WAIT_RNR] = "waiting on RNR NAK timers",
+		[ROCE_QP_WAIT_PAUSED] = "paused by PFC at their NIC",
+		[ROCE_QP_WAIT_RATE] = "held by their rate limiters",
+		[ROCE_QP_WAIT_SEND] = "with a packet waiting for their port",
+		[ROCE_QP_WAIT_ACK] = "waiting for ACKs",
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int k = ROCE_QP_WAIT_RNR; k <= ROCE_QP_WAIT_ACK && used < len; k++) {
+		double in = wt->soonest[k] > now && wt->soonest[k] != ROCE_TIME_NEVER ?
+			    (double)(wt->soonest[k] - now) / ROCE_US : 0;
+		char more[96] = "";
+
+		if (wt->n[k] == 0)
+			continue;
+		if (k == ROCE_QP_WAIT_RATE)
+			snprintf(more, sizeof(more), " at %.3g Gb/s", (double)wt->rate / 1e9);
+		else if (k == ROCE_QP_WAIT_ACK && wt->soonest[k] == ROCE_TIME_NEVER)
+			snprintf(more, sizeof(more), ", no ACK timeout set");
+		else if (k == ROCE_QP_WAIT_ACK && flows == 1)
+			snprintf(more, sizeof(more), ", its ACK timeout due in %.0f us (%u retries "
+				 "left)", in, wt->retries);
+		else if (k == ROCE_QP_WAIT_ACK)
+			snprintf(more, sizeof(more), ", the first ACK timeout due in %.0f us", in);
+		else if (k == ROCE_QP_WAIT_RNR)
+			snprintf(more, sizeof(more), ", due in %.0f us", in);
+		if (flows == 1)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", one[k], more);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%d %s%s",
+						 used ? ", " : "", wt->n[k], many[k], more);
+	}
+}
+
+/*
+ * Stalled flows: how long they delivered nothing (the shortest of them: true of all) and what
+ * they wait on. "1 of 6 flows stalled (a): nothing delivered in its last 19680 us; waiting for
+ * ACKs, its ACK timeout due in 47400 us (7 retries left): see the flow table".
+ */
+static void stalled_finding(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	roce_time_t now = roce_fabric_now(fab), silent = ROCE_TIME_NEVER;
+	struct wait_tally wt;
+	char names[160], why[240];
+	bool tracked = true;
+	int n = flow_names(fab, "stalled", names, sizeof(names));
+
+	if (n == 0)
+		return;
+	memset(&wt, 0, sizeof(wt));
+	for (int k = 0; k <= ROCE_QP_WAIT_ACK; k++)
+		wt.soonest[k] = ROCE_TIME_NEVER;
+	wt.rate = UINT64_MAX;
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+		int k;
+
+		roce_fabric_flow_result(fab, i, &r);
+		if (strcmp(flow_status(fab, &r), "stalled") != 0)
+			continue;
+		silent = ROCE_MIN(silent, now - flow_silent_since(&r));
+		tracked = tracked && r.rx_tracked;
+		k = (int)r.wait.kind;
+		wt.n[k]++;
+		wt.soonest[k] = ROCE_MIN(wt.soonest[k], r.wait.until);
+		if (k == ROCE_QP_WAIT_RATE)
+			wt.rate = ROCE_MIN(wt.rate, r.wait.rate_bps);
+		wt.retries = r.wait.retries_left;
+	}
+	wait_words(&wt, now, n, why, sizeof(why));
+	finding(fd, "%d of %d flows stalled (%s): %s in %s last %.0f us%s%s%s: see the flow table",
+		n, sc->nflows, names, tracked ? "nothing delivered" : "no message completed",
+		n == 1 ? "its" : "their", (double)silent / ROCE_US,
+		tracked ? "" : " (sampling is off: deliveries are not tracked)",
+		why[0] ? "; " : "", why);
+}
+
+/*
+ * Slow flows: still delivering, no message completed lately. "1 of 240 flows slow (a2a.15-6):
+ * still delivering, but no message completed in its last 722 us (its slowest took 356 us); its
+ * dcqcn rate fell to 0.27 Gb/s since its last completion: see the flow table".
+ */
+static void slow_finding(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	roce_time_t now = roce_fabric_now(fab), quiet = ROCE_TIME_NEVER;
+	double slowest = 0, rate = 0;
+	char names[160], cut[160] = "";
+	int n = flow_names(fab, "slow", names, sizeof(names)), limited = 0;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+
+		roce_fabric_flow_result(fab, i, &r);
+		if (strcmp(flow_status(fab, &r), "slow") != 0)
+			continue;
+		quiet = ROCE_MIN(quiet, now - r.last_done);
+		slowest = ROCE_MAX(slowest, r.lat_max_us);
+		/* a rate limit below the line rate held it since its last completion */
+		if (r.rate_min_gbps > 0 &&
+		    r.rate_min_gbps * 1e9 < 0.99 * (double)host_rate(fab, sc->flow[i].src)) {
+			rate = limited++ ? ROCE_MIN(rate, r.rate_min_gbps) : r.rate_min_gbps;
+		}
+	}
+	if (limited == n && n == 1)
+		snprintf(cut, sizeof(cut), "; its %s rate fell to %.3g Gb/s since its last "
+			 "completion", sc->cc, rate);
+	else if (limited != 0)
+		snprintf(cut, sizeof(cut), "; %d of them had their %s rate cut, to %.3g Gb/s at "
+			 "the lowest", limited, sc->cc, rate);
+	finding(fd, "%d of %d flows slow (%s): still delivering, but no message completed in %s "
+		"last %.0f us (%s slowest took %.0f us)%s: see the flow table", n, sc->nflows, names,
+		n == 1 ? "its" : "their", (double)quiet / ROCE_US, n == 1 ? "its" : "the",
+		slowest, cut);
+}
+
+/*
+ * Flows in trouble, one finding per status (flow_trouble's order): "2 of 6 flows ended in
+ * error (a, b)"; then what was resent.
+ */
 static void flow_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
@@ -609,23 +809,18 @@ static void flow_findings(const struct roce_fabric *fab, struct roce_findings *f
 	int resent_flows = 0;
 
 	for (size_t b = 0; b < ROCE_DIM(flow_trouble); b++) {
-		char names[160] = "";
-		int n = 0;
+		char names[160];
+		int n;
 
-		for (int i = 0; i < sc->nflows; i++) {
-			struct roce_flow_result r;
-			size_t used = strlen(names);
-
-			roce_fabric_flow_result(fab, i, &r);
-			if (strcmp(flow_status(fab, &r), flow_trouble[b][0]) != 0)
-				continue;
-			if (n < 4)
-				snprintf(names + used, sizeof(names) - used, "%s%s", n ? ", " : "",
-					 sc->flow[i].name);
-			else if (n == 4)
-				snprintf(names + used, sizeof(names) - used, ", ...");
-			n++;
+		if (strcmp(flow_trouble[b][0], "stalled") == 0) {
+			stalled_finding(fab, fd);
+			continue;
 		}
+		if (strcmp(flow_trouble[b][0], "slow") == 0) {
+			slow_finding(fab, fd);
+			continue;
+		}
+		n = flow_names(fab, flow_trouble[b][0], names, sizeof(names));
 		if (n != 0)
 			finding(fd, "%d of %d flows %s (%s): see the flow table", n, sc->nflows,
 				flow_trouble[b][1], names);
@@ -768,7 +963,8 @@ static roce_time_t watchdog_first(const struct roce_fabric *fab)
 
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
-	char dl[300];
+	char dl[300], names[160];
+	int waiting = flow_names(fab, "waiting", names, sizeof(names));
 
 	memset(fd, 0, sizeof(*fd));
 	if (roce_fabric_cut(fab))
@@ -795,7 +991,12 @@ void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *f
 	flow_findings(fab, fd);
 	loss_findings(fab, fd);
 	pause_findings(fab, fd);
-	if (fd->n == 0)
+	if (fd->n == 0 && waiting != 0)
+		finding(fd, "nothing: every flow that started finished or ran to the end (%d more "
+			"wait for their start, or for the flow they follow), no frame was dropped or "
+			"lost, and PFC paused no sending queue for more than %.0f%% of the run",
+			waiting, 100 * FINDING_PAUSED);
+	else if (fd->n == 0)
 		finding(fd, "nothing: every flow finished or ran to the end, no frame was dropped "
 			"or lost, and PFC paused no sending queue for more than %.0f%% of the run",
 			100 * FINDING_PAUSED);

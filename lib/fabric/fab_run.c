@@ -50,6 +50,10 @@ struct fab_flow {
 	double *lat;			/* per-message latency, us */
 	size_t nlat;
 	uint64_t last_rx;		/* data bytes received at the last sample */
+	roce_time_t rx_at;		/* the last sample that found more than the one before; 0:
+					 * none did (nothing arrived, or sampling is off) */
+	uint64_t rate_min;		/* lowest rate limit of its QPs at the samples since its last
+					 * completion (or its start), b/s; UINT64_MAX: none sampled */
 	double app_sec;			/* time in this flow's application code */
 	uint64_t app_calls, app_preempted; /* windows measured, and left out */
 };
@@ -555,6 +559,7 @@ static void flow_work(struct fab_flow *fl, roce_time_t now, struct roce_wc *wc, 
 			}
 			fl->completed++;
 			fl->last_done = now;
+			fl->rate_min = UINT64_MAX;
 		}
 	}
 	if (n < 0)
@@ -609,6 +614,7 @@ static int build_flow(struct roce_fabric *fab, int i)
 	fl->fab = fab;
 	fl->f = f;
 	fl->idx = i;
+	fl->rate_min = UINT64_MAX;
 	roce_timer_init(&fl->timer, flow_timer, fl);
 	fl->sbuf = arena_alloc(fab, f->size);
 	fl->dbuf = arena_alloc(fab, f->size);
@@ -750,9 +756,14 @@ static int take_sample(struct roce_fabric *fab)
 		uint64_t rx = flow_rx_bytes(fl);
 
 		rc = vec_push(&fab->flow_gbps[i], dt > 0 ? (double)(rx - fl->last_rx) * 8 / dt / 1e9 : 0);
+		if (rx != fl->last_rx)
+			fl->rx_at = now;
 		fl->last_rx = rx;
 		if (rc == 0)
 			rc = vec_push(&fab->flow_rate[i], (double)roce_qp_rate(fl->qp[0].req) / 1e9);
+		if (fl->started && !fl->done)
+			for (uint32_t q = 0; q < fl->f->nqp; q++)
+				fl->rate_min = ROCE_MIN(fl->rate_min, roce_qp_rate(fl->qp[q].req));
 	}
 	for (int s = 0; s < sc->nswitches; s++) {
 		for (int p = 0; p < sc->sw[s].conf.nports && rc == 0; p++, k++) {
@@ -1211,6 +1222,8 @@ void roce_fabric_flow_result(const struct roce_fabric *fab, int i, struct roce_f
 	r->lat_p50_us = fab_pct(fl->lat, fl->nlat, 0.5);
 	r->lat_p99_us = fab_pct(fl->lat, fl->nlat, 0.99);
 	r->lat_max_us = fl->nlat ? fl->lat[fl->nlat - 1] : 0;
+	r->wait.kind = ROCE_QP_WAIT_IDLE;
+	r->wait.until = ROCE_TIME_NEVER;
 	for (uint32_t q = 0; q < fl->f->nqp; q++) {
 		struct roce_qp_stats st;
 
@@ -1218,7 +1231,14 @@ void roce_fabric_flow_result(const struct roce_fabric *fab, int i, struct roce_f
 		r->retransmits += st.retransmits;
 		r->timeouts += st.timeouts;
 		r->seq_naks += st.seq_naks_rcvd;
+		if (r->wait.kind == ROCE_QP_WAIT_IDLE)
+			roce_qp_wait(fl->qp[q].req, &r->wait);
 	}
+	r->rx_tracked = fab->sc->sample != 0;
+	r->rx_at = fl->rx_at;
+	r->rate_min_gbps = fl->rate_min != UINT64_MAX ? (double)fl->rate_min / 1e9 : 0;
+	r->waiting = fl->posted == 0 && (roce_timer_armed(&fl->timer) ||
+					 (fl->f->after >= 0 && !fab->flow[fl->f->after].done));
 }
 
 struct roce_switch *roce_fabric_switch(const struct roce_fabric *fab, int i)

@@ -214,6 +214,15 @@ struct roce_flow_result {
 	bool done;			/* every message completed */
 	bool data_ok;			/* true until a message completes; then: the target's
 					 * bytes are the source's (else status "corrupt") */
+	bool waiting;			/* nothing posted yet: its start time, or the end of the
+					 * flow it follows, is still to come */
+	bool rx_tracked;		/* the samples tracked its deliveries (sampling is on) */
+	roce_time_t rx_at;		/* the last sample that found payload delivered to its
+					 * target since the one before: nothing arrived after it
+					 * (0: nothing found); with rx_tracked only */
+	double rate_min_gbps;		/* lowest rate limit of its QPs sampled since its last
+					 * completion (or start); 0: none sampled */
+	struct roce_qp_wait wait;	/* what its first busy requester QP waits on now */
 };
 
 /* The fabric as it stands (after a run). */
@@ -268,7 +277,7 @@ struct roce_table *roce_fabric_flow_table(const struct roce_fabric *fab);
 
 /**
  * The same rows for @p n flows only: those in trouble first (error, corrupt, stalled, not
- * started), then the slowest to complete. For a terminal, when there are many.
+ * started, slow), then the slowest to complete. For a terminal, when there are many.
  */
 struct roce_table *roce_fabric_flow_table_worst(const struct roce_fabric *fab, int n);
 
@@ -286,7 +295,7 @@ struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab);
 struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab);
 
 /** What stands out in a run, most serious first, one sentence each (`rocelab run`'s findings). */
-#define ROCE_FINDINGS_MAX 11
+#define ROCE_FINDINGS_MAX 12
 struct roce_findings {
 	int n;					/* findings in text[] */
 	char text[ROCE_FINDINGS_MAX][400];	/* each a sentence; `code` in backquotes */
@@ -294,9 +303,10 @@ struct roce_findings {
 
 /**
  * Fill @p fd: a PFC deadlock; flows that ended in error, delivered bytes other than those
- * sent, stalled or never started; frames resent; frames dropped by switches (by reason, and
- * where most), lost on links or dropped in NICs' receive buffers; the sending queues PFC
- * paused longest (over 10% of the run). When none applies, one finding says so.
+ * sent, stalled (for how long, waiting on what), never started or slow; frames resent;
+ * frames dropped by switches (by reason, and where most), lost on links or dropped in NICs'
+ * receive buffers; the sending queues PFC paused longest (over 10% of the run). When none
+ * applies, one finding says so.
  */
 void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *fd);
 
