@@ -87,6 +87,8 @@ int main(int argc, char **argv)
 			      "throughput (b/s)");
 	roce_chart_series(c, "flow 1", t, a, N);
 	roce_chart_series(c, "flow 2 " HOSTILE, t, b, N);
+	roce_chart_highlight(c, 1);
+	roce_chart_caption(c, "Both flows; flow 2 stands out. " HOSTILE);
 	if (write_svg(c, argv[1], "line.svg") != 0)
 		return 1;
 	roce_report_chart(r, c);
@@ -113,6 +115,8 @@ int main(int argc, char **argv)
 	roce_chart_series(c, "lossless (PFC)", NULL, (const double[]){ 92e9, 92e9, 91.8e9, 91.5e9 }, 4);
 	roce_chart_series(c, "lossy (go-back-N)", NULL, (const double[]){ 92e9, 88e9, 61e9, 9.5e9 }, 4);
 	roce_chart_series(c, "lossy + DCQCN", NULL, (const double[]){ 90e9, 86e9, NAN, 12e9 }, 4);
+	roce_chart_missing_label(c, "n/a " HOSTILE);
+	roce_chart_caption(c, "A missing bar says so. " HOSTILE);
 	if (write_svg(c, argv[1], "bar.svg") != 0)
 		return 1;
 	roce_report_chart(r, c);

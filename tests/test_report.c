@@ -447,6 +447,107 @@ START_TEST(chart_legend_names_hidden_lines)
 }
 END_TEST
 
+/* The stroke colour of the first path of the series group named @p name in @p svg. */
+static const char *series_colour(const char *svg, const char *name, char *out, size_t size)
+{
+	char needle[96];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "data-name=\"%s\" data-color=\"", name);
+	p = strstr(svg, needle);
+	ck_assert_msg(p != NULL, "no series %s", name);
+	snprintf(out, size, "%.7s", p + strlen(needle));
+	return out;
+}
+
+/*
+ * A highlighted series (a victim flow among eight incast flows) keeps a colour of its own: the
+ * ninth line repeats a plain series' colour, dashed, not the victim's; it is drawn over the others
+ * and wider, legend swatch included.
+ */
+START_TEST(chart_highlight_own_colour)
+{
+	static const char *const names[] = {
+		"victim", "incast.s1", "incast.s2", "incast.s3", "incast.s4", "incast.s5",
+		"incast.s6", "incast.s7", "incast.s8",
+	};
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_LINE, "t", "time (us)", "Gb/s");
+	struct capture cap;
+	const char *svg;
+	char victim[8], other[8];
+
+	for (size_t i = 0; i < ROCE_DIM(names); i++)
+		ck_assert_int_eq(roce_chart_series(c, names[i], NULL,
+						   (const double[]){ 1 + i, 2 + i, 3 + i }, 3), 0);
+	ck_assert_int_eq(roce_chart_highlight(c, 0), 0);
+	ck_assert_int_eq(roce_chart_highlight(c, ROCE_DIM(names)), -EINVAL);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	svg = cap_close(&cap);
+	series_colour(svg, "victim", victim, sizeof(victim));
+	for (size_t i = 1; i < ROCE_DIM(names); i++)
+		ck_assert_msg(strcmp(series_colour(svg, names[i], other, sizeof(other)), victim) != 0,
+			      "%s drawn in the victim's %s", names[i], victim);
+	/* one line and one swatch in the victim's colour */
+	{
+		char stroke[32];
+
+		snprintf(stroke, sizeof(stroke), "stroke=\"%s\"", victim);
+		ck_assert_uint_eq(count(svg, stroke), 2);
+	}
+	/* the ninth plain-coloured line is dashed: its colour is the first plain one's */
+	ck_assert_str_eq(series_colour(svg, "incast.s8", other, sizeof(other)),
+			 series_colour(svg, "incast.s1", victim, sizeof(victim)));
+	ck_assert_uint_eq(count(svg, "stroke-dasharray=\"6 3\""), 2);	/* legend + line */
+	/* drawn last, wider */
+	ck_assert_uint_eq(count(svg, "class=\"series hi\""), 1);
+	ck_assert(strstr(svg, "class=\"series hi\"") > strstr(svg, "data-name=\"incast.s8\""));
+	ck_assert_ptr_nonnull(strstr(svg, ".series.hi path{stroke-width:3.5}"));
+	free(cap.buf);
+	roce_chart_destroy(c);
+}
+END_TEST
+
+/*
+ * A caption goes under the chart in a page (escaped, code spans as in text) and into a standalone
+ * SVG's <desc>. A bar that does not apply (NaN) draws no rect and, with a missing label, says so
+ * where it would stand.
+ */
+START_TEST(chart_caption_and_missing_bar)
+{
+	static const char *const cats[] = { "0 (PFC)", "1e-5" };
+	struct roce_chart *c = roce_chart_create(ROCE_CHART_BAR, "Goodput", NULL, "Gb/s");
+	struct roce_report *r = roce_report_create("r");
+	struct capture cap;
+	const char *out;
+
+	ck_assert_int_eq(roce_chart_categories(c, cats, 2), 0);
+	ck_assert_int_eq(roce_chart_series(c, "median run", NULL, (const double[]){ 91.3, 91.3 },
+					   2), 0);
+	ck_assert_int_eq(roce_chart_series(c, "worst run", NULL, (const double[]){ NAN, 90.1 }, 2),
+			 0);
+	ck_assert_int_eq(roce_chart_missing_label(c, "n/a"), 0);
+	ck_assert_int_eq(roce_chart_caption(c, "12 of <112> flows: `h0`"), 0);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_chart_write_svg(c, cap.f), 0);
+	out = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(out, "<desc>12 of &lt;112&gt; flows: `h0`</desc>"));
+	ck_assert_uint_eq(count(out, "</title></rect>"), 3);	/* three bars, not four */
+	ck_assert_uint_eq(count(out, "class=\"missing\">n/a<"), 1);
+	ck_assert_ptr_null(strstr(out, "worst run \xe2\x80\x94 0 (PFC)"));
+	free(cap.buf);
+	roce_report_chart(r, c);
+	cap_open(&cap);
+	ck_assert_int_eq(roce_report_write_stream(r, cap.f), 0);
+	out = cap_close(&cap);
+	ck_assert_ptr_nonnull(strstr(out, "</svg>\n<figcaption>12 of &lt;112&gt; flows: "
+					 "<code>h0</code></figcaption>\n</figure>"));
+	ck_assert_ptr_null(strstr(out, "<desc>"));
+	free(cap.buf);
+	roce_report_destroy(r);
+}
+END_TEST
+
 /*
  * Marks: a dashed line where x falls (on the plot's pixel scale), its label escaped; one outside
  * the axis is left out, a label at the right edge ends at its line; bars ignore them. The legend
@@ -924,6 +1025,8 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, chart_escapes_text);
 	tcase_add_test(tc, chart_palette_and_legend);
 	tcase_add_test(tc, chart_legend_names_hidden_lines);
+	tcase_add_test(tc, chart_highlight_own_colour);
+	tcase_add_test(tc, chart_caption_and_missing_bar);
 	tcase_add_test(tc, chart_marks);
 	tcase_add_test(tc, chart_narrow_bars_no_headroom);
 	tcase_add_test(tc, chart_x_axis_starts_at_tick);

@@ -25,6 +25,7 @@ struct chart_series {
 	double *x;		/* n x values (NULL for bars) */
 	double *y;		/* n y values */
 	size_t n;		/* points (line/step) or categories (bar) */
+	bool highlight;		/* roce_chart_highlight(): its own colour, wider, drawn on top */
 };
 
 struct chart_mark {
@@ -40,6 +41,8 @@ struct roce_chart {
 	struct chart_series *series;	/* nseries series, in drawing order */
 	size_t nseries;			/* series added */
 	char *legend_note;		/* after the legend's entries; NULL when none */
+	char *caption;			/* under the picture: what is drawn and why; NULL when none */
+	char *missing;			/* printed where a bar is missing; NULL when nothing is */
 	struct chart_mark *marks;	/* nmarks vertical marks, in the order added */
 	size_t nmarks;
 	char **cats;			/* ncats bar category names */
@@ -111,6 +114,8 @@ void roce_chart_destroy(struct roce_chart *c)
 		free(c->marks[i].label);
 	free(c->marks);
 	free(c->legend_note);
+	free(c->caption);
+	free(c->missing);
 	free_cats(c);
 	free(c->title);
 	free(c->xlabel);
@@ -157,15 +162,69 @@ err_free_series:
 	return -ENOMEM;
 }
 
-int roce_chart_legend_note(struct roce_chart *c, const char *text)
+/* Replace *@p slot by a copy of @p text. */
+static int set_text(char **slot, const char *text)
 {
 	char *t = report_strdup(text);
 
 	if (t == NULL)
 		return -ENOMEM;
-	free(c->legend_note);
-	c->legend_note = t;
+	free(*slot);
+	*slot = t;
 	return 0;
+}
+
+int roce_chart_legend_note(struct roce_chart *c, const char *text)
+{
+	return set_text(&c->legend_note, text);
+}
+
+int roce_chart_caption(struct roce_chart *c, const char *text)
+{
+	return set_text(&c->caption, text);
+}
+
+const char *report_chart_caption(const struct roce_chart *c)
+{
+	return c->caption != NULL && c->caption[0] ? c->caption : NULL;
+}
+
+int roce_chart_missing_label(struct roce_chart *c, const char *text)
+{
+	return set_text(&c->missing, text);
+}
+
+int roce_chart_highlight(struct roce_chart *c, size_t i)
+{
+	if (i >= c->nseries)
+		return -EINVAL;
+	c->series[i].highlight = true;
+	return 0;
+}
+
+/*
+ * The palette slot of series @p s; *@p dashed when the slot is used a second time. Highlighted
+ * series take the first slots, each its own; the others the slots after them in turn, so a
+ * ninth line repeats the colour of another plain one (dashed), never a highlighted one's.
+ */
+static size_t series_slot(const struct roce_chart *c, size_t s, bool *dashed)
+{
+	size_t np = ROCE_DIM(report_palette), h = 0, k = 0;
+
+	for (size_t i = 0; i < c->nseries; i++)
+		h += c->series[i].highlight;
+	if (h == 0 || h >= np) {
+		*dashed = s >= np;
+		return s % np;
+	}
+	for (size_t i = 0; i < s; i++)
+		k += c->series[i].highlight == c->series[s].highlight;
+	if (c->series[s].highlight) {
+		*dashed = false;
+		return k;
+	}
+	*dashed = k >= np - h;
+	return h + k % (np - h);
 }
 
 int roce_chart_mark(struct roce_chart *c, double x, const char *label)
@@ -648,7 +707,9 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 
 	fputs("<g class=\"legend\">\n", f);
 	for (size_t i = 0; i < c->nseries; i++) {
-		const char *col = report_palette[i % ROCE_DIM(report_palette)];
+		bool dashed;
+		size_t slot = series_slot(c, i, &dashed);
+		const char *col = report_palette[slot];
 		char buf[8 * LEGEND_MAX + 32];
 		const char *name = legend_name(c, i, buf, sizeof(buf));
 		double w = 24 + text_w(name) + 16;
@@ -664,11 +725,12 @@ static void legend(FILE *f, const struct roce_chart *c, const struct frame *fr)
 			put_num(f, y - 10);
 			fprintf(f, "\" width=\"14\" height=\"12\" rx=\"2\" fill=\"%s\"/>", col);
 		} else {
-			const char *edge = palette_edge[i % ROCE_DIM(palette_edge)];
+			const char *edge = palette_edge[slot];
+			int wide = c->series[i].highlight;
 
 			if (edge != NULL)	/* under the swatch, as under the line */
-				swatch_line(f, x, y - 4, edge, 5, "");
-			swatch_line(f, x, y - 4, col, 3, i >= ROCE_DIM(report_palette) ?
+				swatch_line(f, x, y - 4, edge, 5 + wide, "");
+			swatch_line(f, x, y - 4, col, 3 + wide, dashed ?
 				    " stroke-dasharray=\"6 3\"" : "");
 		}
 		fprintf(f, "<text x=\"");
@@ -1004,14 +1066,19 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 	unsigned int cols = (unsigned int)(fr->r - fr->l);
 	double *ox = NULL, *oy = NULL;
 
-	for (size_t s = 0; s < c->nseries; s++) {
+	/* highlighted series last: drawn over the others */
+	for (size_t k = 0; k < 2 * c->nseries; k++) {
+		size_t s = k % c->nseries;
 		const struct chart_series *se = &c->series[s];
-		const char *col = report_palette[s % ROCE_DIM(report_palette)];
-		const char *edge = palette_edge[s % ROCE_DIM(palette_edge)];
+		bool dashed;
+		size_t slot = series_slot(c, s, &dashed);
+		const char *col = report_palette[slot];
+		const char *edge = palette_edge[slot];
+		const char *dash = dashed ? " stroke-dasharray=\"6 3\"" : "";
 		size_t cap = ROCE_MIN(se->n, (size_t)cols * 9), n;
 		double *nx, *ny;
 
-		if (se->n == 0)
+		if (se->n == 0 || se->highlight != (k >= c->nseries))
 			continue;
 		nx = realloc(ox, cap * sizeof(double));
 		if (nx != NULL)
@@ -1025,19 +1092,18 @@ static int lines(FILE *f, const struct roce_chart *c, const struct frame *fr, co
 			return -ENOMEM;
 		}
 		n = roce_chart_reduce(se->x, se->y, se->n, fr->xt.lo, fr->xt.hi, cols, ox, oy);
-		fprintf(f, "<g clip-path=\"url(#%s-clip)\" class=\"series\" data-name=\"", id);
+		fprintf(f, "<g clip-path=\"url(#%s-clip)\" class=\"series%s\" data-name=\"", id,
+			se->highlight ? " hi" : "");
 		report_xml_puts(f, se->name);
 		fprintf(f, "\" data-color=\"%s\">", col);
 		series_title(f, c, se);
 		fputc('\n', f);
 		if (edge != NULL) {	/* the first path: the hover script reads its d, the same */
-			fprintf(f, "<path fill=\"none\" stroke=\"%s\" class=\"edge\"%s d=\"", edge,
-				s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
+			fprintf(f, "<path fill=\"none\" stroke=\"%s\" class=\"edge\"%s d=\"", edge, dash);
 			path_data(f, c, fr, ox, oy, n);
 			fputs("\"/>\n", f);
 		}
-		fprintf(f, "<path fill=\"none\" stroke=\"%s\"%s d=\"", col,
-			s >= ROCE_DIM(report_palette) ? " stroke-dasharray=\"6 3\"" : "");
+		fprintf(f, "<path fill=\"none\" stroke=\"%s\"%s d=\"", col, dash);
 		path_data(f, c, fr, ox, oy, n);
 		fputs("\"/>\n", f);
 		/* points with no neighbour draw no line: mark them */
@@ -1074,6 +1140,28 @@ static char *bar_value(double v, char *out, size_t size)
 	return out;
 }
 
+/*
+ * The missing-bar label where a bar would stand on the baseline @p y0, @p w wide: across the
+ * slot when it fits, else up it.
+ */
+static void missing_bar(FILE *f, const struct roce_chart *c, double x, double y0, double w)
+{
+	char buf[4 * LEGEND_MAX + 4];
+	const char *label = clip(c->missing, 24, buf, sizeof(buf));
+
+	if (text_w(label) * 11 / CHART_FONT <= w + 4) {
+		text_at(f, x, y0 - 6, "text-anchor=\"middle\" class=\"missing\"", label);
+		return;
+	}
+	fputs("<text transform=\"translate(", f);
+	put_num(f, x + 4);
+	fputc(',', f);
+	put_num(f, y0 - 6);
+	fputs(") rotate(-90)\" class=\"missing\">", f);
+	report_xml_puts(f, label);
+	fputs("</text>\n", f);
+}
+
 static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 {
 	double gw = (fr->r - fr->l) / (double)fr->ncats, gap;
@@ -1081,23 +1169,30 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 	double area = bw * (double)c->nseries;
 	double y0 = py(fr, ROCE_MAX(fr->yt.lo, ROCE_MIN(0, fr->yt.hi)));
 	char cat[32], val[32];
+	bool dashed;
 
 	for (size_t i = 0; i < fr->ncats; i++) {
 		const char *name = i < c->ncats ? c->cats[i] : NULL;
 		double gx = fr->l + gw * (double)i;
+		bool any = false;
 
 		if (name == NULL) {
 			snprintf(cat, sizeof(cat), "%zu", i + 1);
 			name = cat;
 		}
+		for (size_t s = 0; s < c->nseries; s++)
+			any |= i < c->series[s].n && isfinite(c->series[s].y[i]);
 		for (size_t s = 0; s < c->nseries; s++) {
 			const struct chart_series *se = &c->series[s];
 			double v, x, y, top, h;
 
-			if (i >= se->n || !isfinite(se->y[i]))
-				continue;
-			v = se->y[i];
 			x = gx + (gw - area) / 2 + bw * (double)s + gap / 2;
+			if (i >= se->n || !isfinite(se->y[i])) {
+				if (any && c->missing != NULL && c->missing[0])
+					missing_bar(f, c, x + (bw - gap) / 2, y0, bw - gap);
+				continue;
+			}
+			v = se->y[i];
 			y = py(fr, v);
 			y = ROCE_MAX(fr->t, ROCE_MIN(fr->b, y));
 			top = ROCE_MIN(y, y0);
@@ -1110,7 +1205,7 @@ static void bars(FILE *f, const struct roce_chart *c, const struct frame *fr)
 			put_num(f, bw - gap);
 			fputs("\" height=\"", f);
 			put_num(f, h);
-			fprintf(f, "\" fill=\"%s\"><title>", report_palette[s % ROCE_DIM(report_palette)]);
+			fprintf(f, "\" fill=\"%s\"><title>", report_palette[series_slot(c, s, &dashed)]);
 			report_xml_puts(f, se->name);
 			fputs(" \xe2\x80\x94 ", f);	/* em dash */
 			report_xml_puts(f, name);
@@ -1293,6 +1388,11 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 	fprintf(f, "<title id=\"%s-title\">", id);
 	report_xml_puts(f, c->title);
 	fputs("</title>\n", f);
+	if (standalone && report_chart_caption(c) != NULL) {	/* a page sets it under the picture */
+		fputs("<desc>", f);
+		report_xml_puts(f, c->caption);
+		fputs("</desc>\n", f);
+	}
 	/* classes are scoped to this picture so several can share a page */
 	fprintf(f, "<style>"
 		"#%s .grid{stroke:#e4e4e4;stroke-width:1}"
@@ -1303,10 +1403,13 @@ int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool s
 		"#%s .value{fill:#222;font-size:12px}"
 		"#%s .series path{stroke-width:2;stroke-linejoin:round;stroke-linecap:round}"
 		"#%s .series path.edge{stroke-width:4}"
+		"#%s .series.hi path{stroke-width:3.5}"
+		"#%s .series.hi path.edge{stroke-width:5.5}"
 		"#%s .nodata{fill:#777;font-size:16px;font-style:italic}"
+		"#%s .missing{fill:#555;font-size:11px;font-style:italic}"
 		"#%s .marklabel{fill:#333;font-size:11px;paint-order:stroke;stroke:#fff;"
 		"stroke-width:3px}"
-		"</style>\n", id, id, id, id, id, id, id, id, id, id);
+		"</style>\n", id, id, id, id, id, id, id, id, id, id, id, id, id);
 	fprintf(f, "<g id=\"%s\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n", id);
 	if (c->title[0]) {
 		char buf[4 * TITLE_MAX + 4];

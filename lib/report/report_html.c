@@ -278,6 +278,7 @@ static const char css[] =
 	"figure{margin:1rem 0 1.5rem}\n"
 	/* a chart alone on its line: not blown up far past the two-a-row size it is drawn for */
 	"svg.chart{display:block;width:100%;height:auto;max-width:720px}\n"
+	"figcaption{color:var(--muted);font-size:.85rem;margin:.3rem 0 0;max-width:720px}\n"
 	".row{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:1.5rem}\n"
 	".row figure{margin:0}\n"
 	"footer{margin-top:3rem;color:var(--muted);font-size:.8rem}\n"
@@ -428,6 +429,19 @@ static void text_puts(FILE *f, char *s)
 	report_xml_puts(f, s);	/* an unpaired backquote stays as it is */
 }
 
+/* text_puts() of a string the caller keeps. */
+static void text_puts_const(FILE *f, const char *s)
+{
+	char *copy = strdup(s);
+
+	if (copy == NULL) {
+		report_xml_puts(f, s);
+		return;
+	}
+	text_puts(f, copy);
+	free(copy);
+}
+
 static void list_html(FILE *f, const char *title, const char *list)
 {
 	fputs("<div class=\"box\">\n<p class=\"box-title\">", f);
@@ -510,6 +524,11 @@ int roce_report_write_stream(struct roce_report *r, FILE *f)
 			snprintf(id, sizeof(id), "chart%d", ++nchart);
 			fputs("<figure>\n", f);
 			err = report_chart_svg(it->chart, f, id, false);
+			if (report_chart_caption(it->chart) != NULL) {
+				fputs("<figcaption>", f);
+				text_puts_const(f, report_chart_caption(it->chart));
+				fputs("</figcaption>\n", f);
+			}
 			fputs("</figure>\n", f);
 			ret = ret ? ret : err;
 			break;

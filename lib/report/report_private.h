@@ -29,6 +29,9 @@ size_t report_utf8_len(const char *s);
  */
 int report_chart_svg(const struct roce_chart *c, FILE *f, const char *id, bool standalone);
 
+/** The caption of @p c (roce_chart_caption()), or NULL when it has none. */
+const char *report_chart_caption(const struct roce_chart *c);
+
 /** Deep copy of a table, or NULL (ENOMEM). */
 struct roce_table *report_table_copy(const struct roce_table *t);
 

@@ -80,7 +80,8 @@ struct roce_chart *roce_chart_create(enum roce_chart_kind kind, const char *titl
  * means x = 0, 1, ..., n-1; a NaN or infinite y (or x) breaks the line. Bar: @p x is ignored
  * (pass NULL) and y[i] is the bar of this series in category i (NaN: no bar). Series are drawn
  * in the Okabe-Ito palette in the order they are added. Long series are reduced when drawn
- * (per pixel column: first, min, max, last), never when stored.
+ * (per pixel column: first, min, max, last), never when stored. roce_chart_highlight() changes
+ * the order of colours.
  * @param name  legend and tooltip text, copied; NULL gives "series N"
  * @return 0, -EINVAL (n > 0 and y NULL), -ENOMEM
  */
@@ -120,6 +121,31 @@ void roce_chart_ylog(struct roce_chart *c);
  * @return 0, -ENOMEM
  */
 int roce_chart_legend_note(struct roce_chart *c, const char *text);
+
+/**
+ * A caption: a sentence or two under the chart saying what it shows and why (which of many
+ * flows are drawn, a time axis cut short). In a report it is set under the picture (a span in
+ * backquotes as code, as in roce_report_text()); a standalone SVG carries it as its <desc>.
+ * Copied; replaces an earlier caption; "" removes it.
+ * @return 0, -ENOMEM
+ */
+int roce_chart_caption(struct roce_chart *c, const char *text);
+
+/**
+ * Make series @p i (in the order added) stand out: it keeps a palette colour no other series
+ * shares (the others take the colours after the highlighted ones, and repeat only among
+ * themselves, dashed), and on a line/step chart it is drawn wider and over the others.
+ * @return 0, -EINVAL (no such series)
+ */
+int roce_chart_highlight(struct roce_chart *c, size_t i);
+
+/**
+ * On a bar chart, the text printed where a bar is missing (a NaN) in a category where another
+ * series has one: "n/a" where a value does not apply, so the gap does not read as zero. Say
+ * why in the legend note. Copied; "" (the default) prints nothing.
+ * @return 0, -ENOMEM
+ */
+int roce_chart_missing_label(struct roce_chart *c, const char *text);
 
 /**
  * Mark a moment on a line/step chart's x axis: a dashed vertical line across the plot, labelled
