@@ -1423,6 +1423,92 @@ START_TEST(demo_claims)
 }
 END_TEST
 
+/* ---- the run report's charts ---- */
+
+/* Scenario @p file (of scenarios/, or built in) with @p set, run. */
+static struct roce_fabric *run_named(const char *file, const char *const *set, int nset,
+				     struct roce_scenario **sc)
+{
+	struct roce_fabric *fab;
+
+	if (roce_scenario_builtin(file) != NULL)
+		*sc = roce_scenario_parse(file, roce_scenario_builtin(file), set, nset, err,
+					  sizeof(err));
+	else
+		*sc = roce_scenario_load(file, set, nset, err, sizeof(err));
+	ck_assert_msg(*sc != NULL, "%s", err);
+	fab = roce_fabric_create(*sc, err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
+	return fab;
+}
+
+/* The page rocelab run's "Time series" section makes of @p fab. */
+static char *charts_html(const struct roce_fabric *fab)
+{
+	struct roce_report *r = roce_report_create("t");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	roce_fabric_add_charts(fab, r);
+	ck_assert_int_eq(roce_report_write_stream(r, f), 0);
+	fclose(f);
+	roce_report_destroy(r);
+	return buf;
+}
+
+/* The <figure> of @p html whose chart starts with title @p title (a copy), or NULL. */
+static char *figure(const char *html, const char *title)
+{
+	char needle[160];
+	const char *p, *start, *end;
+
+	snprintf(needle, sizeof(needle), "-title\">%s", title);
+	p = strstr(html, needle);
+	if (p == NULL)
+		return NULL;
+	for (start = p; start > html && strncmp(start, "<figure>", 8) != 0; start--)
+		;
+	end = strstr(p, "</figure>");
+	ck_assert_ptr_nonnull(end);
+	return strndup(start, (size_t)(end - start));
+}
+
+/*
+ * In the incast the victim flow (a [flow] among a pattern's) has a colour no incast flow has:
+ * incast.s8, the ninth line, was the victim's blue, dashed.
+ */
+START_TEST(chart_victim_colour)
+{
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_named("demo-incast", NULL, 0, &sc);
+	char *html = charts_html(fab), *fig = figure(html, "Goodput per flow");
+	const char *v, *p;
+	char victim[8];
+	int others = 0;
+
+	ck_assert_ptr_nonnull(fig);
+	v = strstr(fig, "data-name=\"victim\" data-color=\"");
+	ck_assert_ptr_nonnull(v);
+	snprintf(victim, sizeof(victim), "%.7s", v + strlen("data-name=\"victim\" data-color=\""));
+	for (p = strstr(fig, "data-name=\"incast."); p != NULL; p = strstr(p + 1,
+									   "data-name=\"incast.")) {
+		const char *col = strstr(p, "data-color=\"") + strlen("data-color=\"");
+
+		ck_assert_msg(strncmp(col, victim, 7) != 0, "%.30s in the victim's %s", p, victim);
+		others++;
+	}
+	ck_assert_int_eq(others, 8);
+	ck_assert_ptr_nonnull(strstr(fig, "class=\"series hi\" data-name=\"victim\""));
+	free(fig);
+	free(html);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 /*
  * What arrives is what was sent: WRITE, READ and SEND flows (two QPs for the SEND) across
  * lossy links, one of them flipping bits (frames the receiver drops on their ICRC), finish
@@ -1518,6 +1604,10 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, findings);
 	tcase_add_test(tc, stalled_or_slow);
 	tcase_add_test(tc, data_intact);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("charts");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, chart_victim_colour);
 	suite_add_tcase(s, tc);
 	return s;
 }

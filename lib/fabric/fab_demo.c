@@ -518,10 +518,14 @@ static int step_incast(struct demo *d)
 			roce_chart_series(victim, cases[c], s.t_us, s.v, s.n);
 		snprintf(title, sizeof(title), "Goodput per flow, %s", cases[c]);
 		flows[c] = roce_chart_create(ROCE_CHART_LINE, title, "time (us)", "Gb/s");
-		for (int f = 0; f < sc->nflows; f++) {
+		for (int f = 0, drawn = 0; f < sc->nflows; f++) {
 			find_series(fab, ROCE_SERIES_FLOW_GBPS, sc->flow[f].name, &s);
-			if (s.n != 0)
-				roce_chart_series(flows[c], sc->flow[f].name, s.t_us, s.v, s.n);
+			if (s.n == 0)
+				continue;
+			roce_chart_series(flows[c], sc->flow[f].name, s.t_us, s.v, s.n);
+			if (fab_flow_stands_out(sc, f))	/* the victim, in a colour of its own */
+				roce_chart_highlight(flows[c], (size_t)drawn);
+			drawn++;
 		}
 		end_us = ROCE_MAX(end_us, (double)roce_fabric_now(fab) / ROCE_US);
 		if (c == 0) {

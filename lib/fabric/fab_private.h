@@ -300,6 +300,9 @@ uint8_t *fab_flow_memory(const struct roce_fabric *fab, int flow, bool responder
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int chart_kind, const char *title, const char *ylabel, int max);
 
+/* Whether flow @p f is one the scenario names on its own ([flow.*]) among a pattern's flows. */
+bool fab_flow_stands_out(const struct roce_scenario *sc, int f);
+
 /* Grow-by-one array helpers for the scenario's tables. */
 void *fab_grow(void *base, int *n, size_t elem);
 

@@ -1184,22 +1184,34 @@ static void fab_chart_marks(const struct roce_fabric *fab, struct roce_chart *c)
 		roce_chart_mark(c, (double)wd / ROCE_US, "PFC watchdog drops");
 }
 
+bool fab_flow_stands_out(const struct roce_scenario *sc, int f)
+{
+	if (sc->flow[f].from_pattern)
+		return false;
+	for (int i = 0; i < sc->nflows; i++)
+		if (sc->flow[i].from_pattern)
+			return true;
+	return false;
+}
+
 /*
  * The @p max series of @p kind with the largest peaks, as one chart, with the run's marks; the
  * legend says how many were left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB
- * read badly).
+ * read badly). A flow the scenario names on its own among a pattern's (a victim) stands out.
  */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int ck, const char *title, const char *ylabel, int max)
 {
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_chart *c = NULL;
 	int n = roce_fabric_nseries(fab, kind);
+	bool flows = kind == ROCE_SERIES_FLOW_GBPS || kind == ROCE_SERIES_RATE_GBPS;
 	double *peak = calloc((size_t)n + 1, sizeof(double));
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
 	double top = 0, scale = 1, *v = NULL;
 	const char *kb = ylabel != NULL ? strstr(ylabel, "KB") : NULL;
 	char mb[64];
-	size_t vlen = 0;
+	size_t vlen = 0, drawn = 0;
 
 	if (peak == NULL || used == NULL)
 		goto out;
@@ -1240,6 +1252,9 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 		for (size_t j = 0; v != NULL && j < s.n; j++)
 			v[j] = s.v[j] * scale;
 		roce_chart_series(c, s.name, s.t_us, v != NULL ? v : s.v, s.n);
+		if (flows && fab_flow_stands_out(sc, i))
+			roce_chart_highlight(c, drawn);
+		drawn++;
 	}
 	if (n > max) {
 		char note[64];

@@ -1301,6 +1301,7 @@ static int read_patterns(struct reader *r)
 		struct roce_sc_flow f = flow_defaults;
 		const char *kind;
 
+		f.from_pattern = true;
 		snprintf(f.name, sizeof(f.name), "%s", names[i] + 8);
 		if (enter(r, names[i]) != 0 || check_keys(r, keys, NULL) != 0 ||
 		    read_flow_params(r, &f) != 0)

@@ -59,6 +59,7 @@ struct roce_sc_flow {
 	int after;			/* flow index this one waits for, or -1 */
 	uint8_t dscp;			/* traffic class of its packets */
 	enum roce_mtu mtu;		/* path MTU; 0: the scenario's */
+	bool from_pattern;		/* made by a [pattern.*] (a trace's too), not a [flow.*] */
 };
 
 enum roce_sc_event_kind {
