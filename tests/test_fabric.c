@@ -1509,6 +1509,91 @@ START_TEST(chart_victim_colour)
 }
 END_TEST
 
+/* The cells of the table row of @p html starting with cell @p first, into @p cell[n]. */
+static void table_row(const char *html, const char *first, char cell[][32], int n)
+{
+	char needle[64];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "<td class=\"l\">%s</td>", first);
+	p = strstr(html, needle);
+	ck_assert_msg(p != NULL, "no row %s", first);
+	for (int i = 0; i < n; i++) {
+		p = strstr(p, "<td");
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(sscanf(strchr(p, '>') + 1, "%31[^<]", cell[i]), 1);
+		p++;
+	}
+}
+
+/*
+ * Demo step 2's chart and table agree: each bar is the table's number (to its two decimals),
+ * and where the table has "-" (the lossless fabric's worst run: it is run once) there is no bar
+ * but a label saying it does not apply.
+ */
+START_TEST(demo_loss_chart_as_table)
+{
+	char dir[] = "/tmp/rocelab-demo-XXXXXX", path[256], cell[4][32], *html = NULL, *fig;
+	struct roce_demo_conf conf = { .seed = 1, .quick = true, .out_dir = mkdtemp(dir) };
+	static const char *const rows[][2] = {
+		{ "lossless (PFC)", "0 (PFC)" }, { "lossy (no PFC)", "1e-5" },
+	};
+	struct roce_demo_result r;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(conf.out_dir);
+	ck_assert_msg(roce_demo_run(&conf, &r, err, sizeof(err)) == 0, "%s", err);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(getdelim(&html, &len, '\0', f) > 0, 1);
+	fclose(f);
+	fig = figure(html, "Goodput against the loss rate");
+	ck_assert_ptr_nonnull(fig);
+	for (size_t i = 0; i < ROCE_DIM(rows); i++) {
+		char title[96];
+		const char *p;
+		double v;
+
+		table_row(html, rows[i][0], cell, 4);	/* fabric, loss, goodput, worst run */
+		snprintf(title, sizeof(title), "<title>median run \xe2\x80\x94 %s: ", rows[i][1]);
+		p = strstr(fig, title);
+		ck_assert_msg(p != NULL, "no median bar for %s", rows[i][1]);
+		ck_assert_int_eq(sscanf(strchr(p + strlen(title), '(') + 1, "%lf", &v), 1);
+		ck_assert_msg(fabs(v - atof(cell[2])) < 0.005, "bar %g, table %s", v, cell[2]);
+		snprintf(title, sizeof(title), "<title>worst run \xe2\x80\x94 %s: ", rows[i][1]);
+		p = strstr(fig, title);
+		if (strcmp(cell[3], "-") == 0) {
+			ck_assert_msg(p == NULL, "a worst-run bar where the table has -");
+			continue;
+		}
+		ck_assert_msg(p != NULL, "no worst bar for %s", rows[i][1]);
+		ck_assert_int_eq(sscanf(strchr(p + strlen(title), '(') + 1, "%lf", &v), 1);
+		ck_assert_msg(fabs(v - atof(cell[3])) < 0.005, "bar %g, table %s", v, cell[3]);
+	}
+	table_row(html, "lossless (PFC)", cell, 4);
+	ck_assert_str_eq(cell[3], "-");
+	ck_assert_ptr_nonnull(strstr(fig, "class=\"missing\">n/a<"));
+	ck_assert_ptr_nonnull(strstr(fig, ">n/a: lossless is run once, no worst run<"));
+	free(fig);
+	free(html);
+	/* what the demo wrote: report.html and the captures */
+	{
+		static const char *const files[] = {
+			"report.html", "zerocopy.pcap", "lossless.pcap", "lossy-1e-4.pcap",
+			"incast-pfc.pcap", "incast-dcqcn.pcap", "degrade.pcap",
+		};
+
+		for (size_t i = 0; i < ROCE_DIM(files); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+			unlink(path);
+		}
+	}
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /*
  * What arrives is what was sent: WRITE, READ and SEND flows (two QPs for the SEND) across
  * lossy links, one of them flipping bits (frames the receiver drops on their ICRC), finish
@@ -1608,6 +1693,7 @@ static Suite *fabric_suite(void)
 	tc = tcase_create("charts");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, chart_victim_colour);
+	tcase_add_test(tc, demo_loss_chart_as_table);
 	suite_add_tcase(s, tc);
 	return s;
 }
