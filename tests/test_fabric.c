@@ -1477,6 +1477,28 @@ static char *figure(const char *html, const char *title)
 }
 
 /*
+ * A fabric without a switch has no queue to chart: no empty "no data" frame, one line saying
+ * why. Nor is any other chart empty.
+ */
+START_TEST(chart_no_switch)
+{
+	const char *set[] = { "flow.write.count=16" };
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_named("demo-zerocopy", set, 1, &sc);
+	char *html = charts_html(fab);
+
+	ck_assert_int_eq(sc->nswitches, 0);
+	ck_assert_ptr_null(strstr(html, "no data"));
+	ck_assert_ptr_null(strstr(html, "Deepest switch egress queues"));
+	ck_assert_ptr_nonnull(strstr(html, "<p>No switch queue chart: this fabric has no switch"));
+	ck_assert_ptr_nonnull(strstr(html, "-title\">Goodput per flow<"));
+	free(html);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
  * In the incast the victim flow (a [flow] among a pattern's) has a colour no incast flow has:
  * incast.s8, the ninth line, was the victim's blue, dashed.
  */
@@ -1692,6 +1714,7 @@ static Suite *fabric_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("charts");
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, chart_no_switch);
 	tcase_add_test(tc, chart_victim_colour);
 	tcase_add_test(tc, demo_loss_chart_as_table);
 	suite_add_tcase(s, tc);

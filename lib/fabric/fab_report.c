@@ -1277,9 +1277,11 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 	roce_report_row(r);
 	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE,
 					  "Goodput per flow", "Gb/s", 12));
-	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
-					  "Deepest switch egress queues (all priorities of a port)",
-					  "queue (KB)", 8));
+	/* no empty frame where there is no queue: a line under the charts says why */
+	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) > 0)
+		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
+						  "Deepest switch egress queues (all priorities of "
+						  "a port)", "queue (KB)", 8));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
 		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
 						  "Paused by PFC: switch ports and NICs",
@@ -1287,6 +1289,12 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 	if (strcmp(sc->cc, "none") != 0)
 		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
 						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));
+	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) == 0)
+		roce_report_text(r, sc->nswitches == 0 ?
+				 "No switch queue chart: this fabric has no switch, its hosts are "
+				 "linked directly." :
+				 "No switch queue chart: no switch egress queue held a frame at any "
+				 "sample.");
 }
 
 /*
