@@ -1477,6 +1477,69 @@ static char *figure(const char *html, const char *title)
 }
 
 /*
+ * The highest value a line/step chart @p fig draws at x >= @p x_from, read back from its
+ * paths through the plot's pixel mapping (data-x "x0 x1 left right", data-y "y0 y1 bottom top").
+ */
+static double max_drawn_after(const char *fig, double x_from)
+{
+	double x0, x1, l, r, y0, y1, b, t, top = -INFINITY;
+	const char *p = strstr(fig, "data-x=\"");
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, "data-x=\"%lf %lf %lf %lf", &x0, &x1, &l, &r), 4);
+	ck_assert_int_eq(sscanf(strstr(p, "data-y=\""), "data-y=\"%lf %lf %lf %lf", &y0, &y1, &b,
+				&t), 4);
+	for (p = strstr(p, "<path "); p != NULL; p = strstr(p + 1, "<path ")) {
+		const char *d = strstr(p, " d=\"") + 4;
+		double px = 0, py = 0;
+
+		while (*d != '"') {
+			char op = *d++;
+			int used = 0;
+
+			if (op == 'M' || op == 'L')
+				ck_assert_int_eq(sscanf(d, "%lf,%lf%n", &px, &py, &used), 2);
+			else if (op == 'H')
+				ck_assert_int_eq(sscanf(d, "%lf%n", &px, &used), 1);
+			else if (op == 'V')
+				ck_assert_int_eq(sscanf(d, "%lf%n", &py, &used), 1);
+			else
+				ck_abort_msg("path op %c", op);
+			d += used;
+			if (x0 + (px - l) / (r - l) * (x1 - x0) >= x_from)
+				top = ROCE_MAX(top, y0 + (b - py) / (b - t) * (y1 - y0));
+		}
+	}
+	return top;
+}
+
+/*
+ * The ring all-reduce's goodput chart shows its whole run: its 112 flows are 8 hosts' 14 ring
+ * steps, too many for a line each; the 12 highest peaks (ties, won by the first steps) drew a
+ * flat line from 450 us to the end. Its caption says what the lines are.
+ */
+START_TEST(chart_allreduce_whole_run)
+{
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_named(SCENARIOS "/allreduce.ini", NULL, 0, &sc);
+	double end = (double)roce_fabric_now(fab) / ROCE_US;
+	char *html = charts_html(fab), *fig = figure(html, "Goodput per");
+
+	ck_assert_ptr_nonnull(fig);
+	/* the last ring steps run at line rate in the run's last tenth: the chart shows it */
+	ck_assert_msg(max_drawn_after(fig, 0.9 * end) > 50, "flat after %g us",
+		      0.9 * end);
+	ck_assert_ptr_nonnull(strstr(fig, "<figcaption>112 flows, too many for a line each: a "
+				     "line per sending host"));
+	ck_assert_ptr_nonnull(strstr(fig, "data-name=\"h7 (14 flows)\""));
+	free(fig);
+	free(html);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
  * A fabric without a switch has no queue to chart: no empty "no data" frame, one line saying
  * why. Nor is any other chart empty.
  */
@@ -1714,6 +1777,7 @@ static Suite *fabric_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("charts");
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, chart_allreduce_whole_run);
 	tcase_add_test(tc, chart_no_switch);
 	tcase_add_test(tc, chart_victim_colour);
 	tcase_add_test(tc, demo_loss_chart_as_table);

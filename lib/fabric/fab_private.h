@@ -296,9 +296,14 @@ double fab_pct(const double *v, size_t n, double p);
 uint8_t *fab_flow_memory(const struct roce_fabric *fab, int flow, bool responder,
 			 uint64_t *len);
 
-/* The @p max series of @p kind with the highest peaks, as one chart (fab_report.c). */
+/*
+ * Up to @p max series of @p kind as one chart (fab_report.c): flows' goodput picked to cover
+ * the run, other series by their peaks; the run's marks.
+ */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int chart_kind, const char *title, const char *ylabel, int max);
+
+#define FAB_CHART_FLOWS 12	/* lines of a chart of flows: more and they cannot be told apart */
 
 /* Whether flow @p f is one the scenario names on its own ([flow.*]) among a pattern's flows. */
 bool fab_flow_stands_out(const struct roce_scenario *sc, int f);

@@ -1184,6 +1184,32 @@ static void fab_chart_marks(const struct roce_fabric *fab, struct roce_chart *c)
 		roce_chart_mark(c, (double)wd / ROCE_US, "PFC watchdog drops");
 }
 
+/* Append to the caption @p cap (of @p len bytes) a sentence in the format @p fmt. */
+static void caption_add(char *cap, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void caption_add(char *cap, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(cap);
+	va_list ap;
+
+	if (used != 0 && used + 1 < len) {
+		cap[used++] = ' ';
+		cap[used] = '\0';
+	}
+	va_start(ap, fmt);
+	vsnprintf(cap + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The run's marks and the caption. */
+static void chart_finish(const struct roce_fabric *fab, struct roce_chart *c, const char *cap)
+{
+	fab_chart_marks(fab, c);
+	if (cap[0] != '\0')
+		roce_chart_caption(c, cap);
+}
+
 bool fab_flow_stands_out(const struct roce_scenario *sc, int f)
 {
 	if (sc->flow[f].from_pattern)
@@ -1195,22 +1221,95 @@ bool fab_flow_stands_out(const struct roce_scenario *sc, int f)
 }
 
 /*
- * The @p max series of @p kind with the largest peaks, as one chart, with the run's marks; the
- * legend says how many were left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB
- * read badly). A flow the scenario names on its own among a pattern's (a victim) stands out.
+ * @p max of the @p n flows' goodput series that together cover the run: each in turn the one
+ * whose span (its first to its last sample with goodput) covers the most samples no flow picked
+ * covers, ties to the one that moved more bytes, then the first. The highest peaks would not
+ * do: flows at line rate tie, and the first won (an all-reduce's first ring steps, then a flat
+ * line to the end). O(max (n + samples)).
  */
-struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
-				    int ck, const char *title, const char *ylabel, int max)
+static int pick_covering(const struct roce_fabric *fab, int n, int max, bool *used)
+{
+	size_t len = 0;
+	long *first = calloc((size_t)n + 1, sizeof(*first)), *last = NULL, *pre = NULL;
+	double *sum = calloc((size_t)n + 1, sizeof(*sum));
+	bool *covered = NULL;
+	int ret = -ENOMEM;
+
+	if (first == NULL || sum == NULL)
+		goto out;
+	last = calloc((size_t)n + 1, sizeof(*last));
+	for (int i = 0; i < n; i++) {
+		struct roce_series s;
+
+		roce_fabric_series(fab, ROCE_SERIES_FLOW_GBPS, i, &s);
+		len = ROCE_MAX(len, s.n);
+	}
+	covered = calloc(len + 1, sizeof(*covered));
+	pre = calloc(len + 1, sizeof(*pre));
+	if (last == NULL || covered == NULL || pre == NULL)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		struct roce_series s;
+
+		roce_fabric_series(fab, ROCE_SERIES_FLOW_GBPS, i, &s);
+		first[i] = -1;
+		for (size_t j = 0; j < s.n; j++)
+			if (s.v[j] > 0) {
+				if (first[i] < 0)
+					first[i] = (long)j;
+				last[i] = (long)j;
+				sum[i] += s.v[j];
+			}
+	}
+	for (int k = 0; k < ROCE_MIN(n, max); k++) {
+		long best_gain = -1;
+		int best = -1;
+
+		for (size_t j = 0; j < len; j++)	/* pre[j]: uncovered samples before j */
+			pre[j + 1] = pre[j] + !covered[j];
+		for (int i = 0; i < n; i++) {
+			long gain = first[i] < 0 ? 0 : pre[last[i] + 1] - pre[first[i]];
+
+			if (used[i])
+				continue;
+			if (gain > best_gain || (gain == best_gain && sum[i] > sum[best])) {
+				best = i;
+				best_gain = gain;
+			}
+		}
+		used[best] = true;
+		for (long j = first[best]; j >= 0 && j <= last[best]; j++)
+			covered[j] = true;
+	}
+	ret = 0;
+out:
+	free(first);
+	free(last);
+	free(pre);
+	free(sum);
+	free(covered);
+	return ret;
+}
+
+/*
+ * Up to @p max series of @p kind as one chart, with the run's marks: flows, for goodput,
+ * picked to cover the run, other series by the highest peaks; the legend says how many were
+ * left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB read badly). A flow the
+ * scenario names on its own among a pattern's (a victim) stands out.
+ */
+static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
+				       int ck, const char *title, const char *ylabel, int max)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_chart *c = NULL;
 	int n = roce_fabric_nseries(fab, kind);
-	bool flows = kind == ROCE_SERIES_FLOW_GBPS || kind == ROCE_SERIES_RATE_GBPS;
 	double *peak = calloc((size_t)n + 1, sizeof(double));
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
+	bool flows = kind == ROCE_SERIES_FLOW_GBPS || kind == ROCE_SERIES_RATE_GBPS;
+	bool cover = kind == ROCE_SERIES_FLOW_GBPS && n > max;
 	double top = 0, scale = 1, *v = NULL;
 	const char *kb = ylabel != NULL ? strstr(ylabel, "KB") : NULL;
-	char mb[64];
+	char mb[64], cap[600] = "";
 	size_t vlen = 0, drawn = 0;
 
 	if (peak == NULL || used == NULL)
@@ -1235,13 +1334,21 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 	c = roce_chart_create((enum roce_chart_kind)ck, title, "time (us)", ylabel);
 	if (c == NULL)
 		goto out;
-	for (int k = 0; k < ROCE_MIN(n, max); k++) {
-		int best = -1;
+	if (cover) {
+		if (pick_covering(fab, n, max, used) != 0) {
+			roce_chart_destroy(c);
+			c = NULL;
+			goto out;
+		}
+	} else {
+		for (int k = 0; k < ROCE_MIN(n, max); k++) {
+			int best = -1;
 
-		for (int i = 0; i < n; i++)
-			if (!used[i] && (best < 0 || peak[i] > peak[best]))
-				best = i;
-		used[best] = true;
+			for (int i = 0; i < n; i++)
+				if (!used[i] && (best < 0 || peak[i] > peak[best]))
+					best = i;
+			used[best] = true;
+		}
 	}
 	for (int i = 0; i < n; i++) {	/* in their own order, so colours follow names */
 		struct roce_series s;
@@ -1256,13 +1363,22 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 			roce_chart_highlight(c, drawn);
 		drawn++;
 	}
-	if (n > max) {
+	if (cover) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "+ %d more flows, not drawn", n - max);
+		roce_chart_legend_note(c, note);
+		caption_add(cap, sizeof(cap), "%d of the %d flows, picked to span the whole run: "
+			    "each in turn the flow whose time with goodput covers the most of the run "
+			    "no flow picked before covers, ties to the one that moved more bytes. The "
+			    "flow table lists every flow.", max, n);
+	} else if (n > max) {
 		char note[64];
 
 		snprintf(note, sizeof(note), "+ %d more with peaks no higher, not drawn", n - max);
 		roce_chart_legend_note(c, note);
 	}
-	fab_chart_marks(fab, c);
+	chart_finish(fab, c, cap);
 out:
 	free(v);
 	free(peak);
@@ -1270,25 +1386,103 @@ out:
 	return c;
 }
 
+struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
+				    int ck, const char *title, const char *ylabel, int max)
+{
+	return series_chart(fab, kind, ck, title, ylabel, max);
+}
+
+/*
+ * The goodput of each sending host, its flows summed: when there are more flows than lines,
+ * and no more senders. Every flow of the run is in it (an all-reduce's 112 flows are 8 hosts
+ * sending step after step), where a pick of flows leaves out part of the run. NULL (errno
+ * ENOENT) when there are more senders than @p max lines.
+ */
+static struct roce_chart *sender_chart(const struct roce_fabric *fab, int max)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	int *nf = calloc((size_t)sc->nhosts + 1, sizeof(*nf)), senders = 0, lo = 0, hi = 0;
+	double *sum = NULL;
+	struct roce_chart *c = NULL;
+	struct roce_series s0;
+	char cap[600] = "", name[64];
+
+	if (nf == NULL)
+		goto out;
+	for (int i = 0; i < sc->nflows; i++)
+		senders += nf[sc->flow[i].src]++ == 0;
+	if (senders > max) {
+		errno = ENOENT;
+		goto out;
+	}
+	roce_fabric_series(fab, ROCE_SERIES_FLOW_GBPS, 0, &s0);
+	sum = malloc((s0.n + 1) * sizeof(*sum));
+	c = roce_chart_create(ROCE_CHART_LINE, "Goodput per sending host (its flows summed)",
+			      "time (us)", "Gb/s");
+	if (sum == NULL || c == NULL) {
+		roce_chart_destroy(c);
+		c = NULL;
+		goto out;
+	}
+	for (int h = 0; h < sc->nhosts; h++) {
+		if (nf[h] == 0)
+			continue;
+		lo = lo == 0 ? nf[h] : ROCE_MIN(lo, nf[h]);
+		hi = ROCE_MAX(hi, nf[h]);
+		memset(sum, 0, s0.n * sizeof(*sum));
+		for (int i = 0; i < sc->nflows; i++) {
+			struct roce_series s;
+
+			if (sc->flow[i].src != h)
+				continue;
+			roce_fabric_series(fab, ROCE_SERIES_FLOW_GBPS, i, &s);
+			for (size_t j = 0; j < ROCE_MIN(s.n, s0.n); j++)
+				sum[j] += s.v[j];
+		}
+		fab_name(name, sizeof(name), "%s (%d flow%s)", sc->host[h].name, nf[h],
+			 nf[h] == 1 ? "" : "s");
+		roce_chart_series(c, name, s0.t_us, sum, s0.n);
+	}
+	if (lo == hi)
+		caption_add(cap, sizeof(cap), "%d flows, too many for a line each: a line per "
+			    "sending host sums the goodput of its %d flows, so the chart spans the "
+			    "whole run. The flow table lists every flow.", sc->nflows, lo);
+	else
+		caption_add(cap, sizeof(cap), "%d flows, too many for a line each: a line per "
+			    "sending host sums the goodput of its %d to %d flows, so the chart spans "
+			    "the whole run. The flow table lists every flow.", sc->nflows, lo, hi);
+	chart_finish(fab, c, cap);
+out:
+	free(nf);
+	free(sum);
+	return c;
+}
+
 void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	struct roce_chart *c = NULL;
 
 	roce_report_row(r);
-	roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE,
-					  "Goodput per flow", "Gb/s", 12));
+	if (sc->nflows > FAB_CHART_FLOWS)
+		c = sender_chart(fab, FAB_CHART_FLOWS);
+	if (c == NULL)
+		c = series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE, "Goodput per flow",
+				 "Gb/s", FAB_CHART_FLOWS);
+	roce_report_chart(r, c);
 	/* no empty frame where there is no queue: a line under the charts says why */
 	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) > 0)
-		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
+		roce_report_chart(r, series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
 						  "Deepest switch egress queues (all priorities of "
 						  "a port)", "queue (KB)", 8));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
-		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
+		roce_report_chart(r, series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
 						  "Paused by PFC: switch ports and NICs",
 						  "% of each interval", 8));
 	if (strcmp(sc->cc, "none") != 0)
-		roce_report_chart(r, fab_series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
-						  "Reaction-point rate per flow (first QP)", "Gb/s", 12));
+		roce_report_chart(r, series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
+						  "Reaction-point rate per flow (first QP)", "Gb/s",
+						  FAB_CHART_FLOWS));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) == 0)
 		roce_report_text(r, sc->nswitches == 0 ?
 				 "No switch queue chart: this fabric has no switch, its hosts are "
