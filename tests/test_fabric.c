@@ -1443,6 +1443,16 @@ static struct roce_fabric *run_named(const char *file, const char *const *set, i
 	return fab;
 }
 
+/* How many times @p needle occurs in @p s. */
+static int occurrences(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 /* The page rocelab run's "Time series" section makes of @p fab. */
 static char *charts_html(const struct roce_fabric *fab)
 {
@@ -1555,6 +1565,45 @@ START_TEST(chart_no_switch)
 	ck_assert_ptr_null(strstr(html, "Deepest switch egress queues"));
 	ck_assert_ptr_nonnull(strstr(html, "<p>No switch queue chart: this fabric has no switch"));
 	ck_assert_ptr_nonnull(strstr(html, "-title\">Goodput per flow<"));
+	free(html);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
+ * The PFC deadlock stops everything at 340 us of a 20 ms run: the charts' time axis stops a
+ * little after (the deadlock marked on it), not at 20 ms with the run a sliver at the left, and
+ * each caption says so. With the watchdog breaking it, things happen to the end: the whole run.
+ */
+START_TEST(chart_deadlock_axis)
+{
+	const char *wd[] = { "scenario.duration=6ms", "switch.watchdog=2ms" };
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_named(SCENARIOS "/pfc-deadlock.ini", NULL, 0, &sc);
+	char *html = charts_html(fab);
+	int charts = 0;
+
+	for (const char *p = strstr(html, "data-x=\""); p != NULL; p = strstr(p + 1, "data-x=\"")) {
+		double x0, x1;
+
+		ck_assert_int_eq(sscanf(p, "data-x=\"%lf %lf", &x0, &x1), 2);
+		ck_assert_msg(x0 == 0 && x1 > 340 && x1 <= 1000, "axis %g to %g us", x0, x1);
+		charts++;
+	}
+	ck_assert_int_eq(charts, 3);	/* goodput, queues, pauses */
+	ck_assert_int_eq(occurrences(html, "class=\"marklabel\">deadlock found<"), 3);
+	ck_assert_int_eq(occurrences(html, "<figcaption>The time axis stops at "), 3);
+	ck_assert_ptr_nonnull(strstr(html, "of the run&#39;s 20000 us: nothing changes after "));
+	free(html);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	fab = run_named(SCENARIOS "/pfc-deadlock.ini", wd, 2, &sc);
+	html = charts_html(fab);
+	ck_assert_ptr_nonnull(strstr(html, "data-x=\"0 6000 "));
+	ck_assert_ptr_null(strstr(html, "The time axis stops"));
+	ck_assert_ptr_nonnull(strstr(html, ">PFC watchdog drops<"));
 	free(html);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
@@ -1779,6 +1828,7 @@ static Suite *fabric_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, chart_allreduce_whole_run);
 	tcase_add_test(tc, chart_no_switch);
+	tcase_add_test(tc, chart_deadlock_axis);
 	tcase_add_test(tc, chart_victim_colour);
 	tcase_add_test(tc, demo_loss_chart_as_table);
 	suite_add_tcase(s, tc);

@@ -298,7 +298,8 @@ uint8_t *fab_flow_memory(const struct roce_fabric *fab, int flow, bool responder
 
 /*
  * Up to @p max series of @p kind as one chart (fab_report.c): flows' goodput picked to cover
- * the run, other series by their peaks; the run's marks.
+ * the run, other series by their peaks; the run's marks; the time axis cut short, and the
+ * caption saying so, when nothing changed in the run's second half.
  */
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int chart_kind, const char *title, const char *ylabel, int max);

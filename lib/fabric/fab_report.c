@@ -1184,6 +1184,69 @@ static void fab_chart_marks(const struct roce_fabric *fab, struct roce_chart *c)
 		roce_chart_mark(c, (double)wd / ROCE_US, "PFC watchdog drops");
 }
 
+/* The time axis of a run's charts, shared by all of them. */
+struct time_axis {
+	double end;		/* the run's end (us) */
+	double last;		/* the last time anything changed (us); 0: never */
+	double shown;		/* where the axis stops: end, or a step past last */
+};
+
+/*
+ * The last time anything a chart shows changed: a sample that differs from the one before in
+ * any of the run's series, a scheduled event, a deadlock found, the watchdog's first drop.
+ */
+static double last_change_us(const struct roce_fabric *fab)
+{
+	static const enum roce_series_kind kinds[] = {
+		ROCE_SERIES_FLOW_GBPS, ROCE_SERIES_QUEUE_KB, ROCE_SERIES_PAUSED,
+		ROCE_SERIES_RATE_GBPS, ROCE_SERIES_PORT_GBPS,
+	};
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	roce_time_t dl_at[ROCE_FABRIC_DEADLOCKS_KEPT];
+	uint32_t dl = roce_fabric_deadlocks(fab, dl_at, NULL);
+	double last = 0;
+
+	for (size_t k = 0; k < ROCE_DIM(kinds); k++) {
+		int n = roce_fabric_nseries(fab, kinds[k]);
+
+		for (int i = 0; i < n; i++) {
+			struct roce_series s;
+
+			roce_fabric_series(fab, kinds[k], i, &s);
+			for (size_t j = s.n; j-- > 1 && s.t_us[j] > last;) {
+				double a = s.v[j - 1], b = s.v[j];
+
+				if (a != b && !(isnan(a) && isnan(b))) {
+					last = s.t_us[j];
+					break;
+				}
+			}
+		}
+	}
+	for (int i = 0; i < sc->nevents; i++)
+		last = ROCE_MAX(last, (double)sc->event[i].at / ROCE_US);
+	for (uint32_t i = 0; i < ROCE_MIN(dl, (uint32_t)ROCE_FABRIC_DEADLOCKS_KEPT); i++)
+		last = ROCE_MAX(last, (double)dl_at[i] / ROCE_US);
+	return ROCE_MAX(last, (double)watchdog_first(fab) / ROCE_US);
+}
+
+/*
+ * The axis: the whole run, unless nothing changed in its second half (a PFC deadlock stops
+ * everything at 340 us of a 20 ms run, and the charts would be a sliver at the left edge): then
+ * it stops at a round time half as far again past the last change.
+ */
+static void time_axis(const struct roce_fabric *fab, struct time_axis *ax)
+{
+	struct roce_ticks t;
+
+	ax->end = (double)roce_fabric_now(fab) / ROCE_US;
+	ax->last = last_change_us(fab);
+	ax->shown = ax->end;
+	if (ax->last > 0 && ax->last < ax->end / 2 &&
+	    roce_ticks(0, ax->last * 1.5, 5, true, &t) == 0 && t.hi < ax->end)
+		ax->shown = t.hi;
+}
+
 /* Append to the caption @p cap (of @p len bytes) a sentence in the format @p fmt. */
 static void caption_add(char *cap, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -1202,10 +1265,17 @@ static void caption_add(char *cap, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The run's marks and the caption. */
-static void chart_finish(const struct roce_fabric *fab, struct roce_chart *c, const char *cap)
+/* The run's marks, the axis, and the caption (with why the axis stops early, when it does). */
+static void chart_finish(const struct roce_fabric *fab, struct roce_chart *c,
+			 const struct time_axis *ax, char *cap, size_t len)
 {
 	fab_chart_marks(fab, c);
+	if (ax->shown < ax->end) {
+		roce_chart_xrange(c, 0, ax->shown);
+		caption_add(cap, len, "The time axis stops at %.0f us of the run's %.0f us: nothing "
+			    "changes after %.0f us, every line stays flat to the end.", ax->shown,
+			    ax->end, ax->last);
+	}
 	if (cap[0] != '\0')
 		roce_chart_caption(c, cap);
 }
@@ -1292,13 +1362,14 @@ out:
 }
 
 /*
- * Up to @p max series of @p kind as one chart, with the run's marks: flows, for goodput,
- * picked to cover the run, other series by the highest peaks; the legend says how many were
- * left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB read badly). A flow the
- * scenario names on its own among a pattern's (a victim) stands out.
+ * Up to @p max series of @p kind as one chart, with the run's marks, on the run's time axis:
+ * flows, for goodput, picked to cover the run, other series by the highest peaks; the legend
+ * says how many were left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB read
+ * badly). A flow the scenario names on its own among a pattern's (a victim) stands out.
  */
 static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
-				       int ck, const char *title, const char *ylabel, int max)
+				       int ck, const char *title, const char *ylabel, int max,
+				       const struct time_axis *ax)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_chart *c = NULL;
@@ -1378,7 +1449,7 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 		snprintf(note, sizeof(note), "+ %d more with peaks no higher, not drawn", n - max);
 		roce_chart_legend_note(c, note);
 	}
-	chart_finish(fab, c, cap);
+	chart_finish(fab, c, ax, cap, sizeof(cap));
 out:
 	free(v);
 	free(peak);
@@ -1389,7 +1460,10 @@ out:
 struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_series_kind kind,
 				    int ck, const char *title, const char *ylabel, int max)
 {
-	return series_chart(fab, kind, ck, title, ylabel, max);
+	struct time_axis ax;
+
+	time_axis(fab, &ax);
+	return series_chart(fab, kind, ck, title, ylabel, max, &ax);
 }
 
 /*
@@ -1398,7 +1472,8 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
  * sending step after step), where a pick of flows leaves out part of the run. NULL (errno
  * ENOENT) when there are more senders than @p max lines.
  */
-static struct roce_chart *sender_chart(const struct roce_fabric *fab, int max)
+static struct roce_chart *sender_chart(const struct roce_fabric *fab, int max,
+				       const struct time_axis *ax)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	int *nf = calloc((size_t)sc->nhosts + 1, sizeof(*nf)), senders = 0, lo = 0, hi = 0;
@@ -1451,7 +1526,7 @@ static struct roce_chart *sender_chart(const struct roce_fabric *fab, int max)
 		caption_add(cap, sizeof(cap), "%d flows, too many for a line each: a line per "
 			    "sending host sums the goodput of its %d to %d flows, so the chart spans "
 			    "the whole run. The flow table lists every flow.", sc->nflows, lo, hi);
-	chart_finish(fab, c, cap);
+	chart_finish(fab, c, ax, cap, sizeof(cap));
 out:
 	free(nf);
 	free(sum);
@@ -1462,27 +1537,29 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_chart *c = NULL;
+	struct time_axis ax;
 
+	time_axis(fab, &ax);
 	roce_report_row(r);
 	if (sc->nflows > FAB_CHART_FLOWS)
-		c = sender_chart(fab, FAB_CHART_FLOWS);
+		c = sender_chart(fab, FAB_CHART_FLOWS, &ax);
 	if (c == NULL)
 		c = series_chart(fab, ROCE_SERIES_FLOW_GBPS, ROCE_CHART_LINE, "Goodput per flow",
-				 "Gb/s", FAB_CHART_FLOWS);
+				 "Gb/s", FAB_CHART_FLOWS, &ax);
 	roce_report_chart(r, c);
 	/* no empty frame where there is no queue: a line under the charts says why */
 	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) > 0)
 		roce_report_chart(r, series_chart(fab, ROCE_SERIES_QUEUE_KB, ROCE_CHART_STEP,
 						  "Deepest switch egress queues (all priorities of "
-						  "a port)", "queue (KB)", 8));
+						  "a port)", "queue (KB)", 8, &ax));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_PAUSED) > 0)
 		roce_report_chart(r, series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
 						  "Paused by PFC: switch ports and NICs",
-						  "% of each interval", 8));
+						  "% of each interval", 8, &ax));
 	if (strcmp(sc->cc, "none") != 0)
 		roce_report_chart(r, series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
 						  "Reaction-point rate per flow (first QP)", "Gb/s",
-						  FAB_CHART_FLOWS));
+						  FAB_CHART_FLOWS, &ax));
 	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) == 0)
 		roce_report_text(r, sc->nswitches == 0 ?
 				 "No switch queue chart: this fabric has no switch, its hosts are "
