@@ -1137,17 +1137,23 @@ START_TEST(fct_summary)
 }
 END_TEST
 
-static struct roce_fabric *run_file(const char *file, const char *set,
+static struct roce_fabric *run_sets(const char *file, const char *const *set, int nset,
 				    struct roce_scenario **sc)
 {
 	struct roce_fabric *fab;
 
-	*sc = roce_scenario_load(file, set != NULL ? &set : NULL, set != NULL, err, sizeof(err));
+	*sc = roce_scenario_load(file, set, nset, err, sizeof(err));
 	ck_assert_msg(*sc != NULL, "%s", err);
 	fab = roce_fabric_create(*sc, err, sizeof(err));
 	ck_assert_msg(fab != NULL, "%s", err);
 	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
 	return fab;
+}
+
+static struct roce_fabric *run_file(const char *file, const char *set,
+				    struct roce_scenario **sc)
+{
+	return run_sets(file, set != NULL ? &set : NULL, set != NULL, sc);
 }
 
 /* Whether some finding starts with @p start and holds @p also (NULL: anything). */
@@ -1267,19 +1273,6 @@ START_TEST(findings)
 	roce_scenario_destroy(sc);
 }
 END_TEST
-
-static struct roce_fabric *run_sets(const char *file, const char *const *set, int nset,
-				    struct roce_scenario **sc)
-{
-	struct roce_fabric *fab;
-
-	*sc = roce_scenario_load(file, set, nset, err, sizeof(err));
-	ck_assert_msg(*sc != NULL, "%s", err);
-	fab = roce_fabric_create(*sc, err, sizeof(err));
-	ck_assert_msg(fab != NULL, "%s", err);
-	ck_assert_int_eq(roce_fabric_run(fab, NULL), 0);
-	return fab;
-}
 
 /* How many flows of the flow table have status @p st (its CSV's last column). */
 static int count_status(const struct roce_fabric *fab, const char *st)
