@@ -12,6 +12,7 @@
 #include "roce_io.h"
 
 #define PCAP_SNAPLEN 65535	/* what the writer declares; frames longer are cut */
+#define WRITE_BUF_SIZE (1u << 20)	/* a capture file's stdio buffer */
 /*
  * stdio buffer under libpcap: 4 KiB reads cost a syscall each; each page of the buffer costs a
  * page fault when the first read fills it (1 MiB: 256 of them, for 4x fewer reads than this)
@@ -65,6 +66,7 @@ struct roce_pcap_writer {
 	uint64_t last_ns;		/* the time of the last frame given */
 	uint64_t base_ns;		/* added to every time: roce_pcap_writer_resume() */
 	uint32_t snaplen;		/* bytes kept of a frame; the rest only counted */
+	char *wbuf;			/* the file's stdio buffer (glibc ignores a size alone) */
 	uint8_t buf[PCAP_SNAPLEN];	/* flattens chained mbufs; allocated once */
 };
 
@@ -454,6 +456,7 @@ struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaple
 					       size_t errlen)
 {
 	struct roce_pcap_writer *w;
+	FILE *fp;
 	int e;
 
 	w = calloc(1, sizeof(*w));
@@ -470,11 +473,32 @@ struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaple
 		e = ENOMEM;
 		goto err_free;
 	}
-	errno = 0;
-	w->d = pcap_dump_open(w->p, path);
+	if (strcmp(path, "-") == 0) {
+		errno = 0;
+		w->d = pcap_dump_open(w->p, path);
+		if (w->d == NULL) {
+			e = errno != 0 ? errno : EIO;
+			set_err(err, errlen, "%s: cannot create: %s", path, pcap_geterr(w->p));
+			goto err_close;
+		}
+		return w;
+	}
+	/* a file of its own buffer: stdio's 4 KiB made a write(2) every four frames */
+	fp = fopen(path, "wb");
+	if (fp == NULL) {
+		e = errno;
+		set_err(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		goto err_close;
+	}
+	w->wbuf = malloc(WRITE_BUF_SIZE);
+	if (w->wbuf != NULL)
+		setvbuf(fp, w->wbuf, _IOFBF, WRITE_BUF_SIZE);
+	w->d = pcap_dump_fopen(w->p, fp);
 	if (w->d == NULL) {
 		e = errno != 0 ? errno : EIO;
-		set_err(err, errlen, "%s: cannot create: %s", path, pcap_geterr(w->p));
+		set_err(err, errlen, "%s: cannot write: %s", path, pcap_geterr(w->p));
+		fclose(fp);
+		free(w->wbuf);
 		goto err_close;
 	}
 	return w;
@@ -571,8 +595,9 @@ int roce_pcap_close_writer(struct roce_pcap_writer *w)
 		return 0;
 	if (roce_pcap_flush_writer(w) != 0)
 		rc = -EIO;
-	pcap_dump_close(w->d);
+	pcap_dump_close(w->d);	/* closes the file, then its buffer can go */
 	pcap_close(w->p);
+	free(w->wbuf);
 	free(w);
 	return rc;
 }
