@@ -127,7 +127,7 @@ START_TEST(every_ext_header)
 	craft("op=CNP becn=1 qp=5", &p, 0);
 	ck_assert(p.becn);
 	craft("op=RC_SEND_ONLY len=4 icrc=0x12345678", &p, -EBADMSG);
-	ck_assert_uint_eq(p.icrc, 0x12345678);
+	ck_assert_uint_eq(p.icrc, rte_bswap32(0x12345678));	/* stored 12 34 56 78 */
 	craft("op=RC_SEND_ONLY len=40 pattern=random seed=7", &p, 0);
 	ck_assert_uint_eq(p.payload_len, 40);
 }

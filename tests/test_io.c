@@ -620,7 +620,7 @@ START_TEST(jsonl_known_frames)
 		"\"src\":\"10.0.17.1\",\"dst\":\"10.0.18.1\",\"dscp\":48,\"ecn\":2,\"ttl\":64},"
 		"\"udp\":{\"sport\":0,\"dport\":4791},\"bth\":{\"opcode\":129,\"op\":\"CNP\",\"se\":0,"
 		"\"m\":0,\"pad\":0,\"tver\":0,\"pkey\":65535,\"fecn\":0,\"becn\":1,\"dqpn\":280,"
-		"\"ackreq\":0,\"psn\":0},\"payload_len\":0,\"icrc\":704707970,\"icrc_ok\":true}\n");
+		"\"ackreq\":0,\"psn\":0},\"payload_len\":0,\"icrc\":2197618730,\"icrc_ok\":true}\n");
 
 	/* the same frame with one flipped payload-free byte (BTH PSN): ICRC error, named */
 	memcpy(buf, cnp_cx4, sizeof(cnp_cx4));

@@ -186,8 +186,9 @@ int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
 		jsonl_ext(&c, pkt);
 	if (d.payload)
 		roce_fmt_label_dec(&c, ",\"payload_len\":", pkt->payload_len);
+	/* the stored bytes in wire order: the number tshark and scapy show */
 	if (d.bth && d.icrc)
-		roce_fmt_label_dec(&c, ",\"icrc\":", pkt->icrc);
+		roce_fmt_label_dec(&c, ",\"icrc\":", rte_bswap32(pkt->icrc));
 	if (d.icrc_checked)
 		roce_fmt_label_str(&c, ",\"icrc_ok\":", pkt->icrc_ok ? "true" : "false");
 	if (pkt->truncated)

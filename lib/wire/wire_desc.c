@@ -431,10 +431,10 @@ static int set_icrc(struct desc_ctx *c, const struct desc_key *k)
 	}
 	if (parse_num(c->val, c->vlen, &v) == 0 && v <= UINT32_MAX) {
 		c->d->flags |= ROCE_BUILD_KEEP_ICRC;
-		c->pkt->icrc = (uint32_t)v;
+		c->pkt->icrc = rte_bswap32((uint32_t)v);	/* given in wire order */
 		return 0;
 	}
-	return bad(c, "icrc is ok, bad or a 32-bit value (the stored bytes read little-endian)");
+	return bad(c, "icrc is ok, bad or a 32-bit value (the stored bytes in wire order)");
 }
 
 static int set_quanta(struct desc_ctx *c, const struct desc_key *k)
@@ -620,7 +620,7 @@ static size_t print_icrc(char *out, size_t size, size_t len, const struct roce_p
 {
 	(void)def, (void)flags;
 	if (pkt->err == ROCE_WERR_ICRC_MISMATCH)
-		PUT("%sicrc=0x%08x", SEP, pkt->icrc);
+		PUT("%sicrc=0x%08x", SEP, rte_bswap32(pkt->icrc));
 	return len;
 }
 
