@@ -201,6 +201,12 @@ CASES = [
                                  "--ip", "10.0.0.1"], 2, ["'rl-nosuch0'", "ip link"], []),
     ("switch: no such interface", ["switch", "--port", "net_af_packet0,iface=rl-nosuch0",
                                    "--port", "net_ring1"], 2, ["'rl-nosuch0'"], []),
+    ("perf: a key the driver lacks", ["perf", "write_bw", "--dev", "net_ring0,bogus=1", "--ip",
+                                      "10.0.0.1"], 2, ["'bogus'", "nodeaction"], []),
+    ("switch: misspelt iface", ["switch", "--port", "net_tap0,ifce=rl0", "--port", "net_ring1"],
+     2, ["'ifce'", "iface"], []),
+    ("perf: an empty device argument", ["perf", "write_bw", "--dev", "net_null0,size=64,",
+                                        "--ip", "10.0.0.1"], 2, ["empty argument"], []),
     ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0"], 1,
      ["net_nosuch0", "no driver called"], []),
 ]

@@ -756,6 +756,68 @@ static const char *missing_iface(const char *devargs, char *buf, size_t size)
 	return NULL;
 }
 
+/*
+ * The arguments each virtual device driver of DPDK 22.11 takes (its PMD_INFO_STRING "params").
+ * net_ring ignores a key it does not know and net_tap creates a device under its default name,
+ * so a misspelt key would go unnoticed; the others refuse it without saying which.
+ */
+static const struct {
+	const char *driver;
+	const char *keys;	/* separated by ", " */
+} vdev_keys[] = {
+	{ "net_af_packet", "iface, qpairs, blocksz, framesz, framecnt, qdisc_bypass" },
+	{ "net_pcap",
+	  "rx_pcap, tx_pcap, rx_iface, rx_iface_in, tx_iface, iface, phy_mac, infinite_rx" },
+	{ "net_tap", "iface, mac, remote" },
+	{ "net_tun", "iface" },
+	{ "net_memif", "id, role, bsize, rsize, socket, socket-abstract, mac, zero-copy, secret" },
+	{ "net_ring", "nodeaction, internal" },
+	{ "net_null", "size, copy, no-rx" },
+};
+
+/* Is @p key (@p len bytes) one of the words of @p keys? */
+static bool key_listed(const char *keys, const char *key, size_t len)
+{
+	for (const char *w = keys; *w != '\0'; w += strspn(w, ", ")) {
+		size_t n = strcspn(w, ",");
+
+		if (n == len && strncmp(w, key, len) == 0)
+			return true;
+		w += n;
+	}
+	return false;
+}
+
+/*
+ * Check a device's arguments: none empty, and a virtual device's against its driver's list.
+ * @return 0, or -EINVAL with @p err naming the first one that would not do.
+ */
+static int check_vdev_args(const char *devargs, char *err, size_t errlen)
+{
+	size_t i, n = ROCE_DIM(vdev_keys);
+	const char *arg;
+
+	for (i = 0; i < n; i++) {
+		if (strncmp(devargs, vdev_keys[i].driver, strlen(vdev_keys[i].driver)) == 0)
+			break;
+	}
+	for (arg = strchr(devargs, ','); arg != NULL; arg = strchr(arg, ',')) {
+		size_t len = strcspn(++arg, ",=");
+
+		if (len == 0) {	/* DPDK would say only that no driver has the name */
+			snprintf(err, errlen, "%s: an empty argument (a ',' too many, or '=' "
+				 "with no name before it)", devargs);
+			return -EINVAL;
+		}
+		if (i == n || key_listed(vdev_keys[i].keys, arg, len))
+			continue;
+		snprintf(err, errlen, "%s: %s takes no argument '%.*s' (it takes %s)", devargs,
+			 vdev_keys[i].driver, (int)len, arg, vdev_keys[i].keys);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port_conf *conf,
 				 char *err, size_t errlen)
 {
@@ -788,6 +850,10 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	p->eng = eng;
 	p->bridge = conf->bridge;
 
+	if (check_vdev_args(conf->devargs, err, errlen) != 0) {
+		errno = EINVAL;
+		goto err_free;
+	}
 	if (missing_iface(conf->devargs, iface, sizeof(iface)) != NULL &&
 	    find_port(name, &p->port_id) != 0) {
 		FAIL(EINVAL, "%s: no network interface called '%s' here (ip link lists them; for "
