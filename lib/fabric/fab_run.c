@@ -739,6 +739,16 @@ static double paused_pct(roce_time_t paused, roce_time_t dt)
 	return dt == 0 ? 0 : ROCE_MIN(100.0 * (double)paused / (double)dt, 100.0);
 }
 
+/* A flow's reaction-point rate, b/s: the mean of its QPs' (each QP is a reaction point). */
+static double flow_rp_rate(const struct fab_flow *fl)
+{
+	double sum = 0;
+
+	for (uint32_t q = 0; q < fl->f->nqp; q++)
+		sum += (double)roce_qp_rate(fl->qp[q].req);
+	return sum / fl->f->nqp;
+}
+
 static int take_sample(struct roce_fabric *fab)
 {
 	const struct roce_scenario *sc = fab->sc;
@@ -760,7 +770,7 @@ static int take_sample(struct roce_fabric *fab)
 			fl->rx_at = now;
 		fl->last_rx = rx;
 		if (rc == 0)
-			rc = vec_push(&fab->flow_rate[i], (double)roce_qp_rate(fl->qp[0].req) / 1e9);
+			rc = vec_push(&fab->flow_rate[i], flow_rp_rate(fl) / 1e9);
 		if (fl->started && !fl->done)
 			for (uint32_t q = 0; q < fl->f->nqp; q++)
 				fl->rate_min = ROCE_MIN(fl->rate_min, roce_qp_rate(fl->qp[q].req));

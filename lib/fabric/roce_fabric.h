@@ -259,7 +259,7 @@ enum roce_series_kind {
 	ROCE_SERIES_FLOW_GBPS,		/* per flow: goodput over the interval */
 	ROCE_SERIES_QUEUE_KB,		/* per busy switch egress queue: depth */
 	ROCE_SERIES_PAUSED,		/* per switch port and NIC ever paused: % of each interval */
-	ROCE_SERIES_RATE_GBPS,		/* per flow: its first QP's congestion-control rate */
+	ROCE_SERIES_RATE_GBPS,		/* per flow: its QPs' mean congestion-control rate */
 	ROCE_SERIES_PORT_GBPS,		/* per switch port that sent anything: tx throughput */
 };
 /** Number of series of @p kind; series @p i of it. */
