@@ -207,6 +207,9 @@ CASES = [
      2, ["'ifce'", "iface"], []),
     ("perf: an empty device argument", ["perf", "write_bw", "--dev", "net_null0,size=64,",
                                         "--ip", "10.0.0.1"], 2, ["empty argument"], []),
+    ("replay: snaplen without a capture", ["replay", "good.pcap", "--dev", "net_ring0",
+                                           "--snaplen", "128"], 2, ["--snaplen", "--capture"],
+     []),
     ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0"], 1,
      ["net_nosuch0", "no driver called"], []),
 ]

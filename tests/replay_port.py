@@ -215,6 +215,17 @@ def check_timing(rocelab, tmp):
                      % (speed, what, len(b), med, want))
         if "capture: %s: 8 frames sent" % cap not in line:
             fail("--capture did not count 8 frames sent: " + line)
+    # --snaplen: every captured frame cut to 20 bytes, the output whole
+    out, cap = os.path.join(tmp, "snap.pcap"), os.path.join(tmp, "snap-cap.pcap")
+    line = replay(rocelab, src, out, "-t", "--capture", cap, "--snaplen", "20")
+    if line is not None:
+        whole, cut = read_pcap(out), read_pcap(cap)
+        print("--snaplen 20: %d frames out of %d bytes, %d captured of %s bytes"
+              % (len(whole), len(whole[0][1]) if whole else 0, len(cut),
+                 sorted({len(f) for _, f in cut})))
+        if len(cut) != 8 or any(len(f) != 20 for _, f in cut) or \
+                [f[:20] for _, f in whole] != [f for _, f in cut]:
+            fail("--snaplen 20: the capture is not the output's first 20 bytes")
     out = os.path.join(tmp, "loop.pcap")
     line = replay(rocelab, src, out, "-t", "--loop", "3")
     if line is not None:

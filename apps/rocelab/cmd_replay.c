@@ -33,6 +33,7 @@ static const char usage[] =
 	"                        IP checksum, UDP checksum (if not 0) and ICRC are recomputed; a\n"
 	"                        frame whose ICRC was wrong in FILE stays wrong the same way\n"
 	"  --capture FILE        write every frame the port sends and receives (pcap, ns)\n"
+	"  --snaplen N           --capture keeps the first N bytes of each frame (14-65535)\n"
 	"  dpdk-dumpcap can attach with rocelab --eal --pdump replay ... (hugepages; docs/live.md)\n"
 	"\n"
 	"Into an emulated responder: the RC requests of one responder QP are fed, at their\n"
@@ -53,6 +54,7 @@ static const char usage[] =
 enum {
 	OPT_DEV = 256, OPT_SPEED, OPT_LOOP, OPT_SMAC, OPT_DMAC, OPT_SIP, OPT_DIP, OPT_QPN,
 	OPT_CAPTURE, OPT_RESPONDER, OPT_RESPONDER_IP, OPT_MTU, OPT_PCAP,
+	OPT_SNAPLEN,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "dst-ip", required_argument, NULL, OPT_DIP },
 	{ "qpn", required_argument, NULL, OPT_QPN },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 	{ "responder", no_argument, NULL, OPT_RESPONDER },
 	{ "responder-ip", required_argument, NULL, OPT_RESPONDER_IP },
 	{ "mtu", required_argument, NULL, OPT_MTU },
@@ -84,7 +87,8 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static int run_port(const struct roce_replay_port_conf *conf, const char *capture)
+static int run_port(const struct roce_replay_port_conf *conf, const char *capture,
+		    uint32_t snaplen)
 {
 	struct roce_replay_port_stats st;
 	struct roce_capture *cap = NULL;
@@ -94,7 +98,7 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 	struct roce_replay_port_conf c = *conf;
 
 	if (capture != NULL) {
-		cap = roce_capture_open(capture, 0, err, sizeof(err));
+		cap = roce_capture_open(capture, snaplen, err, sizeof(err));
 		if (cap == NULL) {
 			fprintf(stderr, "rocelab replay: --capture: %s\n", err);
 			return EXIT_FAILURE;
@@ -186,6 +190,7 @@ static int run(int argc, char **argv)
 	struct roce_replay_port_conf pc = { .speed = 1, .loops = 1 };
 	struct roce_replay_resp_conf rc_conf = { .out = stdout };
 	const char *capture = NULL;
+	uint32_t snaplen = 0;
 	bool responder = false, any_rw = false, port_opt = false;
 	char err[256];
 	uint64_t v;
@@ -227,6 +232,13 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_CAPTURE:
 			capture = optarg;
+			port_opt = true;
+			break;
+		case OPT_SNAPLEN:
+			if (rocelab_parse_uint(optarg, 65535, &v) != 0 || v < 14)
+				return rocelab_usage_error("replay", "--snaplen '%s': expected bytes "
+							   "from 14 to 65535", optarg);
+			snaplen = (uint32_t)v;
 			port_opt = true;
 			break;
 		case OPT_RESPONDER:
@@ -292,8 +304,10 @@ static int run(int argc, char **argv)
 				rocelab_same_file(pc.path, capture)))
 		return rocelab_usage_error("replay", "--capture '%s' is the capture being replayed: "
 					   "write to another file", capture);
+	if (snaplen != 0 && capture == NULL)
+		return rocelab_usage_error("replay", "--snaplen goes with --capture");
 	pc.rw = any_rw ? &rw : NULL;
-	return run_port(&pc, capture);
+	return run_port(&pc, capture, snaplen);
 }
 
 const struct rocelab_cmd cmd_replay = {
