@@ -1138,6 +1138,49 @@ START_TEST(summary_stalled)
 }
 END_TEST
 
+/*
+ * Two QPs between the same hosts with the same PSNs (perftest -q 2): the responder's ACKs carry
+ * only the requester's QPN, so each ACK flow is paired with a request flow no other one has
+ * claimed, and every request counts as answered.
+ */
+START_TEST(summary_qps_same_psns)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	struct roce_pcap_frame f = { 0 };
+	const struct roce_flow_stats *t;
+	struct roce_desc d;
+	struct roce_pkt q;
+	uint8_t buf[256];
+	char line[160], err[128];
+	int len;
+
+	ck_assert_ptr_nonnull(s);
+	for (int i = 0; i < 10; i++) {
+		uint32_t qp = 0x11 + (uint32_t)(i % 2);
+
+		if (i < 8)
+			snprintf(line, sizeof(line), "op=RC_SEND_ONLY src=10.0.0.1 dst=10.0.0.2 "
+				 "qp=0x%x psn=%d len=8", qp, i / 2);
+		else
+			snprintf(line, sizeof(line), "op=RC_ACKNOWLEDGE src=10.0.0.2 dst=10.0.0.1 "
+				 "qp=0x%x psn=3 syndrome=0 msn=4", qp);
+		ck_assert_msg(roce_desc_parse(line, &d, err, sizeof(err)) == 1, "%s", err);
+		len = roce_desc_build(&d, buf, sizeof(buf));
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_eq(roce_wire_parse(buf, (uint32_t)len, 0, &q), 0);
+		f.ts_ns = 1000 * (uint64_t)i;
+		f.wirelen = f.caplen = (uint32_t)len;
+		f.data = buf;
+		ck_assert_int_eq(roce_summary_add(s, &f, &q), 0);
+	}
+	t = roce_summary_totals(s);
+	ck_assert_uint_eq(roce_summary_nflows(s), 4);
+	ck_assert_msg(t->open == 0, "%llu requests open", (unsigned long long)t->open);
+	ck_assert_uint_eq(t->retrans, 0);
+	roce_summary_destroy(s);
+}
+END_TEST
+
 /* PFC pause time: quanta of 512 bit times at the link speed; a new frame reloads the timer. */
 START_TEST(summary_pfc_time)
 {
@@ -1221,6 +1264,7 @@ static Suite *io_suite(void)
 
 	tc = tcase_create("summary");
 	tcase_add_test(tc, summary_pfc_time);
+	tcase_add_test(tc, summary_qps_same_psns);
 	suite_add_tcase(s, tc);
 
 	if (have_shared()) {

@@ -386,12 +386,15 @@ static void open_answer(struct flow *fl, uint32_t psn, bool incl)
 
 /*
  * The flow whose requests @p fl's responses answer: the reverse direction (the responder's
- * frames carry the requester's QPN, so the QPNs differ), RC, with the PSN in its request range.
+ * frames carry the requester's QPN, so the QPNs differ), RC, with the PSN in its request range,
+ * and one no other response flow has claimed if there is such a one (QPs between the same two
+ * hosts with the same PSNs, as perftest -q makes, would otherwise all pair with one).
  * Looked for again only when new flows have appeared, never per frame.
  */
 static struct flow *find_peer(struct roce_summary *s, struct flow *fl, uint32_t psn)
 {
 	struct flow *best = NULL;
+	bool best_taken = false;
 	int32_t best_d = 0;
 
 	if (fl->peer >= 0)
@@ -402,6 +405,7 @@ static struct flow *find_peer(struct roce_summary *s, struct flow *fl, uint32_t 
 	for (uint32_t i = 0; i < s->nflows; i++) {
 		struct flow *c = &s->flows[i];
 		int32_t from_first, to_next;
+		bool taken;
 
 		if (c == fl || !c->track_open || !c->req.started || c->key.ip_ver != fl->key.ip_ver ||
 		    memcmp(c->key.src, fl->key.dst, 16) != 0 || memcmp(c->key.dst, fl->key.src, 16) != 0)
@@ -410,8 +414,11 @@ static struct flow *find_peer(struct roce_summary *s, struct flow *fl, uint32_t 
 		to_next = roce_psn_diff(c->req.next, psn);
 		if (from_first < 0 || to_next < 0)
 			continue;
-		if (best == NULL || to_next < best_d) {
+		taken = c->peer >= 0 && &s->flows[c->peer] != fl;
+		if (best == NULL || (best_taken && !taken) ||
+		    (best_taken == taken && to_next < best_d)) {
 			best = c;
+			best_taken = taken;
 			best_d = to_next;
 		}
 	}
