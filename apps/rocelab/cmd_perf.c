@@ -82,9 +82,10 @@ static const char usage[] =
 	"  --serve-forever       host mode (server): serve clients one after another until\n"
 	"                        SIGINT or SIGTERM; a failed client does not end it\n"
 	"  --all-max N           -a's largest size, a power of two from 2 to 8388608 (default);\n"
-	"                        for rocelab peers, or a perftest write_bw/read_bw/read_lat\n"
-	"                        server, which follows the client's sizes (perftest's own -a\n"
-	"                        always ends at 8388608; UD ends at the path MTU)\n"
+	"                        in virtual time, with rocelab peers, or as a perftest\n"
+	"                        write_bw/read_bw/read_lat server, which follows the client's\n"
+	"                        sizes (perftest's own -a always ends at 8388608; UD ends at the\n"
+	"                        path MTU)\n"
 	"  --bad-rkey            fault injection: advertise a wrong rkey and use a wrong one in\n"
 	"                        RDMA requests; a responder answers NAK remote access error\n"
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
@@ -357,8 +358,9 @@ static bool perftest_only(int opt)
  * The test in virtual time, at one size or (-a) at each: one capture holds them all, each size's
  * frames 1 ms after the last one's.
  */
-static int perf_virtual(struct roce_perf_conf *conf, bool all, bool gbits)
+static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max, bool gbits)
 {
+	uint32_t psn[2][ROCE_PERF_MAX_QP];
 	struct roce_perf_result res;
 	char link[96], err[512];
 	int status = 0;
@@ -394,11 +396,16 @@ static int perf_virtual(struct roce_perf_conf *conf, bool all, bool gbits)
 		fflush(stdout);
 		if (perf_print_failures(&res) != 0)
 			status = EXIT_FAILURE;
-		if (!all || conf->test == ROCE_PERF_ATOMIC_BW || size >= (1u << 23) || status != 0)
+		if (!all || conf->test == ROCE_PERF_ATOMIC_BW || size >= all_max || status != 0)
 			break;
 		if (conf->pcap_writer != NULL)
 			roce_pcap_writer_resume(conf->pcap_writer, ROCE_MS / ROCE_NS);
+		/* the next size on the same QPs, as perftest: their PSNs go on, so a capture of
+		 * the sizes reads as one flow per QP, not as resends */
+		memcpy(psn, res.next_psn, sizeof(psn));
+		conf->resume_psn = psn;
 	}
+	conf->resume_psn = NULL;
 	printf(RESULT_LINE);
 	print_emulator(&res);
 	if (conf->verify && status == 0)
@@ -766,7 +773,7 @@ static int run(int argc, char **argv)
 	}
 	if (live.dev != NULL || live.peer != NULL)
 		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
-	return perf_virtual(&conf, all, gbits);
+	return perf_virtual(&conf, all, live.all_max ? live.all_max : ROCE_PERF_ALL_MAX, gbits);
 }
 
 const struct rocelab_cmd cmd_perf = {

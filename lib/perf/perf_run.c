@@ -12,7 +12,7 @@
 #include "roce_perf.h"
 #include "roce_transport.h"
 
-#define PERF_MAX_QP 64
+#define PERF_MAX_QP ROCE_PERF_MAX_QP
 #define PERF_CQ_BATCH 64
 #define PERF_SLOT_ALIGN 64
 #define PERF_ATOMIC_ADD 1
@@ -273,7 +273,7 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 	a.qp_state = ROCE_QPS_RTR;
 	a.path_mtu = conf->mtu;
 	a.dest_qp_num = roce_qp_num(peer->qp[q]);
-	a.rq_psn = conf->first_psn;
+	a.rq_psn = conf->resume_psn != NULL ? conf->resume_psn[1 - h][q] : conf->first_psn;
 	a.max_dest_rd_atomic = (uint8_t)conf->max_rd_atomic;
 	a.min_rnr_timer = conf->min_rnr_timer;
 	a.ah_attr.dip = peer->ip;
@@ -292,7 +292,7 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 		return rc;
 
 	a.qp_state = ROCE_QPS_RTS;
-	a.sq_psn = conf->first_psn;
+	a.sq_psn = conf->resume_psn != NULL ? conf->resume_psn[h][q] : conf->first_psn;
 	a.timeout = conf->timeout;
 	a.retry_cnt = conf->retry_cnt;
 	a.rnr_retry = conf->rnr_retry;
@@ -977,6 +977,13 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 		res->timeouts += roce_device_counter_by_name(dev, "local_ack_timeout_err");
 		res->seq_naks += roce_device_counter_by_name(dev, "packet_seq_err");
 		res->rnr_naks += roce_device_counter_by_name(dev, "rnr_nak_retry_err");
+		for (uint32_t q = 0; q < conf->nqp; q++) {
+			struct roce_qp_attr a;
+			struct roce_qp_init_attr init;
+
+			if (roce_query_qp(c.host[h].qp[q], &a, &init) == 0)
+				res->next_psn[h][q] = a.sq_psn;
+		}
 	}
 out:
 	if (c.repost != NULL) {

@@ -30,6 +30,8 @@ static inline bool roce_perf_is_lat(enum roce_perf_test t)
 	return t >= ROCE_PERF_WRITE_LAT;
 }
 
+#define ROCE_PERF_MAX_QP 64		/* -q */
+
 struct roce_perf_conf {
 	enum roce_perf_test test;
 	uint32_t size;			/* -s: message size in bytes */
@@ -60,6 +62,9 @@ struct roce_perf_conf {
 	struct roce_pcap_writer *pcap_writer; /* instead of pcap: an open one (borrowed) */
 	bool verify;			/* check data and completions; fail on any mismatch */
 	uint32_t first_psn;		/* both sides' starting PSN (e.g. near 2^24 to test the wrap) */
+	/* or, if set, each host's QPs start sending at these PSNs: a run picking up where the
+	 * last left off (-a: perftest keeps one QP pair for every size) */
+	const uint32_t (*resume_psn)[ROCE_PERF_MAX_QP];
 	FILE *trace;			/* transport event trace, or NULL */
 	const char *cc;			/* both hosts' congestion control ("dcqcn"), or NULL: none */
 	const char *const *cc_params;	/* ncc_params "key=value" overrides (borrowed) */
@@ -93,6 +98,7 @@ struct roce_perf_result {
 	uint64_t dropped;		/* frames the link lost */
 	uint64_t lost_msgs;		/* UC/UD messages that never arrived (not resent: not a
 					 * --verify failure; the ones that did are checked) */
+	uint32_t next_psn[2][ROCE_PERF_MAX_QP]; /* each host's QPs' next send PSN at the end */
 };
 
 /**
