@@ -136,6 +136,24 @@ def check_all_and_snaplen(rocelab, d):
         bad += fail("write_bw -a: the capture holds message sizes %s, not 2 B to 8 MiB" % sizes)
     if any(b < a for a, b in zip(times, times[1:])):
         bad += fail("write_bw -a: the capture's times go backwards")
+    # perftest keeps one QP pair for every size: its PSNs go on, nothing reads as resent
+    s = subprocess.run([rocelab, "dissect", "--summary", pcap], capture_output=True, text=True,
+                       check=True).stdout.splitlines()
+    col = dict(zip(s[0].split(), [l.split() for l in s if l.startswith("all")][0]))
+    flows = [l for l in s if l.startswith("RC")]
+    print("write_bw -a --pcap: %d flows, %s retransmissions, %s gaps, %s open"
+          % (len(flows), col["retx"], col["gaps"], col["open"]))
+    if len(flows) != 2 or (col["retx"], col["gaps"], col["open"]) != ("0", "0", "0"):
+        bad += fail("write_bw -a: the summary reads %d flows, %s retransmissions, %s gaps, %s "
+                    "open: the sizes did not share one QP pair" % (len(flows), col["retx"],
+                                                                   col["gaps"], col["open"]))
+    small = os.path.join(d, "all64.pcap")
+    r = subprocess.run([rocelab, "perf", "write_bw", "-a", "--all-max", "64", "-n", "3",
+                        "--pcap", small], capture_output=True, text=True)
+    rows = [l.split()[0] for l in r.stdout.splitlines() if l.split() and l.split()[0].isdigit()]
+    print("write_bw -a --all-max 64: sizes %s" % rows)
+    if r.returncode != 0 or rows != [str(2 << k) for k in range(6)]:
+        bad += fail("write_bw -a --all-max 64: exit %d, sizes %s" % (r.returncode, rows))
 
     cut = os.path.join(d, "cut.pcap")
     r = subprocess.run([rocelab, "perf", "write_bw", "-n", "20", "-s", "8192", "--snaplen", "100",
