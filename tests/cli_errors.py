@@ -210,8 +210,9 @@ CASES = [
     ("replay: snaplen without a capture", ["replay", "good.pcap", "--dev", "net_ring0",
                                            "--snaplen", "128"], 2, ["--snaplen", "--capture"],
      []),
-    ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0"], 1,
-     ["net_nosuch0", "no driver called"], []),
+    ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0", "--capture",
+                                "rcap.pcap"], 1, ["net_nosuch0", "no driver called"],
+     ["rcap.pcap"]),
 ]
 
 # Input that looks odd but is fine: exit 0, nothing on stderr (name, argv after rocelab)

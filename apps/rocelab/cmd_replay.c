@@ -142,6 +142,12 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 		struct roce_capture_stats cs;
 
 		roce_capture_stats(cap, &cs);
+		if (rc != 0 && cs.tx_frames == 0 && cs.rx_frames == 0) {
+			/* the port never ran: no empty capture left behind to mistake for a result */
+			roce_capture_close(cap);
+			unlink(capture);
+			return status;
+		}
 		printf("capture: %s: %llu frames sent, %llu received\n", capture,
 		       (unsigned long long)cs.tx_frames, (unsigned long long)cs.rx_frames);
 		if (roce_capture_close(cap) != 0) {
