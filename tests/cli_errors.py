@@ -81,6 +81,8 @@ def setup(rocelab, d):
     # a run whose capture meets a full disk (/dev/full: every write fails with ENOSPC)
     os.mkdir(os.path.join(d, "full"))
     os.symlink("/dev/full", os.path.join(d, "full", "capture.pcap"))
+    os.mkdir(os.path.join(d, "demofull"))
+    os.symlink("/dev/full", os.path.join(d, "demofull", "zerocopy.pcap"))
     # pcapng: no interface at all (tshark: empty), a packet without one, two link types,
     # two snapshot lengths
     eth = raw[40:40 + struct.unpack("<I", raw[32:36])[0]]
@@ -191,6 +193,8 @@ CASES = [
     ("switch: one port twice", ["switch", "--port", "net_null0", "--port", "net_null0"], 2,
      ["net_null0", "twice"], []),
     ("demo: unknown option", ["demo", "--bogus"], 2, ["--bogus"], []),
+    ("demo: capture on a full disk", ["demo", "--quick", "--out", "demofull"], 1,
+     ["zerocopy.pcap", "No space left on device", "--out DIR"], []),
     # a driver no bus knows: our line only, not the EAL's two before it
     ("switch: no such driver", ["switch", "--port", "net_nosuch0", "--port", "net_null1"], 2,
      ["net_nosuch0", "no driver called"], []),

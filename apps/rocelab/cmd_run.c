@@ -275,6 +275,7 @@ static int run(int argc, char **argv)
 	bool cut = false;
 	int run_rc;
 	const char *cap_err;
+	int cap_errno;
 	FILE *trace = NULL;
 	bool quiet = false;
 	int nset = 0, opt, ret = EXIT_FAILURE;
@@ -390,10 +391,9 @@ static int run(int argc, char **argv)
 	sigaction(SIGTERM, &old_term, NULL);
 	roce_progress_finish(prog);
 	/* a capture cut short (a full disk) loses its tail, not the run's other files */
-	cap_err = roce_fabric_capture_error(fab);
+	cap_err = roce_fabric_capture_error(fab, &cap_errno);
 	if (cap_err != NULL)
-		fprintf(stderr, "rocelab run: %s%s\n", cap_err,
-			strstr(cap_err, strerror(ENOSPC)) == NULL ? "" :
+		fprintf(stderr, "rocelab run: %s%s\n", cap_err, cap_errno != ENOSPC ? "" :
 			"; --set capture.snaplen=128 keeps only the headers");
 	else if (run_rc != 0) {
 		fprintf(stderr, "rocelab run: %s: the run failed: %s\n", sc->file,

@@ -54,6 +54,18 @@ static void step(struct demo *d, const char *title, const char *text)
 }
 
 /* Run built-in scenario @p name with overrides; the caller destroys *scp and the fabric. */
+/* A step that failed: why, the capture's reason first (a full disk: where to go instead). */
+static void capture_failed(struct demo *d, const char *name, const struct roce_fabric *fab,
+			   const char *otherwise)
+{
+	int e;
+	const char *why = roce_fabric_capture_error(fab, &e);
+
+	snprintf(d->err, sizeof(d->err), "%s: %s%s", name, why != NULL ? why : otherwise,
+		 why != NULL && e == ENOSPC ? "; the demo's captures take some 400 MB "
+		 "(--quick less): free some space, or give --out DIR on another disk" : "");
+}
+
 static struct roce_fabric *run_builtin(struct demo *d, const char *name, const char *const *set,
 				       int nset, const char *pcap, struct roce_scenario **scp)
 {
@@ -87,10 +99,7 @@ static struct roce_fabric *run_builtin(struct demo *d, const char *name, const c
 	}
 	ret = roce_fabric_run(fab, &rc);
 	if (ret != 0) {
-		const char *why = roce_fabric_capture_error(fab);
-
-		snprintf(d->err, sizeof(d->err), "%s: %s", name,
-			 why != NULL ? why : strerror(-ret));
+		capture_failed(d, name, fab, strerror(-ret));
 		roce_fabric_destroy(fab);
 		roce_scenario_destroy(sc);
 		return NULL;
@@ -708,8 +717,7 @@ static int step_degrade(struct demo *d)
 	roce_scenario_destroy(sc);
 	return 0;
 err:
-	snprintf(d->err, sizeof(d->err), "demo-degrade: %s", roce_fabric_capture_error(fab) != NULL ?
-		 roce_fabric_capture_error(fab) : "the run failed");
+	capture_failed(d, "demo-degrade", fab, "the run failed");
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return -EIO;

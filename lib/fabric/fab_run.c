@@ -83,6 +83,7 @@ struct roce_fabric {
 	struct roce_timer sampler;
 	struct roce_pcap_writer *pcap;
 	char pcap_err[256];		/* why the capture ends early, or "" */
+	int pcap_errno;			/* its errno, or 0 */
 	FILE *trace;
 	const struct roce_run_conf *rc;
 	uint8_t *arena;
@@ -1118,8 +1119,10 @@ bool roce_fabric_cut(const struct roce_fabric *fab)
 	return fab->flows_done < fab->sc->nflows && roce_engine_now(fab->eng) < fab->sc->duration;
 }
 
-const char *roce_fabric_capture_error(const struct roce_fabric *fab)
+const char *roce_fabric_capture_error(const struct roce_fabric *fab, int *errnum)
 {
+	if (errnum != NULL)
+		*errnum = fab->pcap_errno;
 	return fab->pcap_err[0] != '\0' ? fab->pcap_err : NULL;
 }
 
@@ -1139,6 +1142,7 @@ int roce_fabric_finish(struct roce_fabric *fab)
 			roce_link_set_tap(fab->link[l], NULL);
 		roce_pcap_flush_writer(fab->pcap);
 		e = roce_pcap_writer_fault(fab->pcap, &at);
+		fab->pcap_errno = e;
 		if (e != 0)
 			snprintf(fab->pcap_err, sizeof(fab->pcap_err), "%s: %s: the capture is "
 				 "cut at or before %.3f us of virtual time", rc->pcap, strerror(e),

@@ -191,8 +191,11 @@ bool roce_fabric_cut(const struct roce_fabric *fab);
  */
 int roce_fabric_finish(struct roce_fabric *fab);
 
-/** Why the capture ended early (file: reason: virtual time), or NULL: it is whole. */
-const char *roce_fabric_capture_error(const struct roce_fabric *fab);
+/**
+ * Why the capture ended early (file: reason: virtual time), or NULL: it is whole.
+ * @param errnum  if not NULL, receives the write's errno (ENOSPC: a full disk), or 0
+ */
+const char *roce_fabric_capture_error(const struct roce_fabric *fab, int *errnum);
 
 /**
  * After a run whose flows all ended: let every frame still queued or in flight arrive, for
