@@ -1536,6 +1536,10 @@ START_TEST(chart_allreduce_whole_run)
 				     "line per sending host"));
 	ck_assert_ptr_nonnull(strstr(fig, "data-name=\"h7 (14 flows)\""));
 	free(fig);
+	/* DCQCN is on but no CNP ever came: no chart of 112 flat lines, one line saying so */
+	ck_assert_str_eq(sc->cc, "dcqcn");
+	ck_assert_ptr_null(strstr(html, "Reaction-point rate per flow"));
+	ck_assert_ptr_nonnull(strstr(html, "<p>No reaction-point rate chart: dcqcn never lowered"));
 	free(html);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
@@ -1629,6 +1633,18 @@ START_TEST(chart_victim_colour)
 	}
 	ck_assert_int_eq(others, 8);
 	ck_assert_ptr_nonnull(strstr(fig, "class=\"series hi\" data-name=\"victim\""));
+	ck_assert_ptr_null(strstr(html, "reaction-point rate chart"));	/* no cc: neither */
+	free(fig);
+	free(html);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* with DCQCN the incast's CNPs cut the rates: the chart is drawn, its lines move */
+	fab = run_named("demo-incast", (const char *[]){ "nic.cc=dcqcn" }, 1, &sc);
+	html = charts_html(fab);
+	fig = figure(html, "Reaction-point rate per flow");
+	ck_assert_ptr_nonnull(fig);
+	ck_assert_ptr_null(strstr(html, "No reaction-point rate chart"));
 	free(fig);
 	free(html);
 	roce_fabric_destroy(fab);

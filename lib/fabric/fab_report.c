@@ -1466,6 +1466,21 @@ struct roce_chart *fab_series_chart(const struct roce_fabric *fab, enum roce_ser
 	return series_chart(fab, kind, ck, title, ylabel, max, &ax);
 }
 
+/* Did congestion control ever move a flow's rate (a sample unlike its first)? */
+static bool rates_moved(const struct roce_fabric *fab)
+{
+	int n = roce_fabric_nseries(fab, ROCE_SERIES_RATE_GBPS);
+
+	for (int i = 0; i < n; i++) {
+		struct roce_series se;
+
+		roce_fabric_series(fab, ROCE_SERIES_RATE_GBPS, i, &se);
+		for (size_t k = 1; k < se.n; k++)
+			if (se.v[k] != se.v[0])
+				return true;
+	}
+	return false;
+}
 /*
  * The goodput of each sending host, its flows summed: when there are more flows than lines,
  * and no more senders. Every flow of the run is in it (an all-reduce's 112 flows are 8 hosts
@@ -1556,10 +1571,18 @@ void roce_fabric_add_charts(const struct roce_fabric *fab, struct roce_report *r
 		roce_report_chart(r, series_chart(fab, ROCE_SERIES_PAUSED, ROCE_CHART_LINE,
 						  "Paused by PFC: switch ports and NICs",
 						  "% of each interval", 8, &ax));
-	if (strcmp(sc->cc, "none") != 0)
+	if (strcmp(sc->cc, "none") != 0 && rates_moved(fab))
 		roce_report_chart(r, series_chart(fab, ROCE_SERIES_RATE_GBPS, ROCE_CHART_LINE,
-						  "Reaction-point rate per flow (first QP)", "Gb/s",
-						  FAB_CHART_FLOWS, &ax));
+						  "Reaction-point rate per flow (its QPs' mean)",
+						  "Gb/s", FAB_CHART_FLOWS, &ax));
+	else if (strcmp(sc->cc, "none") != 0) {
+		char text[192];
+
+		snprintf(text, sizeof(text), "No reaction-point rate chart: %s never lowered a "
+			 "flow's rate (no CNP reached a sender), so every flow kept its line rate.",
+			 sc->cc);
+		roce_report_text(r, text);
+	}
 	if (roce_fabric_nseries(fab, ROCE_SERIES_QUEUE_KB) == 0)
 		roce_report_text(r, sc->nswitches == 0 ?
 				 "No switch queue chart: this fabric has no switch, its hosts are "
