@@ -19,6 +19,7 @@ struct demo {
 	struct roce_report *rep;
 	uint64_t seed;			/* of the next run: conf->seed, or one of a step's seeds */
 	char err[512];
+	char cap_err[512];		/* the first capture cut short: the tour goes on, fails last */
 };
 
 static void say(struct demo *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -54,16 +55,25 @@ static void step(struct demo *d, const char *title, const char *text)
 }
 
 /* Run built-in scenario @p name with overrides; the caller destroys *scp and the fabric. */
-/* A step that failed: why, the capture's reason first (a full disk: where to go instead). */
-static void capture_failed(struct demo *d, const char *name, const struct roce_fabric *fab,
-			   const char *otherwise)
+/*
+ * A run that returned @p ret: why it failed, the capture's reason first (a full disk: where to
+ * go instead), else @p otherwise. @return true if only the capture failed (-EIO with a capture
+ * error): the run itself is whole and the tour goes on, the first such reason kept for its end.
+ */
+static bool capture_failed(struct demo *d, const char *name, const struct roce_fabric *fab,
+			   int ret, const char *otherwise)
 {
 	int e;
 	const char *why = roce_fabric_capture_error(fab, &e);
+	bool only = why != NULL && ret == -EIO;
+	char *out = only ? d->cap_err : d->err;
 
-	snprintf(d->err, sizeof(d->err), "%s: %s%s", name, why != NULL ? why : otherwise,
+	if (only && d->cap_err[0] != '\0')
+		return true;
+	snprintf(out, sizeof(d->err), "%s: %s%s", name, why != NULL ? why : otherwise,
 		 why != NULL && e == ENOSPC ? "; the demo's captures take some 400 MB "
 		 "(--quick less): free some space, or give --out DIR on another disk" : "");
+	return only;
 }
 
 static struct roce_fabric *run_builtin(struct demo *d, const char *name, const char *const *set,
@@ -98,8 +108,7 @@ static struct roce_fabric *run_builtin(struct demo *d, const char *name, const c
 		rc.pcap = path;
 	}
 	ret = roce_fabric_run(fab, &rc);
-	if (ret != 0) {
-		capture_failed(d, name, fab, strerror(-ret));
+	if (ret != 0 && !capture_failed(d, name, fab, ret, strerror(-ret))) {
 		roce_fabric_destroy(fab);
 		roce_scenario_destroy(sc);
 		return NULL;
@@ -612,6 +621,7 @@ static int step_degrade(struct demo *d)
 	struct port_snap snaps[3][2][8];	/* at half the event time, at it, at the end */
 	roce_time_t t_event, t_end;
 	struct roce_table *t;
+	int ret;
 
 	step(d, "Step 4/4  Troubleshooting: a link degraded from 100G to 40G",
 	     "Two hosts with 50G NICs send through the 100G link between sw0 and sw1: it runs full, "
@@ -647,7 +657,8 @@ static int step_degrade(struct demo *d)
 			for (int p = 0; p < sc->sw[s].conf.nports && p < 8; p++)
 				snap(fab, s, p, &snaps[k][s][p]);
 	}
-	if (roce_fabric_finish(fab) != 0)
+	ret = roce_fabric_finish(fab);
+	if (ret != 0 && !capture_failed(d, "demo-degrade", fab, ret, "the run failed"))
 		goto err;
 	t = roce_table_create("Switch counters, before (0.5-1 ms) and after (1-2 ms) the change",
 			      (int)ROCE_DIM(hdr), hdr);
@@ -717,7 +728,8 @@ static int step_degrade(struct demo *d)
 	roce_scenario_destroy(sc);
 	return 0;
 err:
-	capture_failed(d, "demo-degrade", fab, "the run failed");
+	if (d->err[0] == '\0')
+		capture_failed(d, "demo-degrade", fab, 0, "the run failed");
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return -EIO;
@@ -749,6 +761,10 @@ int roce_demo_run(const struct roce_demo_conf *conf, struct roce_demo_result *re
 		rc = roce_report_write(d.rep, path);
 		if (rc != 0)
 			fab_name(d.err, sizeof(d.err), "%s: %s", path, strerror(-rc));
+	}
+	if (rc == 0 && d.cap_err[0] != '\0') {	/* every step ran; a capture is cut short */
+		snprintf(d.err, sizeof(d.err), "%s", d.cap_err);
+		rc = -EIO;
 	}
 	if (rc != 0)
 		snprintf(err, errlen, "%s", d.err[0] ? d.err : "failed");
