@@ -1592,6 +1592,10 @@ START_TEST(chart_deadlock_axis)
 	ck_assert_int_eq(occurrences(html, "class=\"marklabel\">deadlock found<"), 3);
 	ck_assert_int_eq(occurrences(html, "<figcaption>The time axis stops at "), 3);
 	ck_assert_ptr_nonnull(strstr(html, "of the run&#39;s 20000 us: nothing changes after "));
+	/* nine senders paused, the chart's eight lines and one: drawn, not "+ 1 more" */
+	ck_assert_int_eq(roce_fabric_nseries(fab, ROCE_SERIES_PAUSED), 9);
+	ck_assert_ptr_null(strstr(html, "not drawn"));
+	ck_assert_ptr_nonnull(strstr(html, "data-name=\"h4 NIC\""));
 	free(html);
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);

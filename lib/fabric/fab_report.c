@@ -1377,7 +1377,7 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 	double *peak = calloc((size_t)n + 1, sizeof(double));
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
 	bool flows = kind == ROCE_SERIES_FLOW_GBPS || kind == ROCE_SERIES_RATE_GBPS;
-	bool cover = kind == ROCE_SERIES_FLOW_GBPS && n > max;
+	bool cover = kind == ROCE_SERIES_FLOW_GBPS && n > max + 1;
 	double top = 0, scale = 1, *v = NULL;
 	const char *kb = ylabel != NULL ? strstr(ylabel, "KB") : NULL;
 	char mb[64], cap[600] = "";
@@ -1385,6 +1385,8 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 
 	if (peak == NULL || used == NULL)
 		goto out;
+	if (n == max + 1)	/* one more line, rather than a note that one is not drawn */
+		max = n;
 	for (int i = 0; i < n; i++) {
 		struct roce_series s;
 
