@@ -162,7 +162,7 @@ START_TEST(errors)
 		"t.ini:5: [event.e] link");
 	refused("[topology]\nhosts = 3\n", "no workload");
 	refused("[topology]\nhosts = 3\n[nic]\ncc = tcp\n[flow.x]\nsrc = h0\ndst = h1\n",
-		"t.ini:4: [nic] cc: unknown congestion control 'tcp'");
+		"t.ini:4: [nic] cc: unknown congestion control 'tcp' (none, dcqcn)");
 	refused("[scenario]\nduration = 5\n", "t.ini:2: [scenario] duration: expected a time");
 }
 END_TEST
