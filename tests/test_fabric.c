@@ -1612,6 +1612,39 @@ START_TEST(chart_deadlock_axis)
 END_TEST
 
 /*
+ * A flow with several QPs has a reaction point each: its rate series is their mean. The incast
+ * is cut at 600 us, with DCQCN still holding its senders' QPs at different rates.
+ */
+START_TEST(rp_rate_mean_of_qps)
+{
+	const char *set[] = { "nic.cc=dcqcn", "pattern.incast.qps=2", "scenario.duration=600us" };
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_named("demo-incast", set, 3, &sc);
+	int differ = 0;
+
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_qp *a = roce_fabric_flow_qp(fab, i, 0), *b = roce_fabric_flow_qp(fab, i, 1);
+		struct roce_series s;
+		double mean;
+
+		if (sc->flow[i].nqp != 2)
+			continue;
+		ck_assert_ptr_nonnull(a);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_ptr_null(roce_fabric_flow_qp(fab, i, 2));
+		roce_fabric_series(fab, ROCE_SERIES_RATE_GBPS, i, &s);
+		mean = ((double)roce_qp_rate(a) + (double)roce_qp_rate(b)) / 2 / 1e9;
+		ck_assert_msg(fabs(s.v[s.n - 1] - mean) < 1e-9, "%s: %g, its QPs' mean %g",
+			      s.name, s.v[s.n - 1], mean);
+		differ += roce_qp_rate(a) != roce_qp_rate(b);
+	}
+	ck_assert_int_gt(differ, 0);	/* else the mean and the first QP's would agree */
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
  * In the incast the victim flow (a [flow] among a pattern's) has a colour no incast flow has:
  * incast.s8, the ninth line, was the victim's blue, dashed.
  */
@@ -1843,6 +1876,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, chart_no_switch);
 	tcase_add_test(tc, chart_deadlock_axis);
 	tcase_add_test(tc, chart_victim_colour);
+	tcase_add_test(tc, rp_rate_mean_of_qps);
 	tcase_add_test(tc, demo_loss_chart_as_table);
 	suite_add_tcase(s, tc);
 	return s;

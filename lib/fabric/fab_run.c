@@ -1204,6 +1204,14 @@ uint8_t *fab_flow_memory(const struct roce_fabric *fab, int flow, bool responder
 	return responder ? fab->flow[flow].dbuf : fab->flow[flow].sbuf;
 }
 
+struct roce_qp *roce_fabric_flow_qp(const struct roce_fabric *fab, int flow, uint32_t q)
+{
+	if (flow < 0 || flow >= fab->sc->nflows || fab->flow[flow].qp == NULL ||
+	    q >= fab->flow[flow].f->nqp)
+		return NULL;
+	return fab->flow[flow].qp[q].req;
+}
+
 void roce_fabric_flow_result(const struct roce_fabric *fab, int i, struct roce_flow_result *r)
 {
 	struct fab_flow *fl = &fab->flow[i];

@@ -233,6 +233,8 @@ struct roce_flow_result {
 roce_time_t roce_fabric_now(const struct roce_fabric *fab);
 const struct roce_scenario *roce_fabric_scenario(const struct roce_fabric *fab);
 void roce_fabric_flow_result(const struct roce_fabric *fab, int flow, struct roce_flow_result *r);
+/** Flow @p flow's requester QP @p q (of its [flow] qps), or NULL: none (not set up yet). */
+struct roce_qp *roce_fabric_flow_qp(const struct roce_fabric *fab, int flow, uint32_t q);
 struct roce_switch *roce_fabric_switch(const struct roce_fabric *fab, int i);
 struct roce_device *roce_fabric_device(const struct roce_fabric *fab, int host);
 struct roce_link *roce_fabric_link(const struct roce_fabric *fab, int i);
