@@ -54,7 +54,6 @@ static void step(struct demo *d, const char *title, const char *text)
 	roce_report_text(d->rep, text);
 }
 
-/* Run built-in scenario @p name with overrides; the caller destroys *scp and the fabric. */
 /*
  * A run that returned @p ret: why it failed, the capture's reason first (a full disk: where to
  * go instead), else @p otherwise. @return true if only the capture failed (-EIO with a capture
@@ -76,6 +75,7 @@ static bool capture_failed(struct demo *d, const char *name, const struct roce_f
 	return only;
 }
 
+/* Run built-in scenario @p name with overrides; the caller destroys *scp and the fabric. */
 static struct roce_fabric *run_builtin(struct demo *d, const char *name, const char *const *set,
 				       int nset, const char *pcap, struct roce_scenario **scp)
 {

@@ -1483,6 +1483,7 @@ static bool rates_moved(const struct roce_fabric *fab)
 	}
 	return false;
 }
+
 /*
  * The goodput of each sending host, its flows summed: when there are more flows than lines,
  * and no more senders. Every flow of the run is in it (an all-reduce's 112 flows are 8 hosts

@@ -1087,17 +1087,8 @@ static int read_nic(struct reader *r)
 		return -EINVAL;
 	v = get(r, "cc");
 	if (v != NULL) {
-		const char *const *names = roce_cc_names();
-		bool known = strcmp(v, "none") == 0;
-		char list[128] = "";
-
-		for (int i = 0; names[i] != NULL; i++) {
-			known = known || strcmp(names[i], v) == 0;
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 i ? ", " : "", names[i]);
-		}
-		if (!known)
-			return fail_at(r, "cc", "unknown congestion control '%s' (%s)", v, list);
+		if (roce_cc_check(v, NULL, 0, why, sizeof(why)) != 0)
+			return fail_at(r, "cc", "%s", why);
 		fab_name(sc->cc, sizeof(sc->cc), "%s", v);
 		/* DCQCN needs ECN: the reaction point only hears of congestion through CNPs */
 		sc->qos.ecn = strcmp(v, "none") != 0;

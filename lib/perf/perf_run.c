@@ -12,7 +12,6 @@
 #include "roce_perf.h"
 #include "roce_transport.h"
 
-#define PERF_MAX_QP ROCE_PERF_MAX_QP
 #define PERF_CQ_BATCH 64
 #define PERF_SLOT_ALIGN 64
 #define PERF_ATOMIC_ADD 1
@@ -72,8 +71,8 @@ struct perf_host {
 	struct roce_device *dev;
 	struct roce_pd *pd;
 	struct roce_cq *scq, *rcq;
-	struct roce_qp *qp[PERF_MAX_QP];
-	uint32_t qpn[PERF_MAX_QP];	/* their numbers */
+	struct roce_qp *qp[ROCE_PERF_MAX_QP];
+	uint32_t qpn[ROCE_PERF_MAX_QP];	/* their numbers */
 	struct roce_mr *mr;
 	uint32_t lkey, rkey;		/* mr's keys */
 	struct roce_ah *ah;		/* UD: to the other host */
@@ -102,11 +101,11 @@ struct perf_ctx {
 	uint64_t win_n[4096];
 	uint32_t win_len;
 	/* run_bw with one slot a QP: each QP's WR, built once (post_send_bw) */
-	struct roce_send_wr bw_wr[PERF_MAX_QP];
-	struct roce_sge bw_sge[PERF_MAX_QP];
+	struct roce_send_wr bw_wr[ROCE_PERF_MAX_QP];
+	struct roce_sge bw_sge[ROCE_PERF_MAX_QP];
 	/* send_bw with one slot a QP: each QP's receive WR (slot 0), built once */
-	struct roce_recv_wr bw_rwr[PERF_MAX_QP];
-	struct roce_sge bw_rsge[PERF_MAX_QP];
+	struct roce_recv_wr bw_rwr[ROCE_PERF_MAX_QP];
+	struct roce_sge bw_rsge[ROCE_PERF_MAX_QP];
 	/* send_bw with a receive delay: receives to post again, in the order they completed */
 	struct perf_repost {
 		roce_time_t due;
@@ -115,7 +114,7 @@ struct perf_ctx {
 	uint32_t repost_head, repost_len, repost_cap;
 	struct roce_timer repost_timer;
 	/* send_bw --verify: receives polled a QP; an RC QP's k-th receive holds its k-th message */
-	uint64_t rcvd[PERF_MAX_QP];
+	uint64_t rcvd[ROCE_PERF_MAX_QP];
 };
 
 static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
@@ -238,7 +237,7 @@ static int host_init(struct perf_ctx *c, int h)
 
 static void host_fini(struct perf_host *p)
 {
-	for (int q = 0; q < PERF_MAX_QP; q++)
+	for (int q = 0; q < ROCE_PERF_MAX_QP; q++)
 		roce_destroy_qp(p->qp[q]);
 	roce_destroy_ah(p->ah);
 	roce_dereg_mr(p->mr);
@@ -571,7 +570,7 @@ static uint64_t sum(const uint64_t *v, uint32_t n)
 static int run_bw(struct perf_ctx *c)
 {
 	const struct roce_perf_conf *conf = c->conf;
-	uint64_t posted[PERF_MAX_QP] = { 0 }, done[PERF_MAX_QP] = { 0 };
+	uint64_t posted[ROCE_PERF_MAX_QP] = { 0 }, done[ROCE_PERF_MAX_QP] = { 0 };
 	uint64_t total = 0, want = conf->iters * conf->nqp;
 	roce_time_t deadline = conf->duration > 0 ? (roce_time_t)(conf->duration * ROCE_SEC) :
 			       ROCE_TIME_NEVER;
@@ -849,8 +848,8 @@ int roce_perf_check(const struct roce_perf_conf *conf, char *err, size_t errlen)
 {
 	uint32_t mtu = roce_mtu_bytes(conf->mtu);
 
-	if (conf->nqp == 0 || conf->nqp > PERF_MAX_QP)
-		BAD("%u QPs: 1 to %d allowed", conf->nqp, PERF_MAX_QP);
+	if (conf->nqp == 0 || conf->nqp > ROCE_PERF_MAX_QP)
+		BAD("%u QPs: 1 to %d allowed", conf->nqp, ROCE_PERF_MAX_QP);
 	if (mtu == 0)
 		BAD("MTU must be 256, 512, 1024, 2048 or 4096");
 	if (conf->qp_type == ROCE_QPT_UD && (conf->test != ROCE_PERF_SEND_BW &&
