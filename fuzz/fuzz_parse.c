@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: any bytes through roce_wire_parse(), the one-line print and a rebuild, and
- * through the transport's roce_wire_parse_rx(), which must agree with the full parse; and as
+ * through the transport's roce_wire_parse_rx(), which must agree with the full parse, and its
+ * roce_wire_parse_rx_chain() over the bytes cut into three segments; and as
  * dissect reads a capture (ROCE_PARSE_CAPTURE), through its three formats.
  */
 #include <stdio.h>
@@ -43,7 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fail("rebuild", why);
 	}
 
-	why = check_parse_rx(data, (uint32_t)size);
+	/* the chain's cuts: anywhere, as the input's last bytes say */
+	why = check_parse_rx(data, (uint32_t)size,
+			     size >= 4 ? (uint32_t)data[size - 1] | (uint32_t)data[size - 2] << 8 |
+					 (uint32_t)data[size - 3] << 16 | (uint32_t)data[size - 4] << 24 :
+					 0);
 	if (why != NULL)
 		fail("receive parse", why);
 

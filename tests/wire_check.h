@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "roce_wire.h"
 
 static inline uint16_t chk_rd16(const uint8_t *p)
@@ -397,12 +399,89 @@ static inline const char *check_parse_rx_flags(const uint8_t *buf, uint32_t len,
 	}
 }
 
-/* check_parse_rx_flags() as a NIC without and with ICRC offload. */
-static inline const char *check_parse_rx(const uint8_t *buf, uint32_t len)
+/*
+ * roce_wire_parse_rx_chain() of @p buf cut into three segments at @p cut1 and @p cut2: it takes
+ * the frame only where roce_wire_parse_rx() takes it with the ICRC vouched for and the cuts fall
+ * where the payload starts and ends, and then reads it the same; any other cut, or an ICRC not
+ * vouched for, is -EAGAIN.
+ */
+static inline const char *check_parse_rx_chain(const uint8_t *buf, uint32_t len, uint32_t cut1,
+					       uint32_t cut2)
+{
+	struct rte_mbuf seg[3];
+	struct roce_pkt rx, ch;
+	int rc, rc_rx;
+
+	if (cut1 > cut2 || cut2 > len || len > UINT16_MAX)
+		return NULL;
+	memset(seg, 0, sizeof(seg));
+	for (int i = 0; i < 3; i++) {
+		uint32_t from = i == 0 ? 0 : i == 1 ? cut1 : cut2, to = i == 0 ? cut1 : i == 1 ? cut2 : len;
+
+		seg[i].buf_addr = (void *)(uintptr_t)(buf + from);
+		seg[i].buf_len = (uint16_t)(to - from);
+		seg[i].data_len = (uint16_t)(to - from);
+		seg[i].next = i < 2 ? &seg[i + 1] : NULL;
+	}
+	seg[0].nb_segs = 3;
+	seg[0].pkt_len = len;
+	if (roce_wire_parse_rx_chain(&seg[0], 0, &ch) != -EAGAIN)
+		return "parse_rx_chain: took a chain whose ICRC nobody vouched for";
+	memset(&ch, 0xa5, sizeof(ch));
+	rc = roce_wire_parse_rx_chain(&seg[0], ROCE_PARSE_ICRC_CHECKED, &ch);
+	if (rc == -EAGAIN)
+		return NULL;
+	memset(&rx, 0xa5, sizeof(rx));
+	rc_rx = roce_wire_parse_rx(buf, len, ROCE_PARSE_ICRC_CHECKED, &rx);
+	if (rc != 0 || rc_rx != 0)
+		return "parse_rx_chain: a verdict parse_rx does not give";
+	if (rx.payload_off != cut1 || rx.payload_off + rx.payload_len != cut2 ||
+	    rx.payload_off + rx.payload_len + rx.pad + ROCE_ICRC_LEN != len)
+		return "parse_rx_chain: took a chain cut elsewhere than around the payload";
+	{
+		const struct roce_pkt *a = &rx, *b = &ch;
+
+		CHK_CMP(kind);
+		CHK_CMP(len);
+		CHK_CMP(ip_ver);
+		CHK_CMP(dscp);
+		CHK_CMP(ecn);
+		CHK_CMP(opcode);
+		CHK_CMP(pad);
+		CHK_CMP(dqpn);
+		CHK_CMP(ackreq);
+		CHK_CMP(psn);
+		CHK_CMP(payload);
+		CHK_CMP(payload_len);
+		CHK_CMP(icrc);
+		CHK_CMP(icrc_ok);
+		CHK_CMP(bth_off);
+		CHK_CMP(payload_off);
+		if (memcmp(&a->src, &b->src, sizeof(a->src)) != 0 ||
+		    memcmp(&a->dst, &b->dst, sizeof(a->dst)) != 0)
+			return "parse_rx_chain: address";
+		return ext_cmp(a, b);
+	}
+}
+
+/*
+ * check_parse_rx_flags() as a NIC without and with ICRC offload, and check_parse_rx_chain() cut
+ * around the payload and at two places @p any picks.
+ */
+static inline const char *check_parse_rx(const uint8_t *buf, uint32_t len, uint32_t any)
 {
 	const char *why = check_parse_rx_flags(buf, len, 0);
+	struct roce_pkt rx;
 
-	return why != NULL ? why : check_parse_rx_flags(buf, len, ROCE_PARSE_ICRC_CHECKED);
+	if (why == NULL)
+		why = check_parse_rx_flags(buf, len, ROCE_PARSE_ICRC_CHECKED);
+	if (why == NULL && roce_wire_parse_rx(buf, len, ROCE_PARSE_ICRC_CHECKED, &rx) == 0 &&
+	    rx.kind == ROCE_KIND_ROCEV2)
+		why = check_parse_rx_chain(buf, len, rx.payload_off,
+					   rx.payload_off + rx.payload_len);
+	if (why == NULL && len != 0)
+		why = check_parse_rx_chain(buf, len, any % (len + 1), (any >> 16) % (len + 1));
+	return why;
 }
 
 #endif /* WIRE_CHECK_H */

@@ -401,6 +401,13 @@ extern uint64_t roce_wire_icrc_partial;
  */
 int roce_wire_icrc_flags_register(void);
 
+/**
+ * The bytes of the frame @p m (rte_pktmbuf_pkt_len() of them) in one piece: its own if it is one
+ * segment, else a copy in a per-thread buffer that the next call overwrites; NULL if the frame
+ * is over 65536 bytes.
+ */
+const uint8_t *roce_wire_mbuf_bytes(const struct rte_mbuf *m);
+
 /** Write the ICRC of @p m, which bears roce_wire_icrc_partial, and clear the flag. */
 void roce_wire_icrc_fill(struct rte_mbuf *m);
 
@@ -441,6 +448,15 @@ int roce_wire_parse(const uint8_t *buf, uint32_t len, unsigned int flags, struct
  * @return as roce_wire_parse()
  */
 int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt);
+
+/**
+ * roce_wire_parse_rx() of a frame in three segments as roce_wire_tmpl_build_mbuf_zc() makes
+ * them, whose ICRC the sender vouches for (@p flags has ROCE_PARSE_ICRC_CHECKED): pkt->payload
+ * points into the second segment.
+ * @return as roce_wire_parse_rx(); -EAGAIN for any other frame: gather it into one segment and
+ *         call roce_wire_parse_rx()
+ */
+int roce_wire_parse_rx_chain(const struct rte_mbuf *m, unsigned int flags, struct roce_pkt *pkt);
 
 /** Default values for a frame to build: MACs, 10.0.0.1→10.0.0.2, TTL 64, pkey 0xffff, ... */
 void roce_pkt_init(struct roce_pkt *pkt, enum roce_kind kind, uint8_t opcode);
@@ -523,6 +539,19 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
  */
 int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
 				      struct rte_mbuf *m);
+
+/**
+ * roce_wire_tmpl_build_mbuf_partial() without the payload copy, for a payload that does not
+ * change while the frame lives (ROCE_ACCESS_ZERO_COPY): the frame is three segments, the
+ * headers in @p m, the payload by reference in @p seg[0] (made external over pkt->payload, as a
+ * NIC's gather DMA reads it) and the pad and the zero ICRC in @p seg[1], both empty mbufs of at
+ * least 24 bytes of room (roce_engine_zc_segs()). The frame's bytes are those of
+ * roce_wire_tmpl_build_mbuf_partial(). Nothing may write to the payload segment.
+ * @return frame length; -EINVAL (no payload, or the ICRC offload flag is not registered: copy
+ *         it then), -ENOSPC; on error @p m may hold part of the headers
+ */
+int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+				 struct rte_mbuf *m, struct rte_mbuf *seg[2]);
 
 /**
  * ICRC of a RoCEv2 or RoCEv1 frame, IBA Annex A17.3.3: CRC-32 over 8 bytes of 0xff, the IP

@@ -372,19 +372,54 @@ int roce_wire_icrc_flags_register(void)
 	return rc != 0 ? rc : dynflag("rocelab_dynflag_icrc_partial", &roce_wire_icrc_partial);
 }
 
+/* Write @p n bytes at byte @p off of the frame @p m, across its segments but into none external. */
+static void chain_write(struct rte_mbuf *m, uint32_t off, const uint8_t *src, uint32_t n)
+{
+	for (struct rte_mbuf *s = m; s != NULL && n != 0; s = s->next) {
+		uint32_t k;
+
+		if (off >= s->data_len) {
+			off -= s->data_len;
+			continue;
+		}
+		k = ROCE_MIN(n, s->data_len - off);
+		if (!RTE_MBUF_HAS_EXTBUF(s))
+			memcpy(rte_pktmbuf_mtod_offset(s, uint8_t *, off), src, k);
+		src += k;
+		n -= k;
+		off = 0;
+	}
+}
+
+const uint8_t *roce_wire_mbuf_bytes(const struct rte_mbuf *m)
+{
+	static __thread uint8_t flat[UINT16_MAX + 1];
+
+	if (m->nb_segs == 1)
+		return rte_pktmbuf_mtod(m, const uint8_t *);
+	if (rte_pktmbuf_pkt_len(m) > sizeof(flat))
+		return NULL;
+	return rte_pktmbuf_read(m, 0, rte_pktmbuf_pkt_len(m), flat);
+}
+
 void roce_wire_icrc_fill(struct rte_mbuf *m)
 {
-	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t *buf = roce_wire_mbuf_bytes(m);
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 	struct roce_pkt pkt;
+	uint8_t icrc[4];
 
-	/* a template frame: one segment, RoCEv2; a switch may since have tagged it */
+	/* a template frame, RoCEv2, its payload perhaps by reference; a switch may have tagged it */
 	m->ol_flags &= ~roce_wire_icrc_partial;
-	if (m->nb_segs == 1 &&
-	    roce_wire_parse(buf, rte_pktmbuf_data_len(m), ROCE_PARSE_NO_ICRC, &pkt) == 0 &&
+	if (buf != NULL && roce_wire_parse(buf, len, ROCE_PARSE_NO_ICRC, &pkt) == 0 &&
 	    pkt.kind == ROCE_KIND_ROCEV2) {
 		uint32_t end = pkt.payload_off + pkt.payload_len + pkt.pad;
 
-		wr32le(buf + end, roce_icrc_calc(buf, &pkt, end));
+		wr32le(icrc, roce_icrc_calc(buf, &pkt, end));
+		if (m->nb_segs == 1)
+			memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, end), icrc, 4);
+		else
+			chain_write(m, end, icrc, 4);
 	}
 }
 
@@ -483,22 +518,20 @@ static int tmpl_frame_len(const struct roce_wire_tmpl *t, const struct roce_pkt 
 }
 
 /*
- * Write the frame of @p len bytes (tmpl_frame_len()) for @p pkt from @p t, whose IP header is
- * IPv4 if @p v4 (a constant: one copy of this per shape, every offset known), into @p buf, with
- * its ICRC if @p icrc (a constant too; else the trailer is zero, roce_wire_icrc_partial). A
- * template is untagged (roce_wire_tmpl_init()): its IP header starts at ETHER_HDR_LEN. The
- * packet's fields are read into locals first: the byte stores to @p buf may alias them.
+ * Write the headers of the frame of @p len bytes (tmpl_frame_len()) for @p pkt from @p t, whose
+ * IP header is IPv4 if @p v4 (a constant: one copy of this per shape, every offset known), into
+ * @p buf: everything before the payload. A template is untagged (roce_wire_tmpl_init()): its IP
+ * header starts at ETHER_HDR_LEN.
  */
-static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wire_tmpl *t,
-							      const struct roce_pkt *pkt, uint8_t *buf,
-							      uint32_t len, bool v4, bool icrc)
+static inline __attribute__((always_inline)) void tmpl_write_hdr(const struct roce_wire_tmpl *t,
+								   const struct roce_pkt *pkt,
+								   uint8_t *buf, uint32_t len,
+								   uint32_t pad, bool v4)
 {
 	const uint32_t bth_off = ETHER_HDR_LEN + (v4 ? IPV4_HDR_LEN : IPV6_HDR_LEN) + UDP_HDR_LEN;
-	const uint8_t *payload = pkt->payload;
-	uint32_t payload_len = pkt->payload_len, pad = pad_of(pkt, 0);
 	/* the lengths count from the UDP header to the end (roce_wire_build's l4_len) */
-	uint32_t l4_len = len - (bth_off - UDP_HDR_LEN), icrc_off = len - ROCE_ICRC_LEN;
-	uint8_t *ip = buf + ETHER_HDR_LEN, *p;
+	uint32_t l4_len = len - (bth_off - UDP_HDR_LEN);
+	uint8_t *ip = buf + ETHER_HDR_LEN;
 
 	memcpy(buf, t->hdr, bth_off);	/* a constant length: inlined moves, not a call */
 	if (v4) {
@@ -515,7 +548,23 @@ static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wi
 	wr16(buf + bth_off - UDP_HDR_LEN + 4, (uint16_t)l4_len);
 	build_bth(pkt, (uint8_t)pad, buf + bth_off);
 	build_ext(pkt, buf + bth_off + ROCE_BTH_LEN);
+}
 
+/*
+ * Write the whole frame: tmpl_write_hdr(), the payload, and the ICRC if @p icrc (a constant too;
+ * else the trailer is zero, roce_wire_icrc_partial). The packet's fields are read into locals
+ * first: the byte stores to @p buf may alias them.
+ */
+static inline __attribute__((always_inline)) int tmpl_write(const struct roce_wire_tmpl *t,
+							      const struct roce_pkt *pkt, uint8_t *buf,
+							      uint32_t len, bool v4, bool icrc)
+{
+	const uint8_t *payload = pkt->payload;
+	uint32_t payload_len = pkt->payload_len, pad = pad_of(pkt, 0);
+	uint32_t icrc_off = len - ROCE_ICRC_LEN;
+	uint8_t *ip = buf + ETHER_HDR_LEN, *p;
+
+	tmpl_write_hdr(t, pkt, buf, len, pad, v4);
 	p = buf + icrc_off - pad - payload_len;
 	if (payload != NULL)
 		copy_payload(p, payload, payload_len);
@@ -580,6 +629,58 @@ int roce_wire_tmpl_build_mbuf(const struct roce_wire_tmpl *t, const struct roce_
 			      struct rte_mbuf *m)
 {
 	return tmpl_build_mbuf(t, pkt, m, true);
+}
+
+/* The bytes an external segment points at belong to someone else: nothing is done at its end. */
+static void zc_free_nothing(void *addr, void *opaque)
+{
+	RTE_SET_USED(addr);
+	RTE_SET_USED(opaque);
+}
+
+int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+				 struct rte_mbuf *m, struct rte_mbuf *seg[2])
+{
+	struct rte_mbuf *ext = seg[0], *tail = seg[1];
+	struct rte_mbuf_ext_shared_info *sh;
+	uint32_t pad = pad_of(pkt, 0), hdr_len;
+	int len = tmpl_frame_len(t, pkt);
+	uint8_t *dst;
+
+	if (len < 0)
+		return len;
+	if (pkt->payload == NULL || pkt->payload_len == 0 || roce_wire_icrc_partial == 0 ||
+	    m->data_len != 0 || ext->buf_len < sizeof(*sh) || tail->buf_len < 8)
+		return -EINVAL;
+	hdr_len = (uint32_t)len - ROCE_ICRC_LEN - pad - pkt->payload_len;
+	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)hdr_len);
+	if (dst == NULL)
+		return -ENOSPC;
+	if (t->ip_ver == 4)
+		tmpl_write_hdr(t, pkt, dst, (uint32_t)len, pad, true);
+	else
+		tmpl_write_hdr(t, pkt, dst, (uint32_t)len, pad, false);
+
+	/* the payload: the segment's own (small) room holds the shared info of the bytes it points at */
+	sh = (struct rte_mbuf_ext_shared_info *)ext->buf_addr;
+	sh->free_cb = zc_free_nothing;
+	sh->fcb_opaque = NULL;
+	rte_mbuf_ext_refcnt_set(sh, 1);
+	rte_pktmbuf_attach_extbuf(ext, (void *)(uintptr_t)pkt->payload, RTE_BAD_IOVA,
+				  (uint16_t)pkt->payload_len, sh);
+	ext->data_len = (uint16_t)pkt->payload_len;
+
+	/* the pad and the ICRC, left zero for roce_wire_icrc_fill() */
+	tail->data_off = 0;
+	tail->data_len = (uint16_t)(pad + ROCE_ICRC_LEN);
+	memset(rte_pktmbuf_mtod(tail, uint8_t *), 0, pad + ROCE_ICRC_LEN);
+
+	m->next = ext;
+	ext->next = tail;
+	m->nb_segs = 3;
+	m->pkt_len = (uint32_t)len;
+	m->ol_flags |= roce_wire_icrc_partial;
+	return len;
 }
 
 int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "roce_wire.h"
 #include "wire_private.h"
 
@@ -470,19 +472,34 @@ static inline __attribute__((always_inline)) uint32_t rx_ip(const uint8_t *buf, 
 	return end;
 }
 
-int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt)
+/*
+ * roce_wire_parse_rx(), on @p buf alone (@p chain NULL, a constant) or on the frame @p chain
+ * whose first segment @p buf holds the headers, the second the payload and the third the pad
+ * and the ICRC (roce_wire_tmpl_build_mbuf_zc()). @return as roce_wire_parse_rx(), or
+ * -EAGAIN: not the fast path's shape, let roce_wire_parse() decide; -EBADMSG: the ICRC, checked
+ * (not for @p chain), is wrong: let roce_wire_parse() check it again and say so
+ */
+static inline __attribute__((always_inline)) int parse_rx(const uint8_t *buf, uint32_t len,
+							   const struct rte_mbuf *chain,
+							   unsigned int flags, struct roce_pkt *pkt)
 {
 	const struct roce_opcode_info *info;
 	uint32_t end, body, bth_off, payload_off, pad, mask, icrc, b1;
-	const uint8_t *bth;
+	const uint8_t *bth, *payload, *tail;
 	uint64_t b0;
 
 	/* the smallest RoCEv2 frame: Ethernet, IPv4, UDP, BTH, ICRC */
 	if (len < ETHER_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN + ROCE_BTH_LEN + ROCE_ICRC_LEN)
-		return roce_wire_parse(buf, len, flags & ROCE_PARSE_ICRC_CHECKED, pkt);
+		return -EAGAIN;
+	/* a chain: the first segment holds up to the BTH, whose offset the EtherType gives */
+	if (chain != NULL &&
+	    (!(flags & ROCE_PARSE_ICRC_CHECKED) || chain->data_len < ETHER_HDR_LEN ||
+	     chain->data_len < ETHER_HDR_LEN + UDP_HDR_LEN + ROCE_BTH_LEN +
+			       (rd16(buf + 12) == ETHERTYPE_IPV6 ? IPV6_HDR_LEN : IPV4_HDR_LEN)))
+		return -EAGAIN;
 	end = rx_ip(buf, len, pkt);
 	if (end == 0)
-		return roce_wire_parse(buf, len, flags & ROCE_PARSE_ICRC_CHECKED, pkt);
+		return -EAGAIN;
 	/* the rest is checked, and the bytes read, before the stores (which may alias them) */
 	bth_off = pkt->bth_off;
 	bth = buf + bth_off;
@@ -493,13 +510,26 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, str
 	mask = info->mask;
 	payload_off = bth_off + info->hdr_len;
 	if (info->name == NULL || (b0 >> 48 & 0xf) != 0 || end < payload_off + ROCE_ICRC_LEN)
-		return roce_wire_parse(buf, len, flags & ROCE_PARSE_ICRC_CHECKED, pkt);
+		return -EAGAIN;
 	pad = b0 >> 52 & 3;
 	body = end - ROCE_ICRC_LEN - payload_off;
 	if (pad > body || (!(mask & ROCE_F_PAYLOAD) && body != 0) ||
 	    ((mask & ROCE_F_PAYLOAD_FIXED) && body - pad != 8))
-		return roce_wire_parse(buf, len, flags & ROCE_PARSE_ICRC_CHECKED, pkt);
-	icrc = rd32le(buf + end - ROCE_ICRC_LEN);
+		return -EAGAIN;
+	if (chain == NULL) {
+		payload = buf + payload_off;
+		tail = buf + end - ROCE_ICRC_LEN - pad;
+	} else {
+		/* the three segments end where the headers, the payload and the frame do */
+		const struct rte_mbuf *p = chain->next, *t = p != NULL ? p->next : NULL;
+
+		if (chain->data_len != payload_off || t == NULL || t->next != NULL ||
+		    p->data_len != body - pad || t->data_len != pad + ROCE_ICRC_LEN)
+			return -EAGAIN;
+		payload = rte_pktmbuf_mtod(p, const uint8_t *);
+		tail = rte_pktmbuf_mtod(t, const uint8_t *);
+	}
+	icrc = rd32le(tail + pad);
 	pkt->opcode = (uint8_t)(b0 >> 56);
 	pkt->se = b0 >> 55 & 1;
 	pkt->pad = (uint8_t)pad;
@@ -509,7 +539,7 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, str
 	pkt->psn = b1 & 0xffffff;
 	pkt->payload_off = (uint16_t)payload_off;
 	parse_ext(bth + ROCE_BTH_LEN, info, pkt);
-	pkt->payload = buf + payload_off;
+	pkt->payload = payload;
 	pkt->payload_len = body - pad;
 	pkt->icrc = icrc;
 	if (flags & ROCE_PARSE_ICRC_CHECKED) {
@@ -519,7 +549,7 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, str
 		pkt->icrc_calc = (pkt->ip_ver == 4 ? wire_icrc_v4 : wire_icrc_v6)
 				 (buf + ETHER_HDR_LEN - 8, end - ROCE_ICRC_LEN - ETHER_HDR_LEN + 8);
 		if (pkt->icrc_calc != icrc)
-			return roce_wire_parse(buf, len, 0, pkt);	/* a bad frame: in full */
+			return -EBADMSG;	/* a bad frame: in full */
 	}
 	pkt->icrc_ok = true;
 	pkt->kind = ROCE_KIND_ROCEV2;
@@ -529,4 +559,18 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, str
 	memcpy(pkt->smac, buf + 6, 6);
 	pkt->nvlan = 0;
 	return 0;
+}
+
+int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, struct roce_pkt *pkt)
+{
+	int rc = parse_rx(buf, len, NULL, flags, pkt);
+
+	if (rc == -EAGAIN)
+		return roce_wire_parse(buf, len, flags & ROCE_PARSE_ICRC_CHECKED, pkt);
+	return rc == -EBADMSG ? roce_wire_parse(buf, len, 0, pkt) : rc;
+}
+
+int roce_wire_parse_rx_chain(const struct rte_mbuf *m, unsigned int flags, struct roce_pkt *pkt)
+{
+	return parse_rx(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_pkt_len(m), m, flags, pkt);
 }
