@@ -145,12 +145,36 @@ err_free:
 	return NULL;
 }
 
+/*
+ * A pool of @p nb mbufs of @p data bytes for @p eng's frames: a LIFO pool, so that a freed frame
+ * is the next one handed out and a run touches only as many mbufs as it ever holds at once, in
+ * cache, instead of cycling through the whole pool (the default ring is FIFO: every mbuf, every
+ * page, every cache line, in turn). NULL with rte_errno set.
+ */
+static struct rte_mempool *pool_create(const struct roce_engine *eng, const char *name,
+				       unsigned int nb, uint16_t data)
+{
+	/* the cache may hold at most n / 1.5 objects (rte_mempool_create's rule) */
+	unsigned int cache = ROCE_MIN(ROCE_MIN(ENG_POOL_CACHE, nb * 2 / 3),
+				      RTE_MEMPOOL_CACHE_MAX_SIZE);
+	struct rte_mempool *mp = NULL;
+
+	if (eng->clock == ROCE_CLOCK_VIRTUAL && !rte_eal_has_hugepages())
+		mp = private_pool_create(name, nb, cache, data);
+	if (mp == NULL)
+		mp = rte_pktmbuf_pool_create_by_ops(name, nb, cache, 0, data, SOCKET_ID_ANY,
+						    "stack");
+	if (mp == NULL)	/* the stack driver is a plugin: it may be missing */
+		mp = rte_pktmbuf_pool_create(name, nb, cache, 0, data, SOCKET_ID_ANY);
+	return mp;
+}
+
 struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 {
 	static const struct roce_engine_conf defaults = { .clock = ROCE_CLOCK_VIRTUAL };
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	struct roce_engine *eng;
-	unsigned int nb, cache;
+	unsigned int nb;
 	uint64_t x;
 	uint16_t data;
 	int i;
@@ -183,24 +207,9 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 	for (i = 0; i < 4; i++)
 		eng->rng[i] = splitmix64(&x);
 
-	/* The cache may hold at most n / 1.5 objects (rte_mempool_create's rule). */
-	cache = ROCE_MIN(ENG_POOL_CACHE, nb * 2 / 3);
-	if (cache > RTE_MEMPOOL_CACHE_MAX_SIZE)
-		cache = RTE_MEMPOOL_CACHE_MAX_SIZE;
 	snprintf(pool_name, sizeof(pool_name), "%.16s_%u", eng->name,
 		 __atomic_fetch_add(&eng_instances, 1, __ATOMIC_RELAXED));
-	/*
-	 * A LIFO pool: a freed frame is the next one handed out, so a run touches only as many
-	 * mbufs as it ever holds at once, in cache, instead of cycling through the whole pool
-	 * (the default ring is FIFO: every mbuf, every page, every cache line, in turn).
-	 */
-	if (conf->clock == ROCE_CLOCK_VIRTUAL && !rte_eal_has_hugepages())
-		eng->pool = private_pool_create(pool_name, nb, cache, data);
-	if (eng->pool == NULL)
-		eng->pool = rte_pktmbuf_pool_create_by_ops(pool_name, nb, cache, 0, data,
-							   SOCKET_ID_ANY, "stack");
-	if (eng->pool == NULL)	/* the stack driver is a plugin: it may be missing */
-		eng->pool = rte_pktmbuf_pool_create(pool_name, nb, cache, 0, data, SOCKET_ID_ANY);
+	eng->pool = pool_create(eng, pool_name, nb, data);
 	if (eng->pool == NULL) {
 		ROCE_LOG(ERR, "%s: cannot create a pool of %u mbufs of %u bytes: %s", eng->name,
 			 nb, data, rte_strerror(rte_errno));
@@ -230,6 +239,7 @@ void roce_engine_destroy(struct roce_engine *eng)
 		return;
 	eng_timer_fini(eng);
 	rte_mempool_free(eng->pool);
+	rte_mempool_free(eng->seg_pool);
 	free(eng);
 }
 
@@ -327,6 +337,44 @@ struct rte_mbuf *roce_engine_mbuf(struct roce_engine *eng)
 	if (roce_unlikely(m == NULL))
 		eng->stats.mbuf_alloc_fail++;
 	return m;
+}
+
+/*
+ * The segments of frames that carry their payload by reference come from a pool of their own,
+ * made on first use: twice the frame pool's count, capped (a segment is 192 bytes), so that
+ * the frames' pool is drawn on as it would be if every frame were copied.
+ */
+#define ENG_SEG_DATA 64		/* bytes of data room: an external buffer's shared info, or a tail */
+#define ENG_SEG_MAX (1u << 18)
+
+bool roce_engine_zc_prepare(struct roce_engine *eng)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (eng->seg_pool != NULL)
+		return true;
+	if (eng->clock != ROCE_CLOCK_VIRTUAL || eng->seg_pool_failed)
+		return false;
+	snprintf(name, sizeof(name), "%.16s_%u_seg", eng->name,
+		 __atomic_fetch_add(&eng_instances, 1, __ATOMIC_RELAXED));
+	eng->seg_pool = pool_create(eng, name, ROCE_MIN(2 * eng->pool->size, ENG_SEG_MAX),
+				    ENG_SEG_DATA);
+	if (eng->seg_pool == NULL) {
+		ROCE_LOG(INFO, "%s: no pool for zero-copy frames (%s): they are copied", eng->name,
+			 rte_strerror(rte_errno));
+		eng->seg_pool_failed = true;
+	}
+	return eng->seg_pool != NULL;
+}
+
+bool roce_engine_zc_segs(struct roce_engine *eng, struct rte_mbuf *seg[2])
+{
+	if (roce_unlikely(eng->seg_pool == NULL) && !roce_engine_zc_prepare(eng))
+		return false;
+	if (rte_pktmbuf_alloc_bulk(eng->seg_pool, seg, 2) != 0)
+		return false;
+	eng->stats.zc_frames++;
+	return true;
 }
 
 void roce_engine_stats(const struct roce_engine *eng, struct roce_engine_stats *st)

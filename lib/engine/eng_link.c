@@ -178,13 +178,13 @@ static uint32_t l3_len(const struct rte_mbuf *m)
 	return len > off ? len - off : 0;
 }
 
-/* Parse the headers of a RoCE frame (first segment, no ICRC). @return true if it is RoCE */
+/* Parse the headers of a RoCE frame (no ICRC). @return true if it is RoCE */
 static bool parse_roce(const struct rte_mbuf *m, struct roce_pkt *pkt)
 {
-	int rc = roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len,
-				 ROCE_PARSE_NO_ICRC, pkt);
+	const uint8_t *b = roce_wire_mbuf_bytes(m);
 
-	return rc == 0 && (pkt->kind == ROCE_KIND_ROCEV2 || pkt->kind == ROCE_KIND_ROCEV1);
+	return b != NULL && roce_wire_parse(b, rte_pktmbuf_pkt_len(m), ROCE_PARSE_NO_ICRC, pkt) == 0 &&
+	       (pkt->kind == ROCE_KIND_ROCEV2 || pkt->kind == ROCE_KIND_ROCEV1);
 }
 
 /*
@@ -192,26 +192,37 @@ static bool parse_roce(const struct rte_mbuf *m, struct roce_pkt *pkt)
  * payload, ICRC): a real link's FCS would drop any corrupted frame, so the point of this
  * impairment is corruption that only the end-to-end ICRC can see (a bad switch buffer).
  */
-static void corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
+static struct rte_mbuf *corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m), lo = 0, byte;
-	struct rte_mbuf *seg = m;
+	struct roce_engine *eng = d->link->eng;
+	struct rte_mbuf *seg;
 	struct roce_pkt pkt;
 	uint64_t bit;
 
 	if (len == 0)
-		return;
+		return m;
 	roce_wire_icrc_settle(m);	/* the bit flips in the frame as it would be on the wire */
 	if (parse_roce(m, &pkt) && pkt.bth_off && (uint32_t)pkt.bth_off + ROCE_BTH_LEN < len)
 		lo = pkt.bth_off + ROCE_BTH_LEN;
-	bit = (uint64_t)lo * 8 + roce_engine_rand(d->link->eng) % ((uint64_t)(len - lo) * 8);
-	byte = (uint32_t)(bit / 8);
-	while (byte >= seg->data_len) {
-		byte -= seg->data_len;
-		seg = seg->next;
+	bit = (uint64_t)lo * 8 + roce_engine_rand(eng) % ((uint64_t)(len - lo) * 8);
+	if (m->nb_segs != 1) {
+		/* a payload by reference is the sender's memory (ROCE_ACCESS_ZERO_COPY): a copy */
+		struct rte_mbuf *flat = rte_pktmbuf_copy(m, eng->pool, 0, UINT32_MAX);
+
+		rte_pktmbuf_free(m);
+		if (flat == NULL) {
+			eng->stats.mbuf_alloc_fail++;
+			return NULL;
+		}
+		m = flat;
 	}
+	byte = (uint32_t)(bit / 8);
+	for (seg = m; byte >= seg->data_len; seg = seg->next)
+		byte -= seg->data_len;
 	rte_pktmbuf_mtod(seg, uint8_t *)[byte] ^= (uint8_t)(1u << (bit & 7));
 	m->ol_flags &= ~roce_wire_icrc_good;	/* the receiver must check this one */
+	return m;
 }
 
 /* The rule-based drops: drop_nth, drop_psn, drop_acks. */
@@ -256,7 +267,12 @@ static void dir_send_impaired(struct link_dir *d, struct rte_mbuf *m, roce_time_
 		return;
 	}
 	if (imp->corrupt > 0 && roce_engine_rand01(eng) < imp->corrupt) {
-		corrupt_frame(d, m);
+		m = corrupt_frame(d, m);
+		if (m == NULL) {		/* no mbuf for the copy: counted by the engine */
+			d->st.dropped++;
+			return;
+		}
+		e.m = m;
 		d->st.corrupted++;
 	}
 	if (imp->jitter)

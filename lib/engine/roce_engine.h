@@ -145,11 +145,26 @@ struct rte_mempool *roce_engine_pool(struct roce_engine *eng);
 /** Allocate an empty mbuf, or NULL (counted) when the pool is empty. */
 struct rte_mbuf *roce_engine_mbuf(struct roce_engine *eng);
 
+/**
+ * Two empty mbufs for a frame that carries its payload by reference (ROCE_ACCESS_ZERO_COPY,
+ * roce_wire_tmpl_build_mbuf_zc()), from a pool of small ones apart from the frames' own.
+ * @return false, and nothing allocated, if the engine runs on the wall clock (its frames may
+ *         leave the process) or the pool is empty: the caller then copies the payload
+ */
+bool roce_engine_zc_segs(struct roce_engine *eng, struct rte_mbuf *seg[2]);
+
+/**
+ * Make the pool of roce_engine_zc_segs() now (registering an MR with ROCE_ACCESS_ZERO_COPY
+ * does), not in the middle of a run. @return whether the engine carries payloads by reference
+ */
+bool roce_engine_zc_prepare(struct roce_engine *eng);
+
 /* Engine-wide counters. */
 struct roce_engine_stats {
 	uint64_t timers_fired;	/* events dispatched */
 	uint64_t timers_armed;	/* arm calls */
 	uint64_t mbuf_alloc_fail; /* pool empty */
+	uint64_t zc_frames;	/* frames given segments to carry a payload by reference */
 	uint32_t max_pending;	/* most timers armed at once */
 };
 
