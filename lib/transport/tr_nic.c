@@ -656,6 +656,27 @@ const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct r
 	return tmpl;
 }
 
+/*
+ * tr_pkt_build()'s frame with its payload by reference (roce_wire_tmpl_build_mbuf_zc()), or,
+ * when the engine has no segments for it, copied as any other.
+ */
+int tr_pkt_build_zc(struct roce_qp *qp, const struct roce_pkt *pkt,
+		    const struct roce_wire_tmpl *tmpl, struct rte_mbuf *m)
+{
+	struct rte_mbuf *seg[2];
+	int rc;
+
+	if (roce_engine_zc_segs(qp->dev->eng, seg)) {
+		rc = roce_wire_tmpl_build_mbuf_zc(tmpl, pkt, m, seg);
+		if (rc >= 0)
+			return rc;
+		rte_pktmbuf_free(seg[0]);
+		rte_pktmbuf_free(seg[1]);
+		rte_pktmbuf_reset(m);
+	}
+	return roce_wire_tmpl_build_mbuf_partial(tmpl, pkt, m);
+}
+
 /* tr_pkt_build() could not write the frame: the mbuf goes back, counted as for want of one. */
 void tr_pkt_build_failed(struct roce_qp *qp, struct rte_mbuf *m)
 {
@@ -759,23 +780,32 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 {
 	struct roce_pkt pkt;
 	struct roce_qp *qp;
+	unsigned int flags;
 	uint32_t mask;
 	int rc;
 
-	if (roce_unlikely(m->nb_segs != 1)) {
-		struct rte_mbuf *flat = rte_pktmbuf_copy(m, roce_engine_pool(dev->eng), 0, UINT32_MAX);
-
-		rte_pktmbuf_free(m);
-		if (flat == NULL || flat->nb_segs != 1) {
-			rte_pktmbuf_free(flat);
-			VERBS_CNT(dev, RX_MALFORMED);
-			return;
-		}
-		m = flat;
-	}
 	/* a frame a NIC of this process built and nothing has written since: ICRC offload */
-	rc = roce_wire_parse_rx(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-				(m->ol_flags & roce_wire_icrc_good) ? ROCE_PARSE_ICRC_CHECKED : 0, &pkt);
+	flags = (m->ol_flags & roce_wire_icrc_good) ? ROCE_PARSE_ICRC_CHECKED : 0;
+	rc = -EAGAIN;
+	if (roce_unlikely(m->nb_segs != 1)) {
+		struct rte_mbuf *flat;
+
+		/* its payload by reference (ROCE_ACCESS_ZERO_COPY) is read where it is */
+		rc = roce_wire_parse_rx_chain(m, flags, &pkt);
+		if (rc == -EAGAIN) {
+			flat = rte_pktmbuf_copy(m, roce_engine_pool(dev->eng), 0, UINT32_MAX);
+			rte_pktmbuf_free(m);
+			if (flat == NULL || flat->nb_segs != 1) {
+				rte_pktmbuf_free(flat);
+				VERBS_CNT(dev, RX_MALFORMED);
+				return;
+			}
+			m = flat;
+		}
+	}
+	if (rc == -EAGAIN)
+		rc = roce_wire_parse_rx(rte_pktmbuf_mtod(m, const uint8_t *),
+					rte_pktmbuf_data_len(m), flags, &pkt);
 	if (rc == 0 && pkt.kind == ROCE_KIND_PFC) {
 		nic_pfc_rx(dev, &pkt);
 		goto out;

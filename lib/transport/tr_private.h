@@ -133,19 +133,30 @@ void tr_pkt_gather(struct roce_qp *qp, struct roce_pkt *pkt, const struct roce_s
 		   uint32_t nsge, uint32_t offset);
 const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct roce_pkt *pkt);
 void tr_pkt_build_failed(struct roce_qp *qp, struct rte_mbuf *m);
+int tr_pkt_build_zc(struct roce_qp *qp, const struct roce_pkt *pkt,
+		    const struct roce_wire_tmpl *tmpl, struct rte_mbuf *m);
 void tr_nic_hdr_changed(struct roce_device *dev);
+
+/*
+ * The smallest payload a frame carries by reference (ROCE_ACCESS_ZERO_COPY): below it, the two
+ * more mbufs a frame then takes cost more than the copy (at 1 KiB, the 8:1 incast, whose
+ * payloads stay in cache, ran 6% slower by reference; docs/performance.md, "Session 19").
+ */
+#define TR_ZC_MIN 2048
 
 /*
  * Build @p pkt into a fresh mbuf, its headers from @p tmpl (from tr_pkt_init_conn()) or, if
  * NULL, from whichever of the QP's last two sets matches. The payload comes from pkt->payload
- * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries.
+ * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries;
+ * by reference if @p zc (the SGEs lie in an MR with ROCE_ACCESS_ZERO_COPY) and the engine can.
  * Inline: every frame a QP sends is built here; the rare paths are out of line.
  */
 TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 				     const struct roce_wire_tmpl *tmpl, const struct roce_sge *sge,
-				     uint32_t nsge, uint32_t offset)
+				     uint32_t nsge, uint32_t offset, bool zc)
 {
 	struct rte_mbuf *m = roce_engine_mbuf(qp->dev->eng);
+	int rc;
 
 	if (roce_unlikely(m == NULL)) {
 		VERBS_CNT(qp->dev, TX_NO_MBUF);
@@ -156,10 +167,12 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 
 		while (i < nsge && off >= sge[i].length)
 			off -= sge[i++].length;
-		if (i < nsge && sge[i].length - off >= pkt->payload_len)
+		if (i < nsge && sge[i].length - off >= pkt->payload_len) {
 			pkt->payload = (const uint8_t *)(uintptr_t)sge[i].addr + off;
-		else
+		} else {
 			tr_pkt_gather(qp, pkt, sge, nsge, offset);
+			zc = false;	/* the bytes are in the NIC's scratch buffer */
+		}
 	}
 	if (tmpl == NULL)
 		tmpl = tr_pkt_tmpl_pick(qp, pkt);
@@ -168,7 +181,11 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
 	 * lack them, then fails here as it would there.
 	 */
-	if (roce_unlikely((tmpl->valid ? roce_wire_tmpl_build_mbuf_partial(tmpl, pkt, m) : -EINVAL) < 0)) {
+	if (zc && pkt->payload_len >= TR_ZC_MIN && tmpl->valid)
+		rc = tr_pkt_build_zc(qp, pkt, tmpl, m);
+	else
+		rc = tmpl->valid ? roce_wire_tmpl_build_mbuf_partial(tmpl, pkt, m) : -EINVAL;
+	if (roce_unlikely(rc < 0)) {
 		tr_pkt_build_failed(qp, m);
 		return NULL;
 	}

@@ -171,7 +171,7 @@ static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe
 		req->noack_pkts = 0;
 		req->noack_bytes = 0;
 	}
-	m = tr_pkt_build(qp, &pkt, tmpl, wqe->sge, (uint32_t)wqe->wr.num_sge, 0);
+	m = tr_pkt_build(qp, &pkt, tmpl, wqe->sge, (uint32_t)wqe->wr.num_sge, 0, wqe->zc);
 	if (m == NULL)
 		return NULL;
 
@@ -295,9 +295,10 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	}
 	if (wqe->wr.send_flags & ROCE_SEND_INLINE) {
 		pkt.payload = wqe->inline_data + req->offset;
-		m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0);
+		m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0, false);
 	} else {
-		m = tr_pkt_build(qp, &pkt, tmpl, wqe->sge, (uint32_t)wqe->wr.num_sge, req->offset);
+		m = tr_pkt_build(qp, &pkt, tmpl, wqe->sge, (uint32_t)wqe->wr.num_sge, req->offset,
+				 wqe->zc);
 	}
 	if (m == NULL)
 		return NULL;

@@ -517,7 +517,8 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 	pkt.payload_len = len;
 	if (len != 0)
 		pkt.payload = (const uint8_t *)(uintptr_t)r->va;
-	m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0);
+	m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0,
+			 len != 0 && (r->mr->access & ROCE_ACCESS_ZERO_COPY));
 	if (m == NULL)
 		return NULL;
 	r->va += len;
@@ -543,7 +544,7 @@ static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
 	pkt.psn = resp->ack_psn;
 	pkt.aeth.syndrome = resp->ack == RESP_ACK_NAK ? resp->nak_syndrome : AETH_ACK_NO_CREDIT;
 	pkt.aeth.msn = resp->msn;
-	m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0);
+	m = tr_pkt_build(qp, &pkt, tmpl, NULL, 0, 0, false);
 	if (m == NULL)
 		return NULL;
 	if (resp->ack == RESP_ACK_ACK)

@@ -22,6 +22,14 @@ enum roce_access_flags {
 	ROCE_ACCESS_REMOTE_WRITE = 1 << 1,
 	ROCE_ACCESS_REMOTE_READ = 1 << 2,
 	ROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	/*
+	 * rocelab's own, with no libibverbs counterpart: frames carry the region's bytes by
+	 * reference, as a NIC's gather DMA reads them, instead of a copy taken when they are built.
+	 * The owner promises that the bytes neither change nor go away while any frame of the
+	 * engine may still hold them: until the engine is destroyed. A frame a link corrupts, or
+	 * that leaves the process, is copied first. Only a virtual-clock engine honours it.
+	 */
+	ROCE_ACCESS_ZERO_COPY = 1 << 30,
 };
 
 enum roce_qp_type {

@@ -35,7 +35,8 @@ int roce_dealloc_pd(struct roce_pd *pd)
 struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, unsigned int access)
 {
 	const unsigned int all = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
-				 ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
+				 ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC |
+				 ROCE_ACCESS_ZERO_COPY;
 	struct roce_device *dev = pd->dev;
 	struct roce_mr *mr;
 	uint32_t idx;
@@ -47,6 +48,8 @@ struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uns
 		errno = EINVAL;
 		return NULL;
 	}
+	if ((access & ROCE_ACCESS_ZERO_COPY) && !roce_engine_zc_prepare(dev->eng))
+		access &= ~(unsigned int)ROCE_ACCESS_ZERO_COPY;	/* its frames are copied */
 	idx = 0;
 	for (uint32_t n = 0; n < VERBS_MAX_MR - 1 && idx == 0; n++) {
 		uint32_t i = 1 + (dev->mr_next + n) % (VERBS_MAX_MR - 1); /* no key index 0 */

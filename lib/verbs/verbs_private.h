@@ -178,6 +178,7 @@ struct verbs_send_wqe {
 	enum verbs_wqe_state state;
 	enum roce_wc_status status;	/* completion status once DONE */
 	bool signaled;			/* generates a CQE on success */
+	bool zc;			/* one SGE, inside an MR with ROCE_ACCESS_ZERO_COPY */
 };
 
 /* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */

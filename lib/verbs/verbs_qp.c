@@ -411,6 +411,16 @@ static bool opcode_valid(enum roce_qp_type type, enum roce_wr_opcode op)
 	}
 }
 
+/* May the frames of @p sge carry its bytes by reference (ROCE_ACCESS_ZERO_COPY)? */
+static bool sge_zero_copy(const struct roce_device *dev, const struct roce_sge *sge)
+{
+	const struct roce_mr *mr = dev->mr[(sge->lkey >> 8) % VERBS_MAX_MR];
+
+	return mr != NULL && mr->lkey == sge->lkey && (mr->access & ROCE_ACCESS_ZERO_COPY) &&
+	       sge->addr >= (uintptr_t)mr->addr && sge->addr - (uintptr_t)mr->addr <= mr->length &&
+	       sge->length <= mr->length - (sge->addr - (uintptr_t)mr->addr);
+}
+
 static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 {
 	struct verbs_send_wqe *wqe;
@@ -444,6 +454,7 @@ static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 	wqe->state = WQE_POSTED;
 	wqe->status = ROCE_WC_SUCCESS;
 	wqe->signaled = qp->sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED);
+	wqe->zc = false;
 	if (wr->send_flags & ROCE_SEND_INLINE) {
 		/* inline: the data is taken now, the SGEs are not looked at again */
 		verbs_sge_copy(wr->sg_list, (uint32_t)wr->num_sge, 0, wqe->inline_data,
@@ -451,6 +462,7 @@ static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 		wqe->wr.num_sge = 0;
 	} else if (wr->num_sge == 1) {
 		wqe->sge[0] = wr->sg_list[0];
+		wqe->zc = sge_zero_copy(qp->dev, &wr->sg_list[0]);
 	} else {
 		memcpy(wqe->sge, wr->sg_list, sizeof(*wqe->sge) * (size_t)wr->num_sge);
 	}
