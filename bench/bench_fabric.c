@@ -25,6 +25,7 @@
 #include "bench_common.h"
 #include "roce_fabric.h"
 #include "roce_io.h"
+#include "roce_verbs.h"
 
 struct bench_case {
 	const char *name;
@@ -76,19 +77,21 @@ static double memcpy_floor(uint64_t hops, uint64_t bytes_per_hop)
 
 /*
  * The bytes' floor: what each data frame of a case costs however the events around it are
- * handled. The sender builds it into an mbuf as the NIC does (roce_wire_tmpl_build_mbuf_partial():
- * the headers and the payload copied from its buffer; no capture looks, so no ICRC) and the
- * receiver copies the payload into its buffer, over buffers as large as the case's flows' (walked
- * in order, as the flows walk them), in the same run. @return frames per second
+ * handled. The sender builds it into an mbuf as the NIC does (no capture looks, so no ICRC): a
+ * payload of ROCE_ZC_MIN bytes or more by reference (roce_wire_tmpl_build_mbuf_zc(), as the
+ * fabric's sources are registered), a shorter one copied in (roce_wire_tmpl_build_mbuf_partial());
+ * and the receiver copies the payload into its buffer, over buffers as large as the case's flows'
+ * (walked in order, as the flows walk them), in the same run. @return frames per second
  */
 static double bytes_floor(uint32_t payload, size_t buf_len)
 {
-	static struct rte_mempool *mp;
+	static struct rte_mempool *mp, *segs;
 	uint8_t *src = malloc(buf_len), *dst = malloc(buf_len);
-	struct rte_mbuf *m;
 	size_t span = buf_len - buf_len % payload, off = 0;
+	bool zc = payload >= ROCE_ZC_MIN;
 	uint32_t n = 200000;
 	struct roce_wire_tmpl t;
+	struct rte_mbuf *m;
 	struct roce_pkt pkt;
 	double t0, dt;
 
@@ -96,8 +99,10 @@ static double bytes_floor(uint32_t payload, size_t buf_len)
 		mp = rte_pktmbuf_pool_create("bench_floor", 63, 0, 0,
 					     RTE_PKTMBUF_HEADROOM + ROCE_TMPL_HDR_MAX + 4096 + 64,
 					     SOCKET_ID_ANY);
+	if (segs == NULL)
+		segs = rte_pktmbuf_pool_create("bench_floor_seg", 63, 0, 0, 64, SOCKET_ID_ANY);
 	m = mp != NULL ? rte_pktmbuf_alloc(mp) : NULL;
-	if (src == NULL || dst == NULL || span == 0 || m == NULL) {
+	if (src == NULL || dst == NULL || span == 0 || m == NULL || segs == NULL) {
 		rte_pktmbuf_free(m);
 		free(src);
 		free(dst);
@@ -117,14 +122,23 @@ static double bytes_floor(uint32_t payload, size_t buf_len)
 	}
 	t0 = bench_now();
 	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *seg[2];
+		const uint8_t *p;
 		int len;
 
 		pkt.psn = i & ROCE_PSN_MASK;
 		pkt.payload = src + off;
+		if (zc && rte_pktmbuf_alloc_bulk(segs, seg, 2) == 0 &&
+		    roce_wire_tmpl_build_mbuf_zc(&t, &pkt, m, seg) > 0) {
+			p = rte_pktmbuf_mtod(m->next, const uint8_t *);
+		} else {
+			len = roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m);
+			p = rte_pktmbuf_mtod_offset(m, const uint8_t *, len - ROCE_ICRC_LEN - payload);
+		}
+		memcpy(dst + off, p, payload);
+		if (m->next != NULL)
+			rte_pktmbuf_free(m->next);
 		rte_pktmbuf_reset(m);
-		len = roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m);
-		memcpy(dst + off, rte_pktmbuf_mtod_offset(m, uint8_t *, len - ROCE_ICRC_LEN - payload),
-		       payload);
 		off += payload;
 		if (off == span)
 			off = 0;

@@ -138,13 +138,6 @@ int tr_pkt_build_zc(struct roce_qp *qp, const struct roce_pkt *pkt,
 void tr_nic_hdr_changed(struct roce_device *dev);
 
 /*
- * The smallest payload a frame carries by reference (ROCE_ACCESS_ZERO_COPY): below it, the two
- * more mbufs a frame then takes cost more than the copy (at 1 KiB, the 8:1 incast, whose
- * payloads stay in cache, ran 6% slower by reference; docs/performance.md, "Session 19").
- */
-#define TR_ZC_MIN 2048
-
-/*
  * Build @p pkt into a fresh mbuf, its headers from @p tmpl (from tr_pkt_init_conn()) or, if
  * NULL, from whichever of the QP's last two sets matches. The payload comes from pkt->payload
  * if set, else from @p sge (@p nsge entries) at byte @p offset, gathered if it spans entries;
@@ -181,7 +174,7 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct roce_qp *qp, struct roce_pkt *pkt,
 	 * vector with an IP version other than 4 or 6): tr_pkt_init_conn()'s packet, which may
 	 * lack them, then fails here as it would there.
 	 */
-	if (zc && pkt->payload_len >= TR_ZC_MIN && tmpl->valid)
+	if (zc && pkt->payload_len >= ROCE_ZC_MIN && tmpl->valid)
 		rc = tr_pkt_build_zc(qp, pkt, tmpl, m);
 	else
 		rc = tmpl->valid ? roce_wire_tmpl_build_mbuf_partial(tmpl, pkt, m) : -EINVAL;

@@ -32,6 +32,13 @@ enum roce_access_flags {
 	ROCE_ACCESS_ZERO_COPY = 1 << 30,
 };
 
+/*
+ * The smallest payload a frame carries by reference (ROCE_ACCESS_ZERO_COPY): below it, the two
+ * more mbufs a frame then takes cost more than the copy (at 1 KiB, the 8:1 incast, whose
+ * payloads stay in cache, ran 6% slower by reference; docs/performance.md, "Session 19").
+ */
+#define ROCE_ZC_MIN 2048
+
 enum roce_qp_type {
 	ROCE_QPT_RC = 2,
 	ROCE_QPT_UC = 3,
