@@ -1319,6 +1319,53 @@ START_TEST(test_wall_clock)
 }
 END_TEST
 
+/*
+ * Segments for payloads by reference: a virtual-clock engine hands out two at a time, counted,
+ * until its pool of them (twice the frames' count) is empty; a wall-clock engine, whose frames
+ * may leave the process, none: its frames are copies.
+ */
+START_TEST(test_zc_segs)
+{
+	struct roce_engine_conf conf = { .clock = ROCE_CLOCK_VIRTUAL, .nb_mbufs = 8, .mbuf_data = 512 };
+	struct rte_mbuf *seg[2], *held[8][2];
+	struct roce_engine_stats st;
+	struct roce_engine *eng;
+
+	ck_assert_int_eq(roce_eal_init(NULL), 0);
+	eng = roce_engine_create(&conf);
+	ck_assert_ptr_nonnull(eng);
+	ck_assert(roce_engine_zc_prepare(eng));
+	for (int i = 0; i < 8; i++) {
+		ck_assert(roce_engine_zc_segs(eng, held[i]));
+		ck_assert(held[i][0] != held[i][1] && held[i][0]->buf_len >= 24 && held[i][1]->buf_len >= 8);
+	}
+	ck_assert(!roce_engine_zc_segs(eng, seg));	/* 16 segments for 8 frames: all out */
+	roce_engine_stats(eng, &st);
+	ck_assert_uint_eq(st.zc_frames, 8);
+	rte_pktmbuf_free(held[3][0]);
+	rte_pktmbuf_free(held[3][1]);
+	ck_assert(roce_engine_zc_segs(eng, seg));
+	rte_pktmbuf_free(seg[0]);
+	rte_pktmbuf_free(seg[1]);
+	for (int i = 0; i < 8; i++) {
+		if (i != 3) {
+			rte_pktmbuf_free(held[i][0]);
+			rte_pktmbuf_free(held[i][1]);
+		}
+	}
+	roce_engine_destroy(eng);
+
+	conf.clock = ROCE_CLOCK_WALL;
+	eng = roce_engine_create(&conf);
+	ck_assert_ptr_nonnull(eng);
+	ck_assert(!roce_engine_zc_prepare(eng));
+	ck_assert(!roce_engine_zc_segs(eng, seg));
+	roce_engine_stats(eng, &st);
+	ck_assert_uint_eq(st.zc_frames, 0);
+	roce_engine_destroy(eng);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -1334,6 +1381,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_rng);
 	tcase_add_test(tc, test_engine_errors);
 	tcase_add_test(tc, test_wall_clock);
+	tcase_add_test(tc, test_zc_segs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("links");
