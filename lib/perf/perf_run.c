@@ -178,6 +178,7 @@ static int host_init(struct perf_ctx *c, int h)
 	struct roce_device_conf dc = { 0 };
 	char name[16];
 	size_t len = (size_t)conf->nqp * c->nslots * c->slot;
+	bool zc;
 
 	snprintf(name, sizeof(name), "rocelab%d", h);
 	p->mac[0] = 0x02;
@@ -207,8 +208,15 @@ static int host_init(struct perf_ctx *c, int h)
 
 		memcpy(p->buf + i, &r, ROCE_MIN(8, len - i));
 	}
+	/*
+	 * The side whose memory a bandwidth test only reads (the client's for a WRITE or a SEND,
+	 * the server's for a READ; no one writes there, no stamp included) sends it by reference.
+	 */
+	zc = (h == 0 && (conf->test == ROCE_PERF_WRITE_BW || conf->test == ROCE_PERF_SEND_BW)) ||
+	     (h == 1 && conf->test == ROCE_PERF_READ_BW);
 	p->mr = roce_reg_mr(p->pd, p->buf, len, ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
-			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC);
+			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC |
+			    (zc ? ROCE_ACCESS_ZERO_COPY : 0));
 	if (p->mr == NULL)
 		return -ENOMEM;
 	p->lkey = roce_mr_lkey(p->mr);
