@@ -180,6 +180,23 @@ START_TEST(errors_unrunnable)
 	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\nafter = b\n"
 		 "[flow.b]\nsrc = h1\ndst = h2\nafter = a\n", star);
 	refused(text, "t.ini:9: [flow.a] after: the flows wait for each other in a cycle");
+	/* one that waits for itself; one that waits for a cycle it is not on (the cycle is named) */
+	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\nafter = a\n", star);
+	refused(text, "t.ini:9: [flow.a] after: no other flow called 'a'");
+	snprintf(text, sizeof(text), "%s[flow.z]\nsrc = h0\ndst = h1\nafter = a\n"
+		 "[flow.a]\nsrc = h0\ndst = h1\nafter = b\n[flow.b]\nsrc = h1\ndst = h2\n"
+		 "after = c\n[flow.c]\nsrc = h2\ndst = h0\nafter = a\n", star);
+	refused(text, "[flow.a] after: the flows wait for each other in a cycle ('a' waits for 'b', "
+		"which waits, in the end, for 'a')");
+	/* and chains without one: a waits for b, c for b too, b for nothing */
+	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\nafter = b\n"
+		 "[flow.b]\nsrc = h1\ndst = h2\n[flow.c]\nsrc = h2\ndst = h0\nafter = b\n", star);
+	{
+		struct roce_scenario *sc = parse(text);
+
+		ck_assert_msg(sc != NULL, "%s", err);
+		roce_scenario_destroy(sc);
+	}
 	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\nstart = 2ms\n", star);
 	refused(text, "t.ini:9: [flow.a] start: 2ms is not within the run (scenario.duration = 2ms)");
 	snprintf(text, sizeof(text), "%s[flow.a]\nsrc = h0\ndst = h1\n[event.e]\nat = 3ms\n"

@@ -1577,6 +1577,37 @@ static int cmp_flow_name(const void *a, const void *b)
 }
 
 /*
+ * Which flows lie on a cycle of 'after's: each flow waits for at most one, so a walk from each
+ * flow not yet seen meets either a flow seen on an earlier walk (no new cycle), or one of its
+ * own (a cycle from there on). Linear: an all-reduce over 500 hosts has 500 000 flows in
+ * chains of 1 000. @return a flag a flow, to free; NULL (no memory)
+ */
+static uint8_t *flows_on_cycles(const struct roce_scenario *sc)
+{
+	enum { NEW, ON_WALK, DONE };
+	uint8_t *state = calloc((size_t)sc->nflows + 1, 1), *cyclic = calloc((size_t)sc->nflows + 1, 1);
+
+	if (state == NULL || cyclic == NULL) {
+		free(state);
+		free(cyclic);
+		return NULL;
+	}
+	for (int i = 0; i < sc->nflows; i++) {
+		int j;
+
+		for (j = i; j >= 0 && state[j] == NEW; j = sc->flow[j].after)
+			state[j] = ON_WALK;
+		if (j >= 0 && state[j] == ON_WALK)	/* this walk came back: j's cycle */
+			for (int k = j; !cyclic[k]; k = sc->flow[k].after)
+				cyclic[k] = 1;
+		for (j = i; j >= 0 && state[j] == ON_WALK; j = sc->flow[j].after)
+			state[j] = DONE;
+	}
+	free(state);
+	return cyclic;
+}
+
+/*
  * What a flow needs to run at all: one IP version at both ends, a start within the run, no
  * 'after' chain that comes back to itself, and a name no other flow has.
  */
@@ -1584,31 +1615,37 @@ static int check_flows(struct reader *r)
 {
 	const struct roce_scenario *sc = r->sc;
 	const struct roce_sc_flow **by_name;
+	uint8_t *cyclic = flows_on_cycles(sc);
 
+	if (cyclic == NULL)
+		return -ENOMEM;
 	for (int i = 0; i < sc->nflows; i++) {
 		const struct roce_sc_flow *f = &sc->flow[i];
-		int j = f->after, steps = 0;
 
 		snprintf(r->section, sizeof(r->section), "flow.%s", f->name);
-		if (sc->host[f->src].ip_ver != sc->host[f->dst].ip_ver)
+		if (sc->host[f->src].ip_ver != sc->host[f->dst].ip_ver) {
+			free(cyclic);
 			return fail_at(r, NULL, "'%s' has an IPv%d address and '%s' an IPv%d one: a "
 				       "flow joins hosts of one IP version", sc->host[f->src].name,
 				       sc->host[f->src].ip_ver, sc->host[f->dst].name,
 				       sc->host[f->dst].ip_ver);
+		}
 		if (f->after < 0 && f->start >= sc->duration) {
 			char a[32], b[32];
 
+			free(cyclic);
 			return fail_at(r, "start", "%s is not within the run (scenario.duration = %s)",
 				       time_str(f->start, a, sizeof(a)),
 				       time_str(sc->duration, b, sizeof(b)));
 		}
-		while (j >= 0 && j != i && steps++ < sc->nflows)
-			j = sc->flow[j].after;
-		if (j == i)
+		if (cyclic[i]) {
+			free(cyclic);
 			return fail_at(r, "after", "the flows wait for each other in a cycle ('%s' "
 				       "waits for '%s', which waits, in the end, for '%s')", f->name,
 				       sc->flow[f->after].name, f->name);
+		}
 	}
+	free(cyclic);
 	by_name = malloc((size_t)sc->nflows * sizeof(*by_name));
 	if (by_name == NULL)
 		return -ENOMEM;
