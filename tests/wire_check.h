@@ -341,6 +341,42 @@ static inline const char *check_rebuild(const struct roce_pkt *pkt, uint8_t *scr
 	return NULL;
 }
 
+/* The fields a receive parse gives of an untagged RoCEv2 frame: NULL, or the first that differs. */
+static inline const char *rx_cmp(const struct roce_pkt *a, const struct roce_pkt *b)
+{
+	CHK_CMP(kind);
+	CHK_CMP(len);
+	CHK_CMP(nvlan);
+	CHK_CMP(ip_ver);
+	CHK_CMP(dscp);
+	CHK_CMP(ecn);
+	CHK_CMP(ttl);
+	CHK_CMP(sport);
+	CHK_CMP(dport);
+	CHK_CMP(opcode);
+	CHK_CMP(se);
+	CHK_CMP(pad);
+	CHK_CMP(becn);
+	CHK_CMP(dqpn);
+	CHK_CMP(ackreq);
+	CHK_CMP(psn);
+	CHK_CMP(payload);
+	CHK_CMP(payload_len);
+	CHK_CMP(icrc);
+	CHK_CMP(icrc_calc);
+	CHK_CMP(icrc_ok);
+	CHK_CMP(l3_off);
+	CHK_CMP(l4_off);
+	CHK_CMP(bth_off);
+	CHK_CMP(payload_off);
+	if (memcmp(a->dmac, b->dmac, 6) != 0 || memcmp(a->smac, b->smac, 6) != 0)
+		return "MAC";
+	if (memcmp(&a->src, &b->src, sizeof(a->src)) != 0 ||
+	    memcmp(&a->dst, &b->dst, sizeof(a->dst)) != 0)
+		return "address";
+	return ext_cmp(a, b);
+}
+
 /*
  * roce_wire_parse_rx(buf, len, @p flags) against roce_wire_parse(buf, len, 0): the same verdict,
  * and for a frame it accepts every field it promises the same (into a descriptor filled with
@@ -362,41 +398,7 @@ static inline const char *check_parse_rx_flags(const uint8_t *buf, uint32_t len,
 		return "parse_rx: another error";
 	if (rc != 0 || full.kind != ROCE_KIND_ROCEV2 || full.nvlan != 0)
 		return NULL;
-	{
-		const struct roce_pkt *a = &full, *b = &rx;
-
-		CHK_CMP(kind);
-		CHK_CMP(len);
-		CHK_CMP(nvlan);
-		CHK_CMP(ip_ver);
-		CHK_CMP(dscp);
-		CHK_CMP(ecn);
-		CHK_CMP(ttl);
-		CHK_CMP(sport);
-		CHK_CMP(dport);
-		CHK_CMP(opcode);
-		CHK_CMP(se);
-		CHK_CMP(pad);
-		CHK_CMP(becn);
-		CHK_CMP(dqpn);
-		CHK_CMP(ackreq);
-		CHK_CMP(psn);
-		CHK_CMP(payload);
-		CHK_CMP(payload_len);
-		CHK_CMP(icrc);
-		CHK_CMP(icrc_calc);
-		CHK_CMP(icrc_ok);
-		CHK_CMP(l3_off);
-		CHK_CMP(l4_off);
-		CHK_CMP(bth_off);
-		CHK_CMP(payload_off);
-		if (memcmp(a->dmac, b->dmac, 6) != 0 || memcmp(a->smac, b->smac, 6) != 0)
-			return "parse_rx: MAC";
-		if (memcmp(&a->src, &b->src, sizeof(a->src)) != 0 ||
-		    memcmp(&a->dst, &b->dst, sizeof(a->dst)) != 0)
-			return "parse_rx: address";
-		return ext_cmp(a, b);
-	}
+	return rx_cmp(&full, &rx);
 }
 
 /*
@@ -438,30 +440,7 @@ static inline const char *check_parse_rx_chain(const uint8_t *buf, uint32_t len,
 	if (rx.payload_off != cut1 || rx.payload_off + rx.payload_len != cut2 ||
 	    rx.payload_off + rx.payload_len + rx.pad + ROCE_ICRC_LEN != len)
 		return "parse_rx_chain: took a chain cut elsewhere than around the payload";
-	{
-		const struct roce_pkt *a = &rx, *b = &ch;
-
-		CHK_CMP(kind);
-		CHK_CMP(len);
-		CHK_CMP(ip_ver);
-		CHK_CMP(dscp);
-		CHK_CMP(ecn);
-		CHK_CMP(opcode);
-		CHK_CMP(pad);
-		CHK_CMP(dqpn);
-		CHK_CMP(ackreq);
-		CHK_CMP(psn);
-		CHK_CMP(payload);
-		CHK_CMP(payload_len);
-		CHK_CMP(icrc);
-		CHK_CMP(icrc_ok);
-		CHK_CMP(bth_off);
-		CHK_CMP(payload_off);
-		if (memcmp(&a->src, &b->src, sizeof(a->src)) != 0 ||
-		    memcmp(&a->dst, &b->dst, sizeof(a->dst)) != 0)
-			return "parse_rx_chain: address";
-		return ext_cmp(a, b);
-	}
+	return rx_cmp(&rx, &ch);
 }
 
 /*
