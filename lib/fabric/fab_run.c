@@ -611,6 +611,7 @@ static int build_flow(struct roce_fabric *fab, int i)
 	struct fab_flow *fl = &fab->flow[i];
 	struct fab_host *src = &fab->host[f->src], *dst = &fab->host[f->dst];
 	int cqe = (int)(f->nqp * f->depth + 8);
+	unsigned int zc;
 
 	fl->fab = fab;
 	fl->f = f;
@@ -636,11 +637,13 @@ static int build_flow(struct roce_fabric *fab, int i)
 	 * lives, so its frames carry it by reference, as a NIC's gather DMA reads it, rather than
 	 * a copy each (on a virtual clock; a wall clock copies).
 	 */
+	zc = roce_mtu_bytes(f->mtu ? f->mtu : fab->sc->mtu) >= ROCE_ZC_MIN &&
+	     f->size >= ROCE_ZC_MIN ? ROCE_ACCESS_ZERO_COPY : 0;	/* else no frame could */
 	fl->smr = roce_reg_mr(src->pd, fl->sbuf, f->size, ROCE_ACCESS_LOCAL_WRITE |
-			      (f->op == ROCE_FLOW_READ ? 0 : ROCE_ACCESS_ZERO_COPY));
+			      (f->op == ROCE_FLOW_READ ? 0 : zc));
 	fl->dmr = roce_reg_mr(dst->pd, fl->dbuf, f->size, ROCE_ACCESS_LOCAL_WRITE |
 			      ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-			      (f->op == ROCE_FLOW_READ ? ROCE_ACCESS_ZERO_COPY : 0));
+			      (f->op == ROCE_FLOW_READ ? zc : 0));
 	fl->scq = roce_create_cq(src->dev, cqe);
 	fl->rcq = roce_create_cq(dst->dev, cqe);
 	if (fl->smr == NULL || fl->dmr == NULL || fl->scq == NULL || fl->rcq == NULL)

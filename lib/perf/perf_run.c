@@ -212,8 +212,9 @@ static int host_init(struct perf_ctx *c, int h)
 	 * The side whose memory a bandwidth test only reads (the client's for a WRITE or a SEND,
 	 * the server's for a READ; no one writes there, no stamp included) sends it by reference.
 	 */
-	zc = (h == 0 && (conf->test == ROCE_PERF_WRITE_BW || conf->test == ROCE_PERF_SEND_BW)) ||
-	     (h == 1 && conf->test == ROCE_PERF_READ_BW);
+	zc = ((h == 0 && (conf->test == ROCE_PERF_WRITE_BW || conf->test == ROCE_PERF_SEND_BW)) ||
+	      (h == 1 && conf->test == ROCE_PERF_READ_BW)) &&
+	     roce_mtu_bytes(conf->mtu) >= ROCE_ZC_MIN && conf->size >= ROCE_ZC_MIN;
 	p->mr = roce_reg_mr(p->pd, p->buf, len, ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
 			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC |
 			    (zc ? ROCE_ACCESS_ZERO_COPY : 0));
