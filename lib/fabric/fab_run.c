@@ -637,8 +637,8 @@ static int build_flow(struct roce_fabric *fab, int i)
 	 * lives, so its frames carry it by reference, as a NIC's gather DMA reads it, rather than
 	 * a copy each (on a virtual clock; a wall clock copies).
 	 */
-	zc = roce_mtu_bytes(f->mtu ? f->mtu : fab->sc->mtu) >= ROCE_ZC_MIN &&
-	     f->size >= ROCE_ZC_MIN ? ROCE_ACCESS_ZERO_COPY : 0;	/* else no frame could */
+	zc = roce_zc_reachable(roce_mtu_bytes(f->mtu ? f->mtu : fab->sc->mtu), f->size) ?
+	     ROCE_ACCESS_ZERO_COPY : 0;
 	fl->smr = roce_reg_mr(src->pd, fl->sbuf, f->size, ROCE_ACCESS_LOCAL_WRITE |
 			      (f->op == ROCE_FLOW_READ ? 0 : zc));
 	fl->dmr = roce_reg_mr(dst->pd, fl->dbuf, f->size, ROCE_ACCESS_LOCAL_WRITE |

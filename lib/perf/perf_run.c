@@ -214,7 +214,7 @@ static int host_init(struct perf_ctx *c, int h)
 	 */
 	zc = ((h == 0 && (conf->test == ROCE_PERF_WRITE_BW || conf->test == ROCE_PERF_SEND_BW)) ||
 	      (h == 1 && conf->test == ROCE_PERF_READ_BW)) &&
-	     roce_mtu_bytes(conf->mtu) >= ROCE_ZC_MIN && conf->size >= ROCE_ZC_MIN;
+	     roce_zc_reachable(roce_mtu_bytes(conf->mtu), conf->size);
 	p->mr = roce_reg_mr(p->pd, p->buf, len, ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
 			    ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC |
 			    (zc ? ROCE_ACCESS_ZERO_COPY : 0));

@@ -39,6 +39,15 @@ enum roce_access_flags {
  */
 #define ROCE_ZC_MIN 2048
 
+/*
+ * Can a message of @p size bytes, at a path MTU of @p mtu_bytes, have a frame of ROCE_ZC_MIN
+ * or more? Only then is ROCE_ACCESS_ZERO_COPY worth the segment pool registering it makes.
+ */
+static inline bool roce_zc_reachable(uint32_t mtu_bytes, uint64_t size)
+{
+	return mtu_bytes >= ROCE_ZC_MIN && size >= ROCE_ZC_MIN;
+}
+
 enum roce_qp_type {
 	ROCE_QPT_RC = 2,
 	ROCE_QPT_UC = 3,
