@@ -8,6 +8,7 @@
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
+#include <rte_memory.h>
 
 #include "roce_engine.h"
 #include "roce_io.h"
@@ -1320,6 +1321,44 @@ START_TEST(test_wall_clock)
 END_TEST
 
 /*
+ * Where an engine's frames live: a virtual-clock engine's pool is private memory (on
+ * transparent huge pages), whatever the size of its mbufs, a 1 KiB MTU's as much as a jumbo
+ * frame's (objects under 4 KiB used to fall back to DPDK's memory, in 4 KiB pages and bounded by
+ * its -m); a wall-clock engine's frames may go to a DPDK port: DPDK's memory.
+ */
+START_TEST(test_pool_memory)
+{
+	/* 20 000 frames: enough 2 MiB chunks that two objects a 4 KiB page would fall short */
+	static const uint16_t data[] = { 192, 512, 1408, 4608 };
+	static struct rte_mbuf *m[20000];
+
+	ck_assert_int_eq(roce_eal_init(NULL), 0);
+	for (unsigned int i = 0; i < ROCE_DIM(data); i++) {
+		for (int wall = 0; wall < 2; wall++) {
+			struct roce_engine_conf conf = {
+				.clock = wall ? ROCE_CLOCK_WALL : ROCE_CLOCK_VIRTUAL,
+				.nb_mbufs = ROCE_DIM(m), .mbuf_data = data[i],
+			};
+			struct roce_engine *eng = roce_engine_create(&conf);
+			unsigned int n, dpdk = 0;
+
+			ck_assert_ptr_nonnull(eng);
+			for (n = 0; n < ROCE_DIM(m); n++) {
+				m[n] = roce_engine_mbuf(eng);
+				ck_assert_msg(m[n] != NULL, "data %u: mbuf %u", data[i], n);
+				dpdk += rte_mem_virt2memseg(m[n], NULL) != NULL;
+			}
+			ck_assert_msg(dpdk == (wall ? n : 0), "data %u, %s clock: %u of %u mbufs in "
+				      "DPDK's memory", data[i], wall ? "wall" : "virtual", dpdk, n);
+			for (n = 0; n < ROCE_DIM(m); n++)
+				rte_pktmbuf_free(m[n]);
+			roce_engine_destroy(eng);
+		}
+	}
+}
+END_TEST
+
+/*
  * Segments for payloads by reference: a virtual-clock engine hands out two at a time, counted,
  * until its pool of them (twice the frames' count) is empty; a wall-clock engine, whose frames
  * may leave the process, none: its frames are copies.
@@ -1381,6 +1420,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_rng);
 	tcase_add_test(tc, test_engine_errors);
 	tcase_add_test(tc, test_wall_clock);
+	tcase_add_test(tc, test_pool_memory);
 	tcase_add_test(tc, test_zc_segs);
 	suite_add_tcase(s, tc);
 

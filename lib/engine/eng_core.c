@@ -93,8 +93,15 @@ static struct rte_mempool *private_pool_create(const char *name, unsigned int nb
 	uint8_t *p;
 	int rc;
 
+	/*
+	 * No IOVA-contiguous objects: without that flag DPDK keeps each object inside one 4 KiB
+	 * page (the page size it assumes without hugetlbfs), so objects under 4 KiB (a 1 KiB MTU's
+	 * mbufs) packed two to a page, the chunks held fewer than @per_page, and every such pool
+	 * fell back to DPDK's memory. These frames go to no device.
+	 */
 	mp = rte_mempool_create_empty(name, nb, sizeof(struct rte_mbuf) + data, cache,
-				      sizeof(struct rte_pktmbuf_pool_private), SOCKET_ID_ANY, 0);
+				      sizeof(struct rte_pktmbuf_pool_private), SOCKET_ID_ANY,
+				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
 	if (mp == NULL)
 		return NULL;
 	rc = rte_mempool_set_ops_byname(mp, "stack", NULL);
@@ -159,8 +166,12 @@ static struct rte_mempool *pool_create(const struct roce_engine *eng, const char
 				      RTE_MEMPOOL_CACHE_MAX_SIZE);
 	struct rte_mempool *mp = NULL;
 
-	if (eng->clock == ROCE_CLOCK_VIRTUAL && !rte_eal_has_hugepages())
+	if (eng->clock == ROCE_CLOCK_VIRTUAL && !rte_eal_has_hugepages()) {
 		mp = private_pool_create(name, nb, cache, data);
+		if (mp == NULL)	/* slower, and bounded by the EAL's -m: say so */
+			ROCE_LOG(INFO, "%s: no private pool of %u mbufs of %u bytes (%s): DPDK's "
+				 "memory instead", eng->name, nb, data, rte_strerror(rte_errno));
+	}
 	if (mp == NULL)
 		mp = rte_pktmbuf_pool_create_by_ops(name, nb, cache, 0, data, SOCKET_ID_ANY,
 						    "stack");
@@ -211,7 +222,8 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 		 __atomic_fetch_add(&eng_instances, 1, __ATOMIC_RELAXED));
 	eng->pool = pool_create(eng, pool_name, nb, data);
 	if (eng->pool == NULL) {
-		ROCE_LOG(ERR, "%s: cannot create a pool of %u mbufs of %u bytes: %s", eng->name,
+		/* the caller reports the failure (errno): one line for the user, not two */
+		ROCE_LOG(INFO, "%s: cannot create a pool of %u mbufs of %u bytes: %s", eng->name,
 			 nb, data, rte_strerror(rte_errno));
 		errno = rte_errno == EINVAL ? EINVAL : ENOMEM;
 		goto err_free_timers;
