@@ -918,7 +918,11 @@ struct roce_fabric *roce_fabric_create(const struct roce_scenario *sc, char *err
 	ec.mbuf_data = (uint16_t)(mtu + 256 + RTE_PKTMBUF_HEADROOM);
 	fab->eng = roce_engine_create(&ec);
 	if (fab->eng == NULL) {
-		snprintf(err, errlen, "engine: %s (%u mbufs)", strerror(errno), ec.nb_mbufs);
+		/* sized above from the buffers and the flows: a scenario too large for this host */
+		snprintf(err, errlen, "cannot allocate %u mbufs of %u bytes (%.1f GiB) for the "
+			 "frames the switches' buffers and the flows can hold: %s", ec.nb_mbufs,
+			 (unsigned int)ec.mbuf_data, (double)ec.nb_mbufs *
+			 (ec.mbuf_data + sizeof(struct rte_mbuf)) / (1u << 30), strerror(errno));
 		goto err_free;
 	}
 	if (arena_init(fab, memory_needed(sc)) != 0)
