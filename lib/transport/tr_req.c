@@ -184,6 +184,23 @@ static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe
 }
 
 /*
+ * The checks before any WQE is looked at: the state lets requests out (SQD, IBA 10.3.1:
+ * messages already started are finished, retries included; no new one), no RNR wait, work
+ * queued, and (RC) the window of PSNs in flight open.
+ */
+static inline bool req_may_send(const struct roce_qp *qp)
+{
+	const struct tr_req *req = &qp->req;
+
+	if ((qp->state != ROCE_QPS_RTS &&
+	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
+	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
+		return false;
+	return qp->type != ROCE_QPT_RC ||
+	       roce_psn_diff(req->psn, qp->comp.psn) < TR_MAX_INFLIGHT_PSN;
+}
+
+/*
  * Would tr_req_next() build a request now, were the port free: one to send or resend, the
  * window open, an RNR wait over, a new WQE's fence and READ/atomic limits met? For reports
  * (roce_qp_wait); it changes nothing, so a WQE that fails its local checks counts as ready.
@@ -193,12 +210,7 @@ bool tr_req_ready(const struct roce_qp *qp)
 	const struct tr_req *req = &qp->req;
 	const struct verbs_send_wqe *wqe;
 
-	if ((qp->state != ROCE_QPS_RTS &&
-	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
-	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
-		return false;
-	if (qp->type == ROCE_QPT_RC &&
-	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
+	if (!req_may_send(qp))
 		return false;
 	if (qp->type != ROCE_QPT_RC || req->wqe != req->next_new)
 		return true;
@@ -219,13 +231,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	uint32_t idx, len, n;
 	uint8_t opcode;
 
-	/* SQD (IBA 10.3.1): messages already started are finished, retries included; no new one */
-	if ((qp->state != ROCE_QPS_RTS &&
-	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
-	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
-		return NULL;
-	if (qp->type == ROCE_QPT_RC &&
-	    roce_psn_diff(req->psn, qp->comp.psn) >= TR_MAX_INFLIGHT_PSN)
+	if (!req_may_send(qp))
 		return NULL;
 	wqe = verbs_sq_wqe(qp, req->wqe);
 	if (qp->type == ROCE_QPT_RC && req->wqe == req->next_new && req->offset == 0 &&
