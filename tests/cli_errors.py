@@ -32,23 +32,25 @@ def write(path, data):
         f.write(data)
 
 
-def ng_block(btype, body, trail=None):
-    """A little-endian pcapng block (draft-ietf-opsawg-pcapng section 4)."""
+def ng_block(btype, body, trail=None, order="<"):
+    """A pcapng block (draft-ietf-opsawg-pcapng section 4), little-endian unless order is ">"."""
     body += b"\0" * (-len(body) % 4)
     n = 12 + len(body)
-    return struct.pack("<II", btype, n) + body + struct.pack("<I", n if trail is None else trail)
+    return (struct.pack(order + "II", btype, n) + body +
+            struct.pack(order + "I", n if trail is None else trail))
 
 
-def ng_shb():
-    return ng_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+def ng_shb(order="<"):
+    return ng_block(0x0A0D0D0A, struct.pack(order + "IHHq", 0x1A2B3C4D, 1, 0, -1), order=order)
 
 
-def ng_idb(linktype, snaplen=65535):
-    return ng_block(1, struct.pack("<HHI", linktype, 0, snaplen))
+def ng_idb(linktype, snaplen=65535, order="<"):
+    return ng_block(1, struct.pack(order + "HHI", linktype, 0, snaplen), order=order)
 
 
-def ng_epb(ifc, data):
-    return ng_block(6, struct.pack("<IIIII", ifc, 0, 1, len(data), len(data)) + data)
+def ng_epb(ifc, data, order="<"):
+    return ng_block(6, struct.pack(order + "IIIII", ifc, 0, 1, len(data), len(data)) + data,
+                    order=order)
 
 
 def setup(rocelab, d):
@@ -93,6 +95,10 @@ def setup(rocelab, d):
           ng_shb() + ng_idb(1) + ng_epb(0, eth) + ng_idb(113) + ng_epb(1, sll))
     write(os.path.join(d, "snaplens.pcapng"),
           ng_shb() + ng_idb(1, 1500) + ng_epb(0, eth) + ng_idb(1) + ng_epb(1, eth))
+    # two sections, little- then big-endian: cat of captures from two hosts
+    write(os.path.join(d, "orders.pcapng"),
+          ng_shb() + ng_idb(1) + ng_epb(0, eth) +
+          ng_shb(">") + ng_idb(1, order=">") + ng_epb(0, eth, ">"))
 
 
 # name, argv after rocelab, exit code, words the line must hold, files that must not appear
@@ -111,6 +117,9 @@ CASES = [
      ["mixed.pcapng", "frame 2", "link type 113 (LINUX_SLL)", "-F pcap"], []),
     ("dissect: pcapng of two snapshot lengths", ["dissect", "snaplens.pcapng"], 1,
      ["snaplens.pcapng", "frame 2", "snapshot length 65535 after one of 1500", "editcap"], []),
+    ("dissect: pcapng of two byte orders", ["dissect", "orders.pcapng"], 1,
+     ["orders.pcapng", "frame 2", "big-endian byte order after one in little-endian",
+      "editcap -F pcapng"], []),
     ("dissect: unknown option", ["dissect", "--bogus", "good.pcap"], 2, ["--bogus"], []),
     ("dissect: bad filter", ["dissect", "-f", "udp port", "good.pcap"], 2, ["udp port"], []),
     ("dissect: bad format", ["dissect", "--format", "xml", "good.pcap"], 2, ["xml"], []),

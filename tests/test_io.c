@@ -435,6 +435,80 @@ START_TEST(pcap_mixed_linktypes)
 }
 END_TEST
 
+/*
+ * Two sections in two byte orders (`cat` of captures from a little- and a big-endian host): the
+ * first section's frames are read, from a file or a pipe, then one line names the byte orders
+ * and the conversion, not "corrupt". A block too long in one byte order is still damage.
+ */
+START_TEST(pcap_mixed_byte_orders)
+{
+	char path[256], err[512];
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	uint8_t frame[128];
+	const char *e;
+	struct ng g;
+	int n;
+
+	n = make_frame(frame, sizeof(frame), ROCE_OP_RC_SEND_ONLY, 1, 0);
+	ck_assert_int_gt(n, 0);
+	tmp_path(path, sizeof(path), "orders.pcapng");
+	for (int first_be = 0; first_be <= 1; first_be++) {
+		for (int pipe_in = 0; pipe_in <= 1; pipe_in++) {
+			int fds[2];
+
+			memset(&g, 0, sizeof(g));
+			ng_shb(&g, first_be);
+			ng_idb(&g, DLT_EN10MB);
+			ng_epb(&g, 0, 1, frame, (uint32_t)n);
+			ng_shb(&g, !first_be);
+			ng_idb(&g, DLT_EN10MB);
+			ng_epb(&g, 0, 2, frame, (uint32_t)n);
+			ng_write(&g, path);
+			if (pipe_in) {	/* the case runs in its own process: its stdin is its own */
+				ck_assert_int_eq(pipe(fds), 0);
+				ck_assert_int_eq(write(fds[1], g.b, g.len), (ssize_t)g.len);
+				close(fds[1]);
+				ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+				close(fds[0]);
+				clearerr(stdin);
+			}
+			r = roce_pcap_open(pipe_in ? "-" : path, NULL, err, sizeof(err));
+			ck_assert_msg(r != NULL, "%s", err);
+			ck_assert_int_eq(roce_pcap_next(r, &f), 1);
+			ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
+			e = roce_pcap_error(r);
+			ck_assert_msg(strstr(e, "frame 2: a pcapng section in ") != NULL, "%s", e);
+			ck_assert_msg(strstr(e, first_be ? "little-endian byte order after one in "
+					     "big-endian" : "big-endian byte order after one in "
+					     "little-endian") != NULL, "%s", e);
+			ck_assert_msg(strstr(e, "editcap -F pcapng") != NULL, "%s", e);
+			ck_assert_msg(strstr(e, "corrupt") == NULL, "%s", e);
+			roce_pcap_close(r);
+			if (pipe_in)	/* the rest of this pipe, buffered or not, before the next */
+				while (fgetc(stdin) != EOF)
+					;
+		}
+	}
+	/* one byte order, and a block whose length libpcap will not take: damage, as before */
+	memset(&g, 0, sizeof(g));
+	ng_shb(&g, false);
+	ng_idb(&g, DLT_EN10MB);
+	ng_epb(&g, 0, 1, frame, (uint32_t)n);
+	ng_put(&g, 6, 4);
+	ng_put(&g, 0x40000000, 4);
+	ng_put(&g, 0x1a2b3c4d, 4);	/* this byte order's magic: not a new section */
+	ng_write(&g, path);
+	r = roce_pcap_open(path, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_int_eq(roce_pcap_next(r, &f), 1);
+	ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
+	e = roce_pcap_error(r);
+	ck_assert_msg(strstr(e, "frame 2: file truncated or corrupt") != NULL, "%s", e);
+	roce_pcap_close(r);
+}
+END_TEST
+
 static bool have_shared(void)
 {
 	struct stat st;
@@ -1256,6 +1330,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, pcap_cooked);
 	tcase_add_test(tc, pcap_empty_pcapng);
 	tcase_add_test(tc, pcap_mixed_linktypes);
+	tcase_add_test(tc, pcap_mixed_byte_orders);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jsonl");

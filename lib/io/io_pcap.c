@@ -38,6 +38,8 @@
 #define LINKTYPE_MSG_TAIL " different from the type of the first interface"
 #define SNAPLEN_MSG_HEAD "an interface has a snapshot length "
 #define SNAPLEN_MSG_TAIL " different from the snapshot length of the first interface"
+/* ... and for a block too long: what a section in the other byte order looks like to it */
+#define BLOCKSIZE_MSG_HEAD "pcapng block size "
 
 struct roce_pcap_reader {
 	pcap_t *p;			/* libpcap's handle, nanosecond precision */
@@ -379,6 +381,33 @@ static bool libpcap_limit(struct roce_pcap_reader *r, const char *msg)
 	return true;
 }
 
+/*
+ * libpcap's error @p msg, when it is a section in the other byte order: libpcap reads one byte
+ * order a file, so it reads the new Section Header Block's length in the old one and calls the
+ * block too long. The four bytes after that header (libpcap's read stopped there) are the new
+ * section's byte-order magic: if they say so, r->err says what the file is and how to convert
+ * it (tshark and editcap read such a file: sections are independent, and `cat a.pcapng
+ * b.pcapng` of captures from two hosts makes one). @return true if it was that
+ */
+static bool libpcap_byte_order(struct roce_pcap_reader *r, const char *msg)
+{
+	bool host_be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	bool be = (pcap_is_swapped(r->p) != 0) != host_be;	/* the sections read so far */
+	FILE *fp = pcap_file(r->p);
+	uint8_t bom[4];
+
+	if (strncmp(msg, BLOCKSIZE_MSG_HEAD, strlen(BLOCKSIZE_MSG_HEAD)) != 0 || fp == NULL ||
+	    fread(bom, 1, sizeof(bom), fp) != sizeof(bom) || ng32(bom, !be) != PCAPNG_BOM)
+		return false;
+	snprintf(r->err, sizeof(r->err),
+		 "%s: frame %llu: a pcapng section in %s byte order after one in %s: libpcap reads "
+		 "one byte order a file; rewrite it in one first, e.g. editcap -F pcapng %s "
+		 "out.pcapng", r->path, (unsigned long long)r->n + 1,
+		 be ? "little-endian" : "big-endian", be ? "big-endian" : "little-endian",
+		 r->from_stdin ? "-" : r->path);
+	return true;
+}
+
 int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 {
 	struct pcap_pkthdr *h;
@@ -394,7 +423,8 @@ int roce_pcap_next(struct roce_pcap_reader *r, struct roce_pcap_frame *f)
 		if (rc == PCAP_ERROR_BREAK)
 			return 0;	/* end of file */
 		if (rc != 1) {
-			if (!libpcap_limit(r, pcap_geterr(r->p)))
+			if (!libpcap_limit(r, pcap_geterr(r->p)) &&
+			    !libpcap_byte_order(r, pcap_geterr(r->p)))
 				snprintf(r->err, sizeof(r->err),
 					 "%s: frame %llu: file truncated or corrupt: %s", r->path,
 					 (unsigned long long)r->n + 1, pcap_geterr(r->p));
