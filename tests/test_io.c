@@ -260,6 +260,19 @@ static void ng_write(const struct ng *g, const char *path)
 	ck_assert_int_eq(fclose(fp), 0);
 }
 
+/* Make @p g, on a pipe, this process's stdin (a case runs in its own process). */
+static void stdin_from(const struct ng *g)
+{
+	int fds[2];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(write(fds[1], g->b, g->len), (ssize_t)g->len);
+	close(fds[1]);
+	ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	clearerr(stdin);
+}
+
 /* Open @p path (or "-" with @p g on a pipe as stdin): NULL, or a reader with no frame at all. */
 static struct roce_pcap_reader *open_empty(const char *path, const struct ng *g, const char *bpf,
 					   char *err, size_t errlen)
@@ -267,16 +280,9 @@ static struct roce_pcap_reader *open_empty(const char *path, const struct ng *g,
 	struct roce_pcap_reader *r;
 	struct roce_pcap_frame f;
 	uint64_t first;
-	int fds[2];
 
-	if (g != NULL) {	/* the case runs in its own process: its stdin is its own */
-		ck_assert_int_eq(pipe(fds), 0);
-		ck_assert_int_eq(write(fds[1], g->b, g->len), (ssize_t)g->len);
-		close(fds[1]);
-		ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
-		close(fds[0]);
-		clearerr(stdin);
-	}
+	if (g != NULL)
+		stdin_from(g);
 	err[0] = '\0';
 	r = roce_pcap_open(path, bpf, err, errlen);
 	if (r == NULL) {
@@ -287,6 +293,27 @@ static struct roce_pcap_reader *open_empty(const char *path, const struct ng *g,
 	ck_assert_int_eq(roce_pcap_next(r, &f), 0);
 	ck_assert_int_eq(roce_pcap_next(r, &f), 0);
 	ck_assert_uint_eq(roce_pcap_frames_read(r, &first), 0);
+	return r;
+}
+
+/*
+ * Open @p path (written from @p g first, or "-" reading @p g from a pipe), read one frame and
+ * fail at the second. @return the reader, for its error
+ */
+static struct roce_pcap_reader *one_then_error(const char *path, const struct ng *g)
+{
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	char err[512];
+
+	if (strcmp(path, "-") == 0)
+		stdin_from(g);
+	else
+		ng_write(g, path);
+	r = roce_pcap_open(path, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_int_eq(roce_pcap_next(r, &f), 1);
+	ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
 	return r;
 }
 
@@ -421,11 +448,7 @@ START_TEST(pcap_mixed_linktypes)
 	ng_epb(&g, 0, 1, frame, (uint32_t)n);
 	ng_idb_snap(&g, DLT_EN10MB, 262144);
 	ng_epb(&g, 1, 2, frame, (uint32_t)n);
-	ng_write(&g, path);
-	r = roce_pcap_open(path, NULL, err, sizeof(err));
-	ck_assert_msg(r != NULL, "%s", err);
-	ck_assert_int_eq(roce_pcap_next(r, &f), 1);
-	ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
+	r = one_then_error(path, &g);
 	e = roce_pcap_error(r);
 	ck_assert_msg(strstr(e, "frame 2: an interface of snapshot length 262144 after one of 128")
 		      != NULL, "%s", e);
@@ -442,10 +465,9 @@ END_TEST
  */
 START_TEST(pcap_mixed_byte_orders)
 {
-	char path[256], err[512];
 	struct roce_pcap_reader *r;
-	struct roce_pcap_frame f;
 	uint8_t frame[128];
+	char path[256];
 	const char *e;
 	struct ng g;
 	int n;
@@ -454,29 +476,15 @@ START_TEST(pcap_mixed_byte_orders)
 	ck_assert_int_gt(n, 0);
 	tmp_path(path, sizeof(path), "orders.pcapng");
 	for (int first_be = 0; first_be <= 1; first_be++) {
+		memset(&g, 0, sizeof(g));
+		ng_shb(&g, first_be);
+		ng_idb(&g, DLT_EN10MB);
+		ng_epb(&g, 0, 1, frame, (uint32_t)n);
+		ng_shb(&g, !first_be);
+		ng_idb(&g, DLT_EN10MB);
+		ng_epb(&g, 0, 2, frame, (uint32_t)n);
 		for (int pipe_in = 0; pipe_in <= 1; pipe_in++) {
-			int fds[2];
-
-			memset(&g, 0, sizeof(g));
-			ng_shb(&g, first_be);
-			ng_idb(&g, DLT_EN10MB);
-			ng_epb(&g, 0, 1, frame, (uint32_t)n);
-			ng_shb(&g, !first_be);
-			ng_idb(&g, DLT_EN10MB);
-			ng_epb(&g, 0, 2, frame, (uint32_t)n);
-			ng_write(&g, path);
-			if (pipe_in) {	/* the case runs in its own process: its stdin is its own */
-				ck_assert_int_eq(pipe(fds), 0);
-				ck_assert_int_eq(write(fds[1], g.b, g.len), (ssize_t)g.len);
-				close(fds[1]);
-				ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
-				close(fds[0]);
-				clearerr(stdin);
-			}
-			r = roce_pcap_open(pipe_in ? "-" : path, NULL, err, sizeof(err));
-			ck_assert_msg(r != NULL, "%s", err);
-			ck_assert_int_eq(roce_pcap_next(r, &f), 1);
-			ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
+			r = one_then_error(pipe_in ? "-" : path, &g);
 			e = roce_pcap_error(r);
 			ck_assert_msg(strstr(e, "frame 2: a pcapng section in ") != NULL, "%s", e);
 			ck_assert_msg(strstr(e, first_be ? "little-endian byte order after one in "
@@ -498,11 +506,7 @@ START_TEST(pcap_mixed_byte_orders)
 	ng_put(&g, 6, 4);
 	ng_put(&g, 0x40000000, 4);
 	ng_put(&g, 0x1a2b3c4d, 4);	/* this byte order's magic: not a new section */
-	ng_write(&g, path);
-	r = roce_pcap_open(path, NULL, err, sizeof(err));
-	ck_assert_msg(r != NULL, "%s", err);
-	ck_assert_int_eq(roce_pcap_next(r, &f), 1);
-	ck_assert_int_eq(roce_pcap_next(r, &f), -EBADMSG);
+	r = one_then_error(path, &g);
 	e = roce_pcap_error(r);
 	ck_assert_msg(strstr(e, "frame 2: file truncated or corrupt") != NULL, "%s", e);
 	roce_pcap_close(r);
