@@ -372,7 +372,7 @@ START_TEST(test_forward)
 	struct roce_switch_pstats ps;
 	struct roce_switch_qstats qs;
 	struct roce_ip_addr a6 = { { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } };
-	struct roce_ip_addr b6 = a6;
+	struct roce_ip_addr b6 = a6, c6 = a6, d6 = a6;
 	struct roce_ip_addr net = ip4(10, 0, 1, 0);
 
 	roce_switch_defaults(&c);
@@ -432,6 +432,26 @@ START_TEST(test_forward)
 	ck_assert_uint_gt(qs.max_qbytes, 0);
 	ck_assert_uint_eq(H[1].rx, 100);
 	ck_assert_uint_eq(roce_switch_buffer_used(sw, NULL), 0);
+
+	/*
+	 * Host routes are found by address: a second /128 beside b6 in the same /64 (the two
+	 * differ only in their last eight bytes), added after lookups, takes its own frames and
+	 * leaves b6 its own; an address of that /64 with no /128 of its own still takes the /64.
+	 */
+	c6.b[15] = 3;
+	d6.b[15] = 9;
+	ck_assert_int_eq(roce_switch_add_route(sw, 6, &c6, 128, 1), 0);
+	host_start(&H[2], c6, 5);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[1].rx, 105);
+	host_start(&H[2], b6, 6);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[2].rx, 16);
+	host_start(&H[2], d6, 7);
+	roce_engine_run(eng, ROCE_TIME_NEVER);
+	ck_assert_uint_eq(H[0].rx, 7);
+	ck_assert_uint_eq(H[1].rx, 105);
+	ck_assert_uint_eq(H[2].rx, 16);
 	sw_totals(sw, 3);
 	teardown(eng, &sw, 1);
 }

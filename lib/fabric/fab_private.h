@@ -156,6 +156,10 @@ struct roce_switch {
 	/* a fabric's switch has a route per host: remember lookups rather than scan them all */
 	struct sw_route_cache cache[SW_ROUTE_CACHE];
 	bool cache_used;		/* some entry is filled */
+	/* the host routes (full-length prefixes) by address: a cache miss need not scan them */
+	int32_t *hosts;			/* open addressing: index in routes, or -1; NULL: none */
+	uint32_t hosts_mask;		/* slots - 1 */
+	bool hosts_dirty;		/* routes were inserted (indexes moved): rebuild first */
 	uint32_t last_route;		/* index of the route added or extended last */
 	struct sw_port *port;		/* conf.nports ports */
 };

@@ -262,16 +262,75 @@ static uint32_t flow_hash(const struct roce_switch *sw, const struct sw_hdr *h)
 	return rte_jhash_32b(key, ROCE_DIM(key), sw->conf.ecmp_seed);
 }
 
+/* Slot of a host address (two 64-bit words) in the host-route index. */
+static inline uint32_t host_slot(const struct roce_switch *sw, uint8_t ip_ver, const uint64_t a[2])
+{
+	uint64_t x = (a[0] ^ ip_ver) * 0x9e3779b97f4a7c15ull ^ a[1] * 0xc2b2ae3d27d4eb4full;
+
+	return (uint32_t)((x ^ (x >> 31)) * 0x9e3779b97f4a7c15ull >> 32) & sw->hosts_mask;
+}
+
+static bool is_host_route(const struct sw_route *r)
+{
+	return r->plen == (r->ip_ver == 4 ? 32 : 128);
+}
+
 /*
- * Index of the longest prefix holding @p h's destination, or -1: a scan of the sorted table.
- * It runs on every route cache miss, and a leaf-spine switch holds a route per host: masked
- * words, not fab_prefix_match()'s byte compare (80 instructions a route).
+ * Index the host routes by address, at most half full. Without memory the scan does it all,
+ * only slower.
  */
-static int32_t route_find(const struct roce_switch *sw, const struct sw_hdr *h)
+static void hosts_rebuild(struct roce_switch *sw)
+{
+	uint32_t n = 0, cap = 16;
+
+	sw->hosts_dirty = false;
+	free(sw->hosts);
+	sw->hosts = NULL;
+	for (uint32_t i = 0; i < sw->nroutes; i++)
+		n += is_host_route(&sw->routes[i]);
+	if (n == 0)
+		return;
+	while (cap < 2 * n)
+		cap *= 2;
+	sw->hosts = malloc(cap * sizeof(*sw->hosts));
+	if (sw->hosts == NULL)
+		return;
+	sw->hosts_mask = cap - 1;
+	memset(sw->hosts, 0xff, cap * sizeof(*sw->hosts));	/* -1: empty */
+	for (uint32_t i = 0; i < sw->nroutes; i++) {
+		const struct sw_route *r = &sw->routes[i];
+		uint32_t k;
+
+		if (!is_host_route(r))
+			continue;
+		for (k = host_slot(sw, r->ip_ver, r->pfx); sw->hosts[k] >= 0; k = (k + 1) & (cap - 1))
+			;
+		sw->hosts[k] = (int32_t)i;
+	}
+}
+
+/*
+ * Index of the longest prefix holding @p h's destination, or -1. It runs on every route cache
+ * miss, and a leaf-spine switch holds a route per host: a host route, the longest prefix there
+ * is, comes from the index; then a scan of the sorted table, masked words, not
+ * fab_prefix_match()'s byte compare (80 instructions a route).
+ */
+static int32_t route_find(struct roce_switch *sw, const struct sw_hdr *h)
 {
 	uint64_t a[2];
 
 	memcpy(a, h->dst.b, sizeof(a));
+	if (roce_unlikely(sw->hosts_dirty))
+		hosts_rebuild(sw);
+	if (sw->hosts != NULL) {
+		for (uint32_t k = host_slot(sw, h->ip_ver, a); sw->hosts[k] >= 0;
+		     k = (k + 1) & sw->hosts_mask) {
+			const struct sw_route *r = &sw->routes[sw->hosts[k]];
+
+			if (r->ip_ver == h->ip_ver && r->pfx[0] == a[0] && r->pfx[1] == a[1])
+				return sw->hosts[k];
+		}
+	}
 	for (uint32_t i = 0; i < sw->nroutes; i++) {
 		const struct sw_route *r = &sw->routes[i];
 
@@ -409,6 +468,7 @@ int roce_switch_add_route(struct roce_switch *sw, uint8_t ip_ver, const struct r
 	r->port[0] = port;
 	sw->nroutes++;
 	sw->last_route = pos;
+	sw->hosts_dirty = true;		/* indexes from @pos on moved */
 	return 0;
 }
 
@@ -771,6 +831,7 @@ void roce_switch_destroy(struct roce_switch *sw)
 		}
 	}
 	free(sw->routes);
+	free(sw->hosts);
 	free(sw->port);
 	free(sw);
 }
