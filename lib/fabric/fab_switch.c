@@ -303,8 +303,9 @@ static void hosts_rebuild(struct roce_switch *sw)
 
 		if (!is_host_route(r))
 			continue;
-		for (k = host_slot(sw, r->ip_ver, r->pfx); sw->hosts[k] >= 0; k = (k + 1) & (cap - 1))
-			;
+		k = host_slot(sw, r->ip_ver, r->pfx);
+		while (sw->hosts[k] >= 0)
+			k = (k + 1) & (cap - 1);
 		sw->hosts[k] = (int32_t)i;
 	}
 }
