@@ -1616,36 +1616,34 @@ static int check_flows(struct reader *r)
 	const struct roce_scenario *sc = r->sc;
 	const struct roce_sc_flow **by_name;
 	uint8_t *cyclic = flows_on_cycles(sc);
+	int rc = 0;
 
 	if (cyclic == NULL)
 		return -ENOMEM;
-	for (int i = 0; i < sc->nflows; i++) {
+	for (int i = 0; i < sc->nflows && rc == 0; i++) {
 		const struct roce_sc_flow *f = &sc->flow[i];
 
 		snprintf(r->section, sizeof(r->section), "flow.%s", f->name);
 		if (sc->host[f->src].ip_ver != sc->host[f->dst].ip_ver) {
-			free(cyclic);
-			return fail_at(r, NULL, "'%s' has an IPv%d address and '%s' an IPv%d one: a "
-				       "flow joins hosts of one IP version", sc->host[f->src].name,
-				       sc->host[f->src].ip_ver, sc->host[f->dst].name,
-				       sc->host[f->dst].ip_ver);
-		}
-		if (f->after < 0 && f->start >= sc->duration) {
+			rc = fail_at(r, NULL, "'%s' has an IPv%d address and '%s' an IPv%d one: a "
+				     "flow joins hosts of one IP version", sc->host[f->src].name,
+				     sc->host[f->src].ip_ver, sc->host[f->dst].name,
+				     sc->host[f->dst].ip_ver);
+		} else if (f->after < 0 && f->start >= sc->duration) {
 			char a[32], b[32];
 
-			free(cyclic);
-			return fail_at(r, "start", "%s is not within the run (scenario.duration = %s)",
-				       time_str(f->start, a, sizeof(a)),
-				       time_str(sc->duration, b, sizeof(b)));
-		}
-		if (cyclic[i]) {
-			free(cyclic);
-			return fail_at(r, "after", "the flows wait for each other in a cycle ('%s' "
-				       "waits for '%s', which waits, in the end, for '%s')", f->name,
-				       sc->flow[f->after].name, f->name);
+			rc = fail_at(r, "start", "%s is not within the run (scenario.duration = %s)",
+				     time_str(f->start, a, sizeof(a)),
+				     time_str(sc->duration, b, sizeof(b)));
+		} else if (cyclic[i]) {
+			rc = fail_at(r, "after", "the flows wait for each other in a cycle ('%s' "
+				     "waits for '%s', which waits, in the end, for '%s')", f->name,
+				     sc->flow[f->after].name, f->name);
 		}
 	}
 	free(cyclic);
+	if (rc != 0)
+		return rc;
 	by_name = malloc((size_t)sc->nflows * sizeof(*by_name));
 	if (by_name == NULL)
 		return -ENOMEM;

@@ -262,12 +262,23 @@ static uint32_t flow_hash(const struct roce_switch *sw, const struct sw_hdr *h)
 	return rte_jhash_32b(key, ROCE_DIM(key), sw->conf.ecmp_seed);
 }
 
-/* Slot of a host address (two 64-bit words) in the host-route index. */
+/*
+ * A multiplicative hash of an address (two 64-bit words) and its IP version, for the route
+ * cache's slots and the host-route index's. Only speed depends on it (an entry is used only if
+ * its address matches exactly); rte_jhash of the 16 bytes cost about 80 instructions a hop.
+ */
+static inline uint64_t addr_hash(uint8_t ip_ver, const uint64_t a[2])
+{
+	uint64_t x = (a[0] ^ ip_ver) * 0x9e3779b97f4a7c15ull;
+
+	x ^= a[1] * 0xc2b2ae3d27d4eb4full;
+	return (x ^ (x >> 29)) * 0x9e3779b97f4a7c15ull;
+}
+
+/* Slot of a host address in the host-route index. */
 static inline uint32_t host_slot(const struct roce_switch *sw, uint8_t ip_ver, const uint64_t a[2])
 {
-	uint64_t x = (a[0] ^ ip_ver) * 0x9e3779b97f4a7c15ull ^ a[1] * 0xc2b2ae3d27d4eb4full;
-
-	return (uint32_t)((x ^ (x >> 31)) * 0x9e3779b97f4a7c15ull >> 32) & sw->hosts_mask;
+	return (uint32_t)(addr_hash(ip_ver, a) >> 32) & sw->hosts_mask;
 }
 
 static bool is_host_route(const struct sw_route *r)
@@ -342,20 +353,13 @@ static int32_t route_find(struct roce_switch *sw, const struct sw_hdr *h)
 	return -1;
 }
 
-/*
- * Route cache slot of a destination: a multiplicative hash of its two 64-bit halves. Only
- * speed depends on it (an entry is used only if its address matches exactly); rte_jhash of the
- * 16 bytes cost about 80 instructions a hop.
- */
+/* Route cache slot of a destination. */
 static uint32_t cache_slot(const struct sw_hdr *h)
 {
-	uint64_t a, b;
+	uint64_t a[2];
 
-	memcpy(&a, h->dst.b, 8);
-	memcpy(&b, h->dst.b + 8, 8);
-	a = (a ^ h->ip_ver) * 0x9e3779b97f4a7c15ull;
-	a ^= b * 0xc2b2ae3d27d4eb4full;
-	return (uint32_t)((a ^ (a >> 29)) * 0x9e3779b97f4a7c15ull >> 40) % SW_ROUTE_CACHE;
+	memcpy(a, h->dst.b, sizeof(a));
+	return (uint32_t)(addr_hash(h->ip_ver, a) >> 40) % SW_ROUTE_CACHE;
 }
 
 /* @return the egress port, or -1 (no route) */
