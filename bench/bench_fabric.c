@@ -9,10 +9,12 @@
  *                 ConWeave send 1000-byte payloads), to set beside their hours
  * Beside them, the floor of any simulator that carries real frames: one memcpy of every frame
  * per hop (the same bytes, measured in the same run).
- *   bench_fabric [--quick] [--ms N] [CASE...]
- *     CASE     2-host, incast, leafspine, leafspine-1k (default: all four)
- *     --quick  the leaf-spines for 0.2 ms
- *     --ms N   the leaf-spines for N ms of virtual time (--ms 100: the ns-3 figures' 0.1 s)
+ *   bench_fabric [--quick] [--ms N] [--discard] [CASE...]
+ *     CASE       2-host, incast, leafspine, leafspine-1k (default: all four)
+ *     --quick    the leaf-spines for 0.2 ms
+ *     --ms N     the leaf-spines for N ms of virtual time (--ms 100: the ns-3 figures' 0.1 s)
+ *     --discard  the scenarios' payload = discard: the targets drop the bytes that arrive
+ *                (frames as before; ns-3 carries no payload at all)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +82,11 @@ static double memcpy_floor(uint64_t hops, uint64_t bytes_per_hop)
  * handled. The sender builds it into an mbuf as the NIC does (no capture looks, so no ICRC): a
  * payload of ROCE_ZC_MIN bytes or more by reference (roce_wire_tmpl_build_mbuf_zc(), as the
  * fabric's sources are registered), a shorter one copied in (roce_wire_tmpl_build_mbuf_partial());
- * and the receiver copies the payload into its buffer, over buffers as large as the case's flows'
- * (walked in order, as the flows walk them), in the same run. @return frames per second
+ * and the receiver copies the payload into its buffer (unless @p discard), over buffers as large
+ * as the case's flows' (walked in order, as the flows walk them), in the same run.
+ * @return frames per second
  */
-static double bytes_floor(uint32_t payload, size_t buf_len)
+static double bytes_floor(uint32_t payload, size_t buf_len, bool discard)
 {
 	static struct rte_mempool *mp, *segs;
 	uint8_t *src = malloc(buf_len), *dst = malloc(buf_len);
@@ -135,7 +138,10 @@ static double bytes_floor(uint32_t payload, size_t buf_len)
 			len = roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m);
 			p = rte_pktmbuf_mtod_offset(m, const uint8_t *, len - ROCE_ICRC_LEN - payload);
 		}
-		memcpy(dst + off, p, payload);
+		if (!discard)
+			memcpy(dst + off, p, payload);
+		else
+			bench_sink += p[0];
 		if (m->next != NULL)
 			rte_pktmbuf_free(m->next);
 		rte_pktmbuf_reset(m);
@@ -160,11 +166,13 @@ static void show_progress(void *arg, roce_time_t now, roce_time_t end)
 		(double)end / ROCE_MS);
 }
 
-static int run_case(const struct bench_case *bc)
+static int run_case(const struct bench_case *bc, bool discard)
 {
+	static const char *const set_discard[] = { "scenario.payload=discard" };
 	struct roce_run_conf rc = { 0 };
 	char err[512];
-	struct roce_scenario *sc = roce_scenario_parse(bc->name, bc->text, NULL, 0, err, sizeof(err));
+	struct roce_scenario *sc = roce_scenario_parse(bc->name, bc->text, set_discard, discard,
+						       err, sizeof(err));
 	struct roce_fabric *fab;
 	uint64_t events, hops, bytes = 0, frames = 0, footprint = 0;
 	uint32_t payload = 1024;
@@ -227,15 +235,17 @@ static int run_case(const struct bench_case *bc)
 	printf("%-12s %4d hosts %3d sw  %7.3f ms sim in %6.3f s wall (%6.3f s CPU)  "
 	       "%5.2f M events/s  %5.2f M hops/s wall, %5.2f per CPU s  sim/wall %.1e  "
 	       "| memcpy floor %6.2f M hops/s, bytes' floor %5.2f | %llu hops, %.2f events a hop, "
-	       "%ld page faults (%.3f s in the kernel)\n",
+	       "%ld page faults (%.3f s in the kernel)%s\n",
 	       bc->name, sc->nhosts, sc->nswitches, sim * 1e3, wall, cpu,
 	       (double)events / wall / 1e6, (double)hops / wall / 1e6, (double)hops / cpu / 1e6,
 	       sim / wall, memcpy_floor(hops, hops ? bytes / hops : 1024) / 1e6,
-	       frames ? (double)hops / (frames / bytes_floor(payload, footprint)) / 1e6 : 0.0,
+	       frames ? (double)hops / (frames / bytes_floor(payload, footprint, discard)) / 1e6 :
+	       0.0,
 	       (unsigned long long)hops, hops ? (double)events / hops : 0.0,
 	       ru1.ru_minflt - ru0.ru_minflt,
 	       (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-	       (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6);
+	       (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6,
+	       discard ? ", payloads discarded" : "");
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 	return 0;
@@ -249,7 +259,7 @@ int main(int argc, char **argv)
 		{ "leafspine", leafspine },
 		{ "leafspine-1k", leafspine_1k },
 	};
-	bool wanted[ROCE_DIM(cases)] = { false }, any = false;
+	bool wanted[ROCE_DIM(cases)] = { false }, any = false, discard = false;
 	double ms = 1.0;
 
 	for (int a = 1; a < argc; a++) {
@@ -257,6 +267,10 @@ int main(int argc, char **argv)
 
 		if (strcmp(argv[a], "--quick") == 0) {
 			ms = 0.2;
+			continue;
+		}
+		if (strcmp(argv[a], "--discard") == 0) {
+			discard = true;
 			continue;
 		}
 		if (strcmp(argv[a], "--ms") == 0) {
@@ -286,7 +300,7 @@ int main(int argc, char **argv)
 	make_leafspine(leafspine_1k, sizeof(leafspine_1k), "leafspine-1k", ms, 1024);
 	printf("bench_fabric: wall-clock speed of the fabric emulation (one core, virtual time)\n");
 	for (size_t i = 0; i < ROCE_DIM(cases); i++)
-		if ((wanted[i] || !any) && run_case(&cases[i]) != 0)
+		if ((wanted[i] || !any) && run_case(&cases[i], discard) != 0)
 			return EXIT_FAILURE;
 	printf("published: ns-3 (HPCC/ConWeave lineage, 1000-byte payloads) takes hours for 0.1 s of a "
 	       "128-host fabric on 8 cores (ConWeave README); Parsimon reports 11-27 h for 5 s of a "

@@ -2003,6 +2003,91 @@ static int post_sge(struct roce_qp *qp, enum roce_wr_opcode op, uint64_t wr_id,
 }
 
 /*
+ * Discarding regions (ROCE_ACCESS_DISCARD): WRITEs into one, READ responses into one and the
+ * part of a SEND that falls in one are checked and completed as usual, and dropped. The
+ * regions are mapped read-only: a byte stored there would kill the test. What lands in
+ * ordinary memory beside them (the rest of the SEND) is placed, and a WRITE past the region's
+ * end is still refused.
+ */
+START_TEST(test_rc_discard)
+{
+	static const uint32_t lens[] = { 3 * 4096 + 5, 4096, 1, 10001 };
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	const size_t map = 1 << 20;
+	struct roce_qp_stats st;
+	struct roce_mr *dmr[2];
+	struct roce_wc wc[4];
+	struct roce_qp *q[2];
+	uint8_t *sink[2];
+	uint64_t w = 0;
+
+	c.mtu = ROCE_MTU_4096;
+	fx_setup_seed(22);
+	connect_pair(q, &c);
+	for (int h = 0; h < 2; h++) {
+		sink[h] = mmap(NULL, map, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ck_assert(sink[h] != MAP_FAILED);
+		dmr[h] = roce_reg_mr(fx.h[h].pd, sink[h], map, ROCE_ACCESS_LOCAL_WRITE |
+				     ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_DISCARD);
+		ck_assert_ptr_nonnull(dmr[h]);
+	}
+	fill(0, 0, 65536, 3);
+	fill(1, 0, 65536, 5);
+	for (unsigned int i = 0; i < ROCE_DIM(lens); i++) {
+		/* host 0 WRITEs into host 1's sink, and READs host 1's buffer into its own sink */
+		ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, w++, fx.h[0].buf, roce_mr_lkey(fx.h[0].mr),
+					  lens[i], (uintptr_t)sink[1] + 64 * i,
+					  roce_mr_rkey(dmr[1])), 0);
+		ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_READ, w++, sink[0] + 64 * i,
+					  roce_mr_lkey(dmr[0]), lens[i], addr(1, 0),
+					  roce_mr_rkey(fx.h[1].mr)), 0);
+		ck_assert_int_eq(wait_wc(fx.h[0].scq, 2, wc), 2);
+		wc_ok(&wc[0], w - 2, ROCE_WC_RDMA_WRITE);
+		wc_ok(&wc[1], w - 1, ROCE_WC_RDMA_READ);
+	}
+	/* every byte was received and counted, though none was stored */
+	roce_qp_stats(q[1], &st);
+	ck_assert_uint_eq(st.rx_bytes, 3 * 4096 + 5 + 4096 + 1 + 10001);
+	roce_qp_stats(q[0], &st);
+	ck_assert_uint_eq(st.rx_bytes, 3 * 4096 + 5 + 4096 + 1 + 10001);
+
+	/* a SEND into two SGEs: 5000 bytes into the sink (dropped), the rest into host 0's buffer */
+	{
+		struct roce_sge sge[2] = {
+			{ .addr = (uintptr_t)sink[0], .length = 5000, .lkey = roce_mr_lkey(dmr[0]) },
+			{ .addr = addr(0, 200000), .length = 20000, .lkey = roce_mr_lkey(fx.h[0].mr) },
+		};
+		struct roce_recv_wr rwr = { .wr_id = 90, .sg_list = sge, .num_sge = 2 };
+
+		memset(fx.h[0].buf + 200000, 0, 20000);
+		ck_assert_int_eq(roce_post_recv(q[0], &rwr, NULL), 0);
+	}
+	ck_assert_int_eq(post_sge(q[1], ROCE_WR_SEND, 91, fx.h[1].buf, roce_mr_lkey(fx.h[1].mr),
+				  15000, 0, 0), 0);
+	ck_assert_int_eq(wait_wc(fx.h[1].scq, 1, wc), 1);
+	wc_ok(&wc[0], 91, ROCE_WC_SEND);
+	ck_assert_int_eq(wait_wc(fx.h[0].rcq, 1, wc), 1);
+	wc_ok(&wc[0], 90, ROCE_WC_RECV);
+	ck_assert_uint_eq(wc[0].byte_len, 15000);
+	ck_assert_mem_eq(fx.h[0].buf + 200000, fx.h[1].buf + 5000, 10000);
+	ck_assert_uint_eq(fx.h[0].buf[210000], 0);
+
+	/* the region's bounds still hold: a WRITE running past its end is a remote access error */
+	ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, 92, fx.h[0].buf, roce_mr_lkey(fx.h[0].mr),
+				  8192, (uintptr_t)sink[1] + map - 4096, roce_mr_rkey(dmr[1])), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 92);
+	ck_assert_int_eq(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	drain();
+	for (int h = 0; h < 2; h++)
+		ck_assert_int_eq(roce_dereg_mr(dmr[h]), 0);
+	fx_teardown_qps(q, 2);
+	munmap(sink[0], map);
+	munmap(sink[1], map);
+}
+END_TEST
+
+/*
  * Zero copy: WRITEs and a SEND from, and READs of, memory registered with ROCE_ACCESS_ZERO_COPY
  * travel by reference over a link that corrupts and drops frames and is captured. The data
  * arrives whole, every corrupted frame is caught by its ICRC, and nothing writes the sources:
@@ -2563,6 +2648,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_loss_dup_reorder);
 	tcase_add_test(tc, test_rc_corrupt);
 	tcase_add_test(tc, test_rc_zero_copy);
+	tcase_add_test(tc, test_rc_discard);
 	tcase_add_loop_test(tc, test_rc_psn_wrap, 0, 2);
 	tcase_add_test(tc, test_uc_loss);
 	tcase_add_test(tc, test_determinism);

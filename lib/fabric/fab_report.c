@@ -1040,6 +1040,10 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 		}
 	roce_table_add(t, "virtual time");
 	roce_table_add(t, "%.1f us", (double)roce_fabric_now(fab) / ROCE_US);
+	if (sc->discard) {
+		roce_table_add(t, "payloads at the targets");
+		roce_table_add(t, "discarded, not checked (payload = discard)");
+	}
 	roce_table_add(t, "frames delivered by links (hops)");
 	roce_table_add(t, "%" PRIu64, hops);
 	roce_table_add(t, "switch drops");

@@ -699,7 +699,7 @@ static int get_hosts(struct reader *r, const char *key, int **out, int *n)
 static int read_scenario(struct reader *r)
 {
 	static const char *const keys[] = { "name", "seed", "duration", "sample", "mtu",
-					    "timeout", "retry_cnt", "deadlock_check", NULL };
+					    "timeout", "retry_cnt", "deadlock_check", "payload", NULL };
 	struct roce_scenario *sc = r->sc;
 	const char *v;
 	uint64_t t = sc->timeout, rc = sc->retry_cnt;
@@ -716,6 +716,12 @@ static int read_scenario(struct reader *r)
 		return -EINVAL;
 	sc->timeout = (uint8_t)t;
 	sc->retry_cnt = (uint8_t)rc;
+	v = get(r, "payload");
+	if (v != NULL) {
+		if (strcmp(v, "place") != 0 && strcmp(v, "discard") != 0)
+			return fail_at(r, "payload", "expected place or discard, got '%s'", v);
+		sc->discard = strcmp(v, "discard") == 0;
+	}
 	if (sc->duration == 0)
 		return fail_at(r, "duration", "must be more than 0");
 	if (sc->sample != 0 && sc->duration / sc->sample > FAB_MAX_SAMPLES) {

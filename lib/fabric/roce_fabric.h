@@ -117,6 +117,8 @@ struct roce_scenario {
 	int ncc_kv;
 	bool deadlock_check;		/* look for PFC deadlocks at each sample */
 	uint32_t snaplen;		/* bytes of each frame the capture keeps; 0: all */
+	bool discard;			/* payload = discard: the flows' targets drop the bytes
+					 * that arrive (ROCE_ACCESS_DISCARD), nothing to check */
 };
 
 /** An empty scenario with the defaults (seed 1, 1 s at most, PMTU 1024, no CC). */
@@ -218,6 +220,8 @@ struct roce_flow_result {
 	bool done;			/* every message completed */
 	bool data_ok;			/* true until a message completes; then: the target's
 					 * bytes are the source's (else status "corrupt") */
+	bool discarded;			/* the scenario's payload = discard: the target drops
+					 * the bytes, data_ok checks nothing */
 	bool waiting;			/* nothing posted yet: its start time, or the end of the
 					 * flow it follows, is still to come */
 	bool rx_tracked;		/* the samples tracked its deliveries (sampling is on) */

@@ -438,8 +438,8 @@ static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t m
 			tr_qp_error(qp, wqe, ROCE_WC_BAD_RESP_ERR);
 			return;
 		}
-		verbs_sge_copy(wqe->sge, (uint32_t)wqe->wr.num_sge, qp->comp.read_offset,
-			       (uint8_t *)pkt->payload, pkt->payload_len, true);
+		verbs_sge_place(wqe->sge, (uint32_t)wqe->wr.num_sge, qp->comp.read_offset,
+				pkt->payload, pkt->payload_len, wqe->discard);
 		qp->comp.read_offset += pkt->payload_len;
 		qp->st.rx_bytes += pkt->payload_len;
 		qp->comp.psn = (pkt->psn + 1) & ROCE_PSN_MASK;

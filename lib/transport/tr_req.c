@@ -68,7 +68,7 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
 			return false;
 	}
 	rc = wqe->inline_data != NULL && (wqe->wr.send_flags & ROCE_SEND_INLINE) ? 0 :
-	     verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, access);
+	     verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, access, &wqe->discard);
 	if (rc == 0 && (wqe->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ||
 			wqe->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD) && wqe->length != 8)
 		rc = -EINVAL;
@@ -237,7 +237,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	if (qp->type == ROCE_QPT_RC && req->wqe == req->next_new && req->offset == 0 &&
 	    wqe->length < qp->mtu && !(wqe->wr.send_flags & (ROCE_SEND_INLINE | ROCE_SEND_FENCE)) &&
 	    (wqe->wr.opcode < ROCE_WR_RDMA_READ || wqe->wr.opcode == ROCE_WR_SEND_WITH_INV) &&
-	    verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, 0) == 0)
+	    verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, 0, NULL) == 0)
 		return req_next_short(qp, wqe);
 	if (req->wqe == req->next_new && !req_start(qp, wqe))
 		return NULL;

@@ -97,11 +97,11 @@ static void resp_uc_abort(struct roce_qp *qp)
 TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t hdr_extra)
 {
 	struct verbs_recv_wqe *w = qp->resp.wqe;
-	uint32_t len = pkt->payload_len + hdr_extra;
+	uint32_t len = pkt->payload_len + hdr_extra, discard;
 
 	if (qp->resp.wqe_offset + len > w->length)
 		return -EMSGSIZE;
-	if (verbs_sge_check(qp->pd, w->sge, w->num_sge, ROCE_ACCESS_LOCAL_WRITE) != 0)
+	if (verbs_sge_check(qp->pd, w->sge, w->num_sge, ROCE_ACCESS_LOCAL_WRITE, &discard) != 0)
 		return -EACCES;
 	if (hdr_extra != 0) {
 		/* UD: the 40-byte GRH area; a RoCEv2 IPv4 header sits in its last 20 bytes */
@@ -112,10 +112,10 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			memcpy(grh + 20, l3, 20);
 		else
 			memcpy(grh, l3, ROCE_GRH_LEN);
-		verbs_sge_copy(w->sge, w->num_sge, qp->resp.wqe_offset, grh, ROCE_GRH_LEN, true);
+		verbs_sge_place(w->sge, w->num_sge, qp->resp.wqe_offset, grh, ROCE_GRH_LEN, discard);
 	}
-	verbs_sge_copy(w->sge, w->num_sge, qp->resp.wqe_offset + hdr_extra, (uint8_t *)pkt->payload,
-		       pkt->payload_len, true);
+	verbs_sge_place(w->sge, w->num_sge, qp->resp.wqe_offset + hdr_extra, pkt->payload,
+			pkt->payload_len, discard);
 	qp->resp.wqe_offset += len;
 	qp->st.rx_bytes += pkt->payload_len;
 	return 0;
@@ -298,6 +298,7 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 			}
 			resp->wr_va = pkt->reth.va;
 			resp->wr_resid = pkt->reth.dmalen;
+			resp->wr_discard = (resp->wr_mr->access & ROCE_ACCESS_DISCARD) != 0;
 			resp->wqe_offset = pkt->reth.dmalen;	/* WRITE_WITH_IMM reports it */
 		}
 		if (pkt->payload_len > resp->wr_resid || (last && pkt->payload_len != resp->wr_resid) ||
@@ -321,10 +322,12 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 				}
 				return;
 			}
-			memcpy((uint8_t *)(uintptr_t)resp->wr_va, pkt->payload, pkt->payload_len);
+			if (!resp->wr_discard)
+				memcpy((uint8_t *)(uintptr_t)resp->wr_va, pkt->payload,
+				       pkt->payload_len);
 			resp_recv_done(qp, ROCE_WC_SUCCESS, ROCE_WC_RECV_RDMA_WITH_IMM, total,
 				       ROCE_WC_WITH_IMM, pkt->immdt, 0);
-		} else if (pkt->payload_len != 0) {
+		} else if (pkt->payload_len != 0 && !resp->wr_discard) {
 			memcpy((uint8_t *)(uintptr_t)resp->wr_va, pkt->payload, pkt->payload_len);
 		}
 		resp->wr_va += pkt->payload_len;

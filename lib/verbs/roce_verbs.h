@@ -30,6 +30,17 @@ enum roce_access_flags {
 	 * that leaves the process, is copied first. Only a virtual-clock engine honours it.
 	 */
 	ROCE_ACCESS_ZERO_COPY = 1 << 30,
+	/*
+	 * rocelab's own: the payload bytes that arrive for the region (an RDMA WRITE's, a READ
+	 * response's, a received SEND's, a UD receive's GRH area) are discarded, not stored, as
+	 * rdma-core's ibv_alloc_null_mr() does with writes; unlike a null MR it has an rkey, so it
+	 * can be a WRITE's target. Keys, bounds, rights and lengths are checked, and completions,
+	 * counters and frames are what they would be with the bytes stored. An atomic's operand
+	 * and original value are not payload: they are read and written as in any region. For
+	 * fabrics whose runs study the network, not the data: the copy of every payload into its
+	 * target is the largest single cost of a large fabric's hop (docs/performance.md).
+	 */
+	ROCE_ACCESS_DISCARD = 1 << 29,
 };
 
 /*

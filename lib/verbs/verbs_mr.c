@@ -36,7 +36,7 @@ struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uns
 {
 	const unsigned int all = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
 				 ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC |
-				 ROCE_ACCESS_ZERO_COPY;
+				 ROCE_ACCESS_ZERO_COPY | ROCE_ACCESS_DISCARD;
 	struct roce_device *dev = pd->dev;
 	struct roce_mr *mr;
 	uint32_t idx;
@@ -99,7 +99,7 @@ uint32_t roce_mr_rkey(const struct roce_mr *mr)
 }
 
 void verbs_sge_copy_list(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
-			 uint8_t *buf, uint32_t len, bool to_sge)
+			 uint8_t *buf, uint32_t len, bool to_sge, uint32_t skip)
 {
 	uint32_t i = 0;
 
@@ -109,10 +109,12 @@ void verbs_sge_copy_list(const struct roce_sge *sge, uint32_t num_sge, uint32_t 
 		uint32_t n = ROCE_MIN(len, sge[i].length - offset);
 		uint8_t *p = (uint8_t *)(uintptr_t)sge[i].addr + offset;
 
-		if (to_sge)
-			memcpy(p, buf, n);
-		else
+		if (to_sge) {
+			if (!((skip >> i) & 1))
+				memcpy(p, buf, n);
+		} else {
 			memcpy(buf, p, n);
+		}
 		buf += n;
 		len -= n;
 		offset = 0;

@@ -179,6 +179,7 @@ struct verbs_send_wqe {
 	enum roce_wc_status status;	/* completion status once DONE */
 	bool signaled;			/* generates a CQE on success */
 	bool zc;			/* one SGE, inside an MR with ROCE_ACCESS_ZERO_COPY */
+	uint32_t discard;		/* READ: the SGEs whose bytes are dropped (verbs_sge_check()) */
 };
 
 /* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */
@@ -247,6 +248,7 @@ struct tr_resp {
 	struct roce_mr *wr_mr;		/* WRITE: region */
 	uint64_t wr_va;			/* WRITE: next byte */
 	uint32_t wr_resid;		/* WRITE: bytes left */
+	bool wr_discard;		/* WRITE: the region drops its bytes (ROCE_ACCESS_DISCARD) */
 	bool uc_drop;			/* UC: dropping the rest of a broken message */
 	/* READ/atomic resources, a ring of max_dest_rd_atomic */
 	struct tr_resource *res;
@@ -439,9 +441,12 @@ static inline int verbs_mr_check(const struct roce_mr *mr, uint64_t va, uint64_t
 	return 0;
 }
 
-/* verbs_sge_copy() for any list: walks the SGEs. */
+/*
+ * verbs_sge_copy() and verbs_sge_place() for any list: walks the SGEs. Into them (@p to_sge),
+ * those whose bit is set in @p skip are left as they are.
+ */
 void verbs_sge_copy_list(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
-			 uint8_t *buf, uint32_t len, bool to_sge);
+			 uint8_t *buf, uint32_t len, bool to_sge, uint32_t skip);
 
 /**
  * Copy @p len bytes out of (to_sge false) or into (true) an SGE list at byte @p offset. Inline:
@@ -459,17 +464,38 @@ static inline void verbs_sge_copy(const struct roce_sge *sge, uint32_t num_sge, 
 			memcpy(buf, p, len);
 		return;
 	}
-	verbs_sge_copy_list(sge, num_sge, offset, buf, len, to_sge);
+	verbs_sge_copy_list(sge, num_sge, offset, buf, len, to_sge, 0);
+}
+
+/* A mask of SGEs, bit i for SGE i: those in regions with ROCE_ACCESS_DISCARD. */
+ROCE_STATIC_ASSERT(VERBS_MAX_SGE <= 32);
+
+/**
+ * Place @p len payload bytes into an SGE list at byte @p offset, except into the SGEs whose
+ * bit is set in @p discard (verbs_sge_check()'s mask): their bytes are dropped.
+ */
+static inline void verbs_sge_place(const struct roce_sge *sge, uint32_t num_sge, uint32_t offset,
+				   const uint8_t *buf, uint32_t len, uint32_t discard)
+{
+	if (num_sge == 1 && offset <= sge[0].length && len <= sge[0].length - offset) {
+		if (!(discard & 1))
+			memcpy((uint8_t *)(uintptr_t)sge[0].addr + offset, buf, len);
+		return;
+	}
+	verbs_sge_copy_list(sge, num_sge, offset, (uint8_t *)(uintptr_t)buf, len, true, discard);
 }
 
 /**
  * Check every SGE's lkey, bounds and (with LOCAL_WRITE in @p access) rights. Inline: every
- * message checks its SGEs once at each end.
+ * message checks its SGEs once at each end. With @p discard, also say which SGEs lie in
+ * regions with ROCE_ACCESS_DISCARD (bit i for SGE i; verbs_sge_place()).
  * @return 0 or -errno
  */
 static inline int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge, uint32_t num_sge,
-				  unsigned int access)
+				  unsigned int access, uint32_t *discard)
 {
+	uint32_t mask = 0;
+
 	for (uint32_t i = 0; i < num_sge; i++) {
 		struct roce_mr *mr;
 		int rc;
@@ -482,7 +508,11 @@ static inline int verbs_sge_check(struct roce_pd *pd, const struct roce_sge *sge
 		rc = verbs_mr_check(mr, sge[i].addr, sge[i].length, access);
 		if (rc != 0)
 			return rc;
+		if (mr->access & ROCE_ACCESS_DISCARD)
+			mask |= 1u << i;
 	}
+	if (discard != NULL)
+		*discard = mask;
 	return 0;
 }
 

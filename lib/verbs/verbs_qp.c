@@ -455,6 +455,7 @@ static int post_one(struct roce_qp *qp, const struct roce_send_wr *wr)
 	wqe->status = ROCE_WC_SUCCESS;
 	wqe->signaled = qp->sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED);
 	wqe->zc = false;
+	wqe->discard = 0;
 	if (wr->send_flags & ROCE_SEND_INLINE) {
 		/* inline: the data is taken now, the SGEs are not looked at again */
 		verbs_sge_copy(wr->sg_list, (uint32_t)wr->num_sge, 0, wqe->inline_data,
