@@ -144,6 +144,62 @@ START_TEST(generators)
 }
 END_TEST
 
+/* Where each host of a permutation of 16 sends, and whether each sends and receives once. */
+static void permutation_of(const char *extra, int *to)
+{
+	char text[512];
+	struct roce_scenario *sc;
+	int from[16] = { 0 };
+
+	snprintf(text, sizeof(text), "[topology]\nkind = leafspine\nleaves = 4\nspines = 2\n"
+		 "hosts_per_leaf = 4\n[pattern.p]\nkind = permutation\nhosts = all\n%s", extra);
+	sc = parse(text);
+	ck_assert_msg(sc != NULL, "%s", err);
+	ck_assert_int_eq(sc->nflows, 16);
+	for (int i = 0; i < 16; i++) {
+		ck_assert_int_eq(sc->flow[i].src, i);
+		ck_assert_int_ne(sc->flow[i].dst, i);
+		from[sc->flow[i].dst]++;
+		to[i] = sc->flow[i].dst;
+	}
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(from[i], 1);
+	roce_scenario_destroy(sc);
+}
+
+/*
+ * kind = permutation: every host sends to one other and receives from one; shift = K is
+ * i -> i + K, and without it the permutation follows the seed, a single cycle.
+ */
+START_TEST(pattern_permutation)
+{
+	int a[16], b[16], c[16];
+	int n = 0, h = 0;
+
+	permutation_of("shift = 5\n", a);
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(a[i], (i + 5) % 16);
+	permutation_of("", a);
+	permutation_of("[scenario]\nseed = 1\n", b);
+	permutation_of("[scenario]\nseed = 2\n", c);
+	ck_assert_mem_eq(a, b, sizeof(a));
+	ck_assert_msg(memcmp(a, c, sizeof(a)) != 0, "seeds 1 and 2 give the same permutation");
+	do {	/* one cycle through all 16 */
+		h = a[h];
+		n++;
+	} while (h != 0 && n <= 16);
+	ck_assert_int_eq(n, 16);
+	refused("[topology]\nkind = star\nhosts = 4\n[pattern.p]\nkind = permutation\n"
+		"hosts = all\nshift = 4\n", "t.ini:7: [pattern.p] shift: expected a whole number "
+		"from 1 to 3 (the hosts less one), got '4'");
+	refused("[topology]\nkind = star\nhosts = 4\n[pattern.p]\nkind = permutation\n"
+		"hosts = h1\n", "t.ini:6: [pattern.p] hosts: a permutation needs at least 2 hosts");
+	refused("[topology]\nkind = star\nhosts = 4\n[pattern.p]\nkind = incast\n"
+		"hosts = all\ndst = h0\nshift = 1\n", "[pattern.p] shift: only for kind = "
+		"permutation");
+}
+END_TEST
+
 START_TEST(errors)
 {
 	refused("[flow.x]\nsrc = h0\n", "t.ini");
@@ -1186,6 +1242,46 @@ static bool found(const struct roce_findings *fd, const char *start, const char 
 }
 
 /*
+ * scenarios/leafspine-128.ini, the 128-host fabric of issue 4's figures, for its first 300 us:
+ * 128 flows, host i to host i + 64, all under way and crossing the spines, bytes discarded and
+ * the targets' memory never touched.
+ */
+START_TEST(leafspine_128)
+{
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_file(SCENARIOS "/leafspine-128.ini", "scenario.duration=300us",
+					   &sc);
+	uint64_t len, spine_tx = 0;
+
+	ck_assert_int_eq(sc->nhosts, 128);
+	ck_assert_int_eq(sc->nswitches, 16);
+	ck_assert_int_eq(sc->nflows, 128);
+	ck_assert(sc->discard);
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+		const uint8_t *to = fab_flow_memory(fab, i, true, &len);
+
+		ck_assert_int_eq(sc->flow[i].dst, (i + 64) % 128);
+		roce_fabric_flow_result(fab, i, &r);
+		ck_assert_msg(r.messages >= 1 && r.errors == 0 && r.discarded,
+			      "flow %s: %" PRIu64 " messages, %" PRIu64 " errors", sc->flow[i].name,
+			      r.messages, r.errors);
+		ck_assert_uint_eq(to[len / 2], 0);
+	}
+	for (int s = 8; s < 16; s++)	/* the spines come after the leaves */
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_qstats q;
+
+			roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, 3, &q);
+			spine_tx += q.tx_frames;
+		}
+	ck_assert_uint_gt(spine_tx, 128 * 64);	/* every flow's 256 KiB message crossed them */
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
  * The same ring with a 2 ms PFC watchdog: it drops the stuck queues' frames, the cycle is broken
  * (a sample finds none), and the same routes make it again; each formation counts, the first
  * keeps its report, the watchdog's first drop is known, and the findings say so.
@@ -1931,6 +2027,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, values);
 	tcase_add_test(tc, custom_topology);
 	tcase_add_test(tc, generators);
+	tcase_add_test(tc, pattern_permutation);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, errors_unrunnable);
 	tcase_add_test(tc, set_overrides);
@@ -1941,6 +2038,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, host_interface);
 	tcase_add_test(tc, determinism);
 	tcase_add_test(tc, payload_discard);
+	tcase_add_test(tc, leafspine_128);
 	tcase_add_test(tc, capture_snaplen);
 	tcase_add_test(tc, quiet_ends);
 	tcase_add_test(tc, event_after_flows);

@@ -1289,11 +1289,64 @@ static int read_trace(struct reader *r, const struct roce_sc_flow *tmpl, const c
 	return 0;
 }
 
+/* splitmix64: the permutation pattern's draws, from the scenario's seed */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * kind = permutation: every host of the list sends to one other and receives from one. With
+ * shift = K, host i of the list sends to host i + K (mod N), the data-centre papers' shift
+ * pattern; without, to where a random cyclic permutation of the list (Sattolo's algorithm,
+ * drawn from the scenario's seed) sends it.
+ */
+static int permutation(struct reader *r, struct roce_sc_flow *f, const char *name,
+		       const int *hosts, int nh)
+{
+	const char *v = get(r, "shift");
+	uint64_t shift = 0, x = r->sc->seed;
+	int *to;
+
+	if (nh < 2)
+		return fail_at(r, "hosts", "a permutation needs at least 2 hosts");
+	if (v != NULL && (roce_parse_uint(v, (uint64_t)nh - 1, &shift) != 0 || shift == 0))
+		return fail_at(r, "shift", "expected a whole number from 1 to %d (the hosts less "
+			       "one), got '%s'", nh - 1, v);
+	to = malloc(sizeof(*to) * (size_t)nh);
+	if (to == NULL)
+		return fail_at(r, NULL, "out of memory");
+	for (int h = 0; h < nh; h++)
+		to[h] = (int)((uint64_t)h + shift) % nh;
+	if (shift == 0)
+		for (int h = nh - 1; h > 0; h--) {
+			int j = (int)(splitmix64(&x) % (uint64_t)h), t = to[h];
+
+			to[h] = to[j];
+			to[j] = t;
+		}
+	for (int h = 0; h < nh; h++) {
+		f->src = hosts[h];
+		f->dst = hosts[to[h]];
+		fab_name(f->name, sizeof(f->name), "%.20s.%s", name, r->sc->host[hosts[h]].name);
+		if (add_flow(r, f) == NULL) {
+			free(to);
+			return -EINVAL;
+		}
+	}
+	free(to);
+	return 0;
+}
+
 static int read_patterns(struct reader *r)
 {
 	static const char *const keys[] = { "kind", "hosts", "dst", "file", "op", "size", "count",
 					    "duration", "qps", "depth", "start", "priority", "dscp",
-					    "mtu", NULL };
+					    "mtu", "shift", NULL };
 	char (*names)[CFG_NAME_LEN];
 	int n = sections_with(r, "pattern.", &names);
 	int *hosts = NULL, nh = 0;
@@ -1309,7 +1362,8 @@ static int read_patterns(struct reader *r)
 			goto err;
 		kind = get(r, "kind");
 		if (kind == NULL) {
-			fail_at(r, NULL, "'kind' is missing (incast, alltoall, allreduce or trace)");
+			fail_at(r, NULL, "'kind' is missing (incast, alltoall, permutation, allreduce "
+				"or trace)");
 			goto err;
 		}
 		if (strcmp(kind, "trace") == 0) {
@@ -1331,6 +1385,10 @@ static int read_patterns(struct reader *r)
 					goto err;
 			}
 			continue;
+		}
+		if (get(r, "shift") != NULL && strcmp(kind, "permutation") != 0) {
+			fail_at(r, "shift", "only for kind = permutation");
+			goto err;
 		}
 		if (get_hosts(r, "hosts", &hosts, &nh) != 0)
 			goto err;
@@ -1361,6 +1419,9 @@ static int read_patterns(struct reader *r)
 					if (add_flow(r, &f) == NULL)
 						goto err;
 				}
+		} else if (strcmp(kind, "permutation") == 0) {
+			if (permutation(r, &f, names[i] + 8, hosts, nh) != 0)
+				goto err;
 		} else if (strcmp(kind, "allreduce") == 0) {
 			/*
 			 * Ring all-reduce of f.size bytes over N hosts: 2(N-1) steps; in each,
@@ -1399,7 +1460,8 @@ static int read_patterns(struct reader *r)
 			c->nhosts = nh;
 			c->size = chunk * (uint64_t)nh;
 		} else {
-			fail_at(r, "kind", "expected incast, alltoall, allreduce or trace, got '%s'", kind);
+			fail_at(r, "kind", "expected incast, alltoall, permutation, allreduce or trace, "
+				"got '%s'", kind);
 			goto err;
 		}
 		free(hosts);
