@@ -2035,9 +2035,9 @@ START_TEST(test_rc_discard)
 	fill(1, 0, 65536, 5);
 	for (unsigned int i = 0; i < ROCE_DIM(lens); i++) {
 		/* host 0 WRITEs into host 1's sink, and READs host 1's buffer into its own sink */
-		ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, w++, fx.h[0].buf, roce_mr_lkey(fx.h[0].mr),
-					  lens[i], (uintptr_t)sink[1] + 64 * i,
-					  roce_mr_rkey(dmr[1])), 0);
+		ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, w++, fx.h[0].buf,
+					  roce_mr_lkey(fx.h[0].mr), lens[i],
+					  (uintptr_t)sink[1] + 64 * i, roce_mr_rkey(dmr[1])), 0);
 		ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_READ, w++, sink[0] + 64 * i,
 					  roce_mr_lkey(dmr[0]), lens[i], addr(1, 0),
 					  roce_mr_rkey(fx.h[1].mr)), 0);
@@ -2051,11 +2051,13 @@ START_TEST(test_rc_discard)
 	roce_qp_stats(q[0], &st);
 	ck_assert_uint_eq(st.rx_bytes, 3 * 4096 + 5 + 4096 + 1 + 10001);
 
-	/* a SEND into two SGEs: 5000 bytes into the sink (dropped), the rest into host 0's buffer */
+	/* a SEND into two SGEs: 5000 bytes into the sink (dropped), the rest into host 0's */
 	{
 		struct roce_sge sge[2] = {
-			{ .addr = (uintptr_t)sink[0], .length = 5000, .lkey = roce_mr_lkey(dmr[0]) },
-			{ .addr = addr(0, 200000), .length = 20000, .lkey = roce_mr_lkey(fx.h[0].mr) },
+			{ .addr = (uintptr_t)sink[0], .length = 5000,
+			  .lkey = roce_mr_lkey(dmr[0]) },
+			{ .addr = addr(0, 200000), .length = 20000,
+			  .lkey = roce_mr_lkey(fx.h[0].mr) },
 		};
 		struct roce_recv_wr rwr = { .wr_id = 90, .sg_list = sge, .num_sge = 2 };
 
@@ -2073,8 +2075,9 @@ START_TEST(test_rc_discard)
 	ck_assert_uint_eq(fx.h[0].buf[210000], 0);
 
 	/* the region's bounds still hold: a WRITE running past its end is a remote access error */
-	ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, 92, fx.h[0].buf, roce_mr_lkey(fx.h[0].mr),
-				  8192, (uintptr_t)sink[1] + map - 4096, roce_mr_rkey(dmr[1])), 0);
+	ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, 92, fx.h[0].buf,
+				  roce_mr_lkey(fx.h[0].mr), 8192, (uintptr_t)sink[1] + map - 4096,
+				  roce_mr_rkey(dmr[1])), 0);
 	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 92);
 	ck_assert_int_eq(wc[0].status, ROCE_WC_REM_ACCESS_ERR);

@@ -699,7 +699,8 @@ static int get_hosts(struct reader *r, const char *key, int **out, int *n)
 static int read_scenario(struct reader *r)
 {
 	static const char *const keys[] = { "name", "seed", "duration", "sample", "mtu",
-					    "timeout", "retry_cnt", "deadlock_check", "payload", NULL };
+					    "timeout", "retry_cnt", "deadlock_check", "payload",
+					    NULL };
 	struct roce_scenario *sc = r->sc;
 	const char *v;
 	uint64_t t = sc->timeout, rc = sc->retry_cnt;
@@ -1362,8 +1363,8 @@ static int read_patterns(struct reader *r)
 			goto err;
 		kind = get(r, "kind");
 		if (kind == NULL) {
-			fail_at(r, NULL, "'kind' is missing (incast, alltoall, permutation, allreduce "
-				"or trace)");
+			fail_at(r, NULL, "'kind' is missing (incast, alltoall, permutation, "
+				"allreduce or trace)");
 			goto err;
 		}
 		if (strcmp(kind, "trace") == 0) {
@@ -1460,8 +1461,8 @@ static int read_patterns(struct reader *r)
 			c->nhosts = nh;
 			c->size = chunk * (uint64_t)nh;
 		} else {
-			fail_at(r, "kind", "expected incast, alltoall, permutation, allreduce or trace, "
-				"got '%s'", kind);
+			fail_at(r, "kind", "expected incast, alltoall, permutation, allreduce or "
+				"trace, got '%s'", kind);
 			goto err;
 		}
 		free(hosts);

@@ -112,7 +112,8 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			memcpy(grh + 20, l3, 20);
 		else
 			memcpy(grh, l3, ROCE_GRH_LEN);
-		verbs_sge_place(w->sge, w->num_sge, qp->resp.wqe_offset, grh, ROCE_GRH_LEN, discard);
+		verbs_sge_place(w->sge, w->num_sge, qp->resp.wqe_offset, grh, ROCE_GRH_LEN,
+				discard);
 	}
 	verbs_sge_place(w->sge, w->num_sge, qp->resp.wqe_offset + hdr_extra, pkt->payload,
 			pkt->payload_len, discard);

@@ -179,7 +179,7 @@ struct verbs_send_wqe {
 	enum roce_wc_status status;	/* completion status once DONE */
 	bool signaled;			/* generates a CQE on success */
 	bool zc;			/* one SGE, inside an MR with ROCE_ACCESS_ZERO_COPY */
-	uint32_t discard;		/* READ: the SGEs whose bytes are dropped (verbs_sge_check()) */
+	uint32_t discard;		/* READ: SGEs whose bytes are dropped (verbs_sge_check()) */
 };
 
 /* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */
@@ -248,7 +248,7 @@ struct tr_resp {
 	struct roce_mr *wr_mr;		/* WRITE: region */
 	uint64_t wr_va;			/* WRITE: next byte */
 	uint32_t wr_resid;		/* WRITE: bytes left */
-	bool wr_discard;		/* WRITE: the region drops its bytes (ROCE_ACCESS_DISCARD) */
+	bool wr_discard;		/* WRITE: the region drops bytes (ROCE_ACCESS_DISCARD) */
 	bool uc_drop;			/* UC: dropping the rest of a broken message */
 	/* READ/atomic resources, a ring of max_dest_rd_atomic */
 	struct tr_resource *res;
