@@ -1242,46 +1242,6 @@ static bool found(const struct roce_findings *fd, const char *start, const char 
 }
 
 /*
- * scenarios/leafspine-128.ini, the 128-host fabric of issue 4's figures, for its first 300 us:
- * 128 flows, host i to host i + 64, all under way and crossing the spines, bytes discarded and
- * the targets' memory never touched.
- */
-START_TEST(leafspine_128)
-{
-	struct roce_scenario *sc;
-	struct roce_fabric *fab = run_file(SCENARIOS "/leafspine-128.ini",
-					   "scenario.duration=300us", &sc);
-	uint64_t len, spine_tx = 0;
-
-	ck_assert_int_eq(sc->nhosts, 128);
-	ck_assert_int_eq(sc->nswitches, 16);
-	ck_assert_int_eq(sc->nflows, 128);
-	ck_assert(sc->discard);
-	for (int i = 0; i < sc->nflows; i++) {
-		struct roce_flow_result r;
-		const uint8_t *to = fab_flow_memory(fab, i, true, &len);
-
-		ck_assert_int_eq(sc->flow[i].dst, (i + 64) % 128);
-		roce_fabric_flow_result(fab, i, &r);
-		ck_assert_msg(r.messages >= 1 && r.errors == 0 && r.discarded,
-			      "flow %s: %" PRIu64 " messages, %" PRIu64 " errors", sc->flow[i].name,
-			      r.messages, r.errors);
-		ck_assert_uint_eq(to[len / 2], 0);
-	}
-	for (int s = 8; s < 16; s++)	/* the spines come after the leaves */
-		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
-			struct roce_switch_qstats q;
-
-			roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, 3, &q);
-			spine_tx += q.tx_frames;
-		}
-	ck_assert_uint_gt(spine_tx, 128 * 64);	/* every flow's first message crossed them */
-	roce_fabric_destroy(fab);
-	roce_scenario_destroy(sc);
-}
-END_TEST
-
-/*
  * The same ring with a 2 ms PFC watchdog: it drops the stuck queues' frames, the cycle is broken
  * (a sample finds none), and the same routes make it again; each formation counts, the first
  * keeps its report, the watchdog's first drop is known, and the findings say so.
@@ -2016,6 +1976,81 @@ START_TEST(payload_discard)
 	tab = table_csv(roce_fabric_summary_table(fab, 0));
 	ck_assert_msg(strstr(tab, "discarded, not checked") != NULL, "%s", tab);
 	free(tab);
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
+ * scenarios/leafspine-128.ini, the 128-host fabric of issue 4's figures, for its first 300 us:
+ * 128 flows, host i to host i + 64, all under way and crossing the spines, bytes discarded and
+ * the targets' memory never touched; its reaction-point chart spans the flows' mean rates.
+ */
+START_TEST(leafspine_128)
+{
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_file(SCENARIOS "/leafspine-128.ini",
+					   "scenario.duration=300us", &sc);
+	uint64_t len, spine_tx = 0;
+
+	ck_assert_int_eq(sc->nhosts, 128);
+	ck_assert_int_eq(sc->nswitches, 16);
+	ck_assert_int_eq(sc->nflows, 128);
+	ck_assert(sc->discard);
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_flow_result r;
+		const uint8_t *to = fab_flow_memory(fab, i, true, &len);
+
+		ck_assert_int_eq(sc->flow[i].dst, (i + 64) % 128);
+		roce_fabric_flow_result(fab, i, &r);
+		ck_assert_msg(r.messages >= 1 && r.errors == 0 && r.discarded,
+			      "flow %s: %" PRIu64 " messages, %" PRIu64 " errors", sc->flow[i].name,
+			      r.messages, r.errors);
+		ck_assert_uint_eq(to[len / 2], 0);
+	}
+	for (int s = 8; s < 16; s++)	/* the spines come after the leaves */
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_qstats q;
+
+			roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, 3, &q);
+			spine_tx += q.tx_frames;
+		}
+	ck_assert_uint_gt(spine_tx, 128 * 64);	/* every flow's first message crossed them */
+
+	/* its reaction-point chart: 12 of the 128 flows, the lowest mean rate and the highest */
+	{
+		int n = roce_fabric_nseries(fab, ROCE_SERIES_RATE_GBPS), lines = 0;
+		double lo = 1e9, hi = -1, drawn_lo = 1e9, drawn_hi = -1;
+		char *html = charts_html(fab), *fig = figure(html, "Reaction-point rate per flow");
+
+		ck_assert_int_eq(n, 128);
+		ck_assert_ptr_nonnull(fig);
+		for (int i = 0; i < n; i++) {
+			struct roce_series se;
+			double mean = 0;
+			char want[64];
+
+			roce_fabric_series(fab, ROCE_SERIES_RATE_GBPS, i, &se);
+			for (size_t k = 0; k < se.n; k++)
+				mean += se.v[k] / (double)se.n;
+			lo = ROCE_MIN(lo, mean);
+			hi = ROCE_MAX(hi, mean);
+			snprintf(want, sizeof(want), "data-name=\"%s\"", sc->flow[i].name);
+			if (strstr(fig, want) != NULL) {
+				drawn_lo = ROCE_MIN(drawn_lo, mean);
+				drawn_hi = ROCE_MAX(drawn_hi, mean);
+			}
+		}
+		for (const char *p = fig; (p = strstr(p, "class=\"series")) != NULL; p++)
+			lines++;
+		ck_assert_int_eq(lines, 12);
+		ck_assert_msg(lo < hi / 2, "mean rates %g to %g", lo, hi);
+		ck_assert_msg(drawn_lo == lo && drawn_hi == hi, "drawn: mean rates %g to %g of %g "
+			      "to %g", drawn_lo, drawn_hi, lo, hi);
+		ck_assert_ptr_nonnull(strstr(fig, "12 of the 128 flows, spread over their mean"));
+		free(fig);
+		free(html);
+	}
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);
 }

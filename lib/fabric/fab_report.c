@@ -1365,9 +1365,55 @@ out:
 	return ret;
 }
 
+struct mean_of {
+	double mean;
+	int i;
+};
+
+static int cmp_mean(const void *a, const void *b)
+{
+	const struct mean_of *x = a, *y = b;
+
+	if (x->mean != y->mean)
+		return x->mean < y->mean ? -1 : 1;
+	return x->i - y->i;
+}
+
+/*
+ * @p max (2 or more) of the @p n (more) series of @p kind spread over their means: ranked by
+ * mean, the lowest, the highest and evenly by rank between. Every reaction point starts at
+ * line rate, so the highest peaks are all alike (the first flows won); the means tell the
+ * flows DCQCN cut hard from those it hardly touched, which in a fabric is ECMP's doing.
+ */
+static int pick_spread(const struct roce_fabric *fab, enum roce_series_kind kind, int n, int max,
+		       bool *used)
+{
+	struct mean_of *m = calloc((size_t)n, sizeof(*m));
+
+	if (m == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct roce_series s;
+		double sum = 0;
+
+		roce_fabric_series(fab, kind, i, &s);
+		for (size_t j = 0; j < s.n; j++)
+			sum += s.v[j];
+		m[i].mean = s.n != 0 ? sum / (double)s.n : 0;
+		m[i].i = i;
+	}
+	qsort(m, (size_t)n, sizeof(*m), cmp_mean);
+	for (int k = 0; k < max; k++)
+		used[m[((size_t)k * (size_t)(n - 1) + (size_t)(max - 1) / 2) / (size_t)(max - 1)].i] =
+			true;
+	free(m);
+	return 0;
+}
+
 /*
  * Up to @p max series of @p kind as one chart, with the run's marks, on the run's time axis:
- * flows, for goodput, picked to cover the run, other series by the highest peaks; the legend
+ * flows, for goodput, picked to cover the run, reaction-point rates spread over their means,
+ * other series by the highest peaks; the legend
  * says how many were left out. Queues of 1 MB and more are drawn in MB (ticks of "12k" KB read
  * badly). A flow the scenario names on its own among a pattern's (a victim) stands out.
  */
@@ -1382,6 +1428,7 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
 	bool flows = kind == ROCE_SERIES_FLOW_GBPS || kind == ROCE_SERIES_RATE_GBPS;
 	bool cover = kind == ROCE_SERIES_FLOW_GBPS && n > max + 1;
+	bool spread = kind == ROCE_SERIES_RATE_GBPS && n > max + 1 && max >= 2;
 	double top = 0, scale = 1, *v = NULL;
 	const char *kb = ylabel != NULL ? strstr(ylabel, "KB") : NULL;
 	char mb[64], cap[600] = "";
@@ -1411,8 +1458,9 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 	c = roce_chart_create((enum roce_chart_kind)ck, title, "time (us)", ylabel);
 	if (c == NULL)
 		goto out;
-	if (cover) {
-		if (pick_covering(fab, n, max, used) != 0) {
+	if (cover || spread) {
+		if ((cover ? pick_covering(fab, n, max, used) :
+		     pick_spread(fab, kind, n, max, used)) != 0) {
 			roce_chart_destroy(c);
 			c = NULL;
 			goto out;
@@ -1449,6 +1497,13 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 			    "each in turn the flow whose time with goodput covers the most of the run "
 			    "no flow picked before covers, ties to the one that moved more bytes. The "
 			    "flow table lists every flow.", max, n);
+	} else if (spread) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "+ %d more flows, not drawn", n - max);
+		roce_chart_legend_note(c, note);
+		caption_add(cap, sizeof(cap), "%d of the %d flows, spread over their mean rates: "
+			    "ranked by mean, the lowest, the highest and evenly between.", max, n);
 	} else if (n > max) {
 		char note[64];
 
