@@ -2028,7 +2028,8 @@ START_TEST(test_rc_discard)
 		sink[h] = mmap(NULL, map, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		ck_assert(sink[h] != MAP_FAILED);
 		dmr[h] = roce_reg_mr(fx.h[h].pd, sink[h], map, ROCE_ACCESS_LOCAL_WRITE |
-				     ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_DISCARD);
+				     ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_ATOMIC |
+				     ROCE_ACCESS_DISCARD);
 		ck_assert_ptr_nonnull(dmr[h]);
 	}
 	fill(0, 0, 65536, 3);
@@ -2073,6 +2074,30 @@ START_TEST(test_rc_discard)
 	ck_assert_uint_eq(wc[0].byte_len, 15000);
 	ck_assert_mem_eq(fx.h[0].buf + 200000, fx.h[1].buf + 5000, 10000);
 	ck_assert_uint_eq(fx.h[0].buf[210000], 0);
+
+	/*
+	 * atomics: a FETCH_AND_ADD on host 1's sink, its original value into host 0's sink, reads
+	 * the sink's 0 and writes nothing; a second, into ordinary memory, finds 0 again
+	 */
+	for (int k = 0; k < 2; k++) {
+		struct roce_sge sge = {
+			.addr = k == 0 ? (uintptr_t)sink[0] + 4096 : addr(0, 300000), .length = 8,
+			.lkey = roce_mr_lkey(k == 0 ? dmr[0] : fx.h[0].mr),
+		};
+		struct roce_send_wr wr = {
+			.wr_id = 95 + (uint64_t)k, .sg_list = &sge, .num_sge = 1,
+			.opcode = ROCE_WR_ATOMIC_FETCH_AND_ADD, .send_flags = ROCE_SEND_SIGNALED,
+		};
+
+		memset(fx.h[0].buf + 300000, 0xee, 8);
+		wr.wr.atomic.remote_addr = (uintptr_t)sink[1] + 8192;
+		wr.wr.atomic.rkey = roce_mr_rkey(dmr[1]);
+		wr.wr.atomic.compare_add = 5;
+		ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
+		ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+		wc_ok(&wc[0], 95 + (uint64_t)k, ROCE_WC_FETCH_ADD);
+	}
+	ck_assert_mem_eq(fx.h[0].buf + 300000, (uint8_t[8]){ 0 }, 8);
 
 	/* the region's bounds still hold: a WRITE running past its end is a remote access error */
 	ck_assert_int_eq(post_sge(q[0], ROCE_WR_RDMA_WRITE, 92, fx.h[0].buf,

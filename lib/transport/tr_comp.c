@@ -429,7 +429,8 @@ static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t m
 	if (mask & ROCE_F_ATOMIC) {
 		uint64_t orig = pkt->atmack_orig;
 
-		verbs_sge_copy(wqe->sge, (uint32_t)wqe->wr.num_sge, 0, (uint8_t *)&orig, 8, true);
+		verbs_sge_place(wqe->sge, (uint32_t)wqe->wr.num_sge, 0, (const uint8_t *)&orig, 8,
+				wqe->discard);
 		qp->comp.psn = (pkt->psn + 1) & ROCE_PSN_MASK;
 		tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	} else {

@@ -215,11 +215,15 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 	resp_ack(qp, (qp->resp.epsn - 1) & ROCE_PSN_MASK);
 }
 
-static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *r)
+/* Read, and unless the region drops what is written to it (ROCE_ACCESS_DISCARD), write. */
+static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *r,
+				const struct roce_mr *mr)
 {
 	uint64_t *p = (uint64_t *)(uintptr_t)pkt->atmeth.va;
 
 	r->orig = *p;
+	if (mr->access & ROCE_ACCESS_DISCARD)
+		return;
 	if (pkt->opcode == ROCE_OP_RC_COMPARE_SWAP) {
 		if (r->orig == pkt->atmeth.cmp)
 			*p = pkt->atmeth.swap;
@@ -400,7 +404,7 @@ static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uin
 		resp->epsn = (pkt->psn + n) & ROCE_PSN_MASK;
 	} else {
 		r->last_psn = pkt->psn;
-		resp_execute_atomic(pkt, r);
+		resp_execute_atomic(pkt, r, mr);
 		resp->epsn = (pkt->psn + 1) & ROCE_PSN_MASK;
 	}
 	resp->msn = (resp->msn + 1) & 0xffffff;

@@ -31,12 +31,12 @@ enum roce_access_flags {
 	 */
 	ROCE_ACCESS_ZERO_COPY = 1 << 30,
 	/*
-	 * rocelab's own: the payload bytes that arrive for the region (an RDMA WRITE's, a READ
-	 * response's, a received SEND's, a UD receive's GRH area) are discarded, not stored, as
-	 * rdma-core's ibv_alloc_null_mr() does with writes; unlike a null MR it has an rkey, so it
-	 * can be a WRITE's target. Keys, bounds, rights and lengths are checked, and completions,
-	 * counters and frames are what they would be with the bytes stored. An atomic's operand
-	 * and original value are not payload: they are read and written as in any region. For
+	 * rocelab's own: nothing is ever written into the region. The bytes that arrive for it
+	 * (an RDMA WRITE's, a READ response's, a received SEND's, a UD receive's GRH area, an
+	 * atomic's original value) are dropped, and an atomic on it reads the region and leaves it
+	 * as it is, as rdma-core's ibv_alloc_null_mr() drops writes; unlike a null MR it has an
+	 * rkey, so it can be a WRITE's target. Keys, bounds, rights and lengths are checked, and
+	 * completions, counters and frames are what they would be with the bytes stored. For
 	 * fabrics whose runs study the network, not the data: the copy of every payload into its
 	 * target is the largest single cost of a large fabric's hop (docs/performance.md).
 	 */

@@ -179,7 +179,7 @@ struct verbs_send_wqe {
 	enum roce_wc_status status;	/* completion status once DONE */
 	bool signaled;			/* generates a CQE on success */
 	bool zc;			/* one SGE, inside an MR with ROCE_ACCESS_ZERO_COPY */
-	uint32_t discard;		/* READ: SGEs whose bytes are dropped (verbs_sge_check()) */
+	uint32_t discard;		/* READ, atomic: SGEs that drop bytes (verbs_sge_check()) */
 };
 
 /* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */
