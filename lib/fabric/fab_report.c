@@ -1403,9 +1403,8 @@ static int pick_spread(const struct roce_fabric *fab, enum roce_series_kind kind
 		m[i].i = i;
 	}
 	qsort(m, (size_t)n, sizeof(*m), cmp_mean);
-	for (int k = 0; k < max; k++)
-		used[m[((size_t)k * (size_t)(n - 1) + (size_t)(max - 1) / 2) / (size_t)(max - 1)].i] =
-			true;
+	for (size_t k = 0, last = (size_t)n - 1, steps = (size_t)max - 1; k <= steps; k++)
+		used[m[(k * last + steps / 2) / steps].i] = true;	/* rank k (n-1)/(max-1) */
 	free(m);
 	return 0;
 }
