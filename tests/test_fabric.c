@@ -197,6 +197,10 @@ START_TEST(pattern_permutation)
 	refused("[topology]\nkind = star\nhosts = 4\n[pattern.p]\nkind = incast\n"
 		"hosts = all\ndst = h0\nshift = 1\n", "[pattern.p] shift: only for kind = "
 		"permutation");
+	/* a misspelt kind is named as such, not as a key it does not take */
+	refused("[topology]\nkind = star\nhosts = 4\n[pattern.p]\nkind = permutaton\n"
+		"hosts = all\nshift = 1\n", "t.ini:5: [pattern.p] kind: expected incast, "
+		"alltoall, permutation, allreduce or trace, got 'permutaton'");
 }
 END_TEST
 

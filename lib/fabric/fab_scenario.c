@@ -1367,6 +1367,17 @@ static int read_patterns(struct reader *r)
 				"allreduce or trace)");
 			goto err;
 		}
+		if (strcmp(kind, "incast") != 0 && strcmp(kind, "alltoall") != 0 &&
+		    strcmp(kind, "permutation") != 0 && strcmp(kind, "allreduce") != 0 &&
+		    strcmp(kind, "trace") != 0) {
+			fail_at(r, "kind", "expected incast, alltoall, permutation, allreduce or "
+				"trace, got '%s'", kind);
+			goto err;
+		}
+		if (get(r, "shift") != NULL && strcmp(kind, "permutation") != 0) {
+			fail_at(r, "shift", "only for kind = permutation");
+			goto err;
+		}
 		if (strcmp(kind, "trace") == 0) {
 			if (get(r, "file") == NULL) {
 				fail_at(r, NULL, "'file' is missing");
@@ -1386,10 +1397,6 @@ static int read_patterns(struct reader *r)
 					goto err;
 			}
 			continue;
-		}
-		if (get(r, "shift") != NULL && strcmp(kind, "permutation") != 0) {
-			fail_at(r, "shift", "only for kind = permutation");
-			goto err;
 		}
 		if (get_hosts(r, "hosts", &hosts, &nh) != 0)
 			goto err;
@@ -1423,11 +1430,11 @@ static int read_patterns(struct reader *r)
 		} else if (strcmp(kind, "permutation") == 0) {
 			if (permutation(r, &f, names[i] + 8, hosts, nh) != 0)
 				goto err;
-		} else if (strcmp(kind, "allreduce") == 0) {
+		} else {
 			/*
-			 * Ring all-reduce of f.size bytes over N hosts: 2(N-1) steps; in each,
-			 * host i sends a size/N chunk to i+1, and may send step s+1 only once
-			 * it has received step s from i-1.
+			 * kind = allreduce: a ring all-reduce of f.size bytes over N hosts,
+			 * 2(N-1) steps; in each, host i sends a size/N chunk to i+1, and may
+			 * send step s+1 only once it has received step s from i-1.
 			 */
 			uint64_t chunk = (f.size + (uint64_t)nh - 1) / (uint64_t)nh;
 			int first = r->sc->nflows;
@@ -1460,10 +1467,6 @@ static int read_patterns(struct reader *r)
 			c->nflows = r->sc->nflows - first;
 			c->nhosts = nh;
 			c->size = chunk * (uint64_t)nh;
-		} else {
-			fail_at(r, "kind", "expected incast, alltoall, permutation, allreduce or "
-				"trace, got '%s'", kind);
-			goto err;
 		}
 		free(hosts);
 		hosts = NULL;
