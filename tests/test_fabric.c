@@ -1986,9 +1986,50 @@ START_TEST(payload_discard)
 END_TEST
 
 /*
+ * The chart @p title of @p html draws 12 of @p sc's flows, the one of the lowest mean of its
+ * series @p kind and the one of the highest among them, spread far enough apart to matter
+ * (the highest mean at least twice the lowest); its caption holds @p says.
+ */
+static void drawn_span(const struct roce_fabric *fab, const struct roce_scenario *sc,
+		       const char *html, const char *title, enum roce_series_kind kind,
+		       const char *says)
+{
+	double lo = 1e9, hi = -1, drawn_lo = 1e9, drawn_hi = -1;
+	char *fig = figure(html, title);
+	int lines = 0;
+
+	ck_assert_msg(fig != NULL, "no chart '%s'", title);
+	ck_assert_int_eq(roce_fabric_nseries(fab, kind), sc->nflows);
+	for (int i = 0; i < sc->nflows; i++) {
+		struct roce_series se;
+		double mean = 0;
+		char want[64];
+
+		roce_fabric_series(fab, kind, i, &se);
+		for (size_t k = 0; k < se.n; k++)
+			mean += se.v[k] / (double)se.n;
+		lo = ROCE_MIN(lo, mean);
+		hi = ROCE_MAX(hi, mean);
+		snprintf(want, sizeof(want), "data-name=\"%s\"", sc->flow[i].name);
+		if (strstr(fig, want) != NULL) {
+			drawn_lo = ROCE_MIN(drawn_lo, mean);
+			drawn_hi = ROCE_MAX(drawn_hi, mean);
+		}
+	}
+	for (const char *p = fig; (p = strstr(p, "class=\"series")) != NULL; p++)
+		lines++;
+	ck_assert_int_eq(lines, 12);
+	ck_assert_msg(lo < hi / 2, "%s: means %g to %g", title, lo, hi);
+	ck_assert_msg(drawn_lo == lo && drawn_hi == hi, "%s: drawn means %g to %g of %g to %g",
+		      title, drawn_lo, drawn_hi, lo, hi);
+	ck_assert_msg(strstr(fig, says) != NULL, "%s: caption lacks '%s'", title, says);
+	free(fig);
+}
+
+/*
  * scenarios/leafspine-128.ini, the 128-host fabric of issue 4's figures, for its first 300 us:
  * 128 flows, host i to host i + 64, all under way and crossing the spines, bytes discarded and
- * the targets' memory never touched; its reaction-point chart spans the flows' mean rates.
+ * the targets' memory never touched; its goodput and rate charts span the flows' means.
  */
 START_TEST(leafspine_128)
 {
@@ -2021,38 +2062,14 @@ START_TEST(leafspine_128)
 		}
 	ck_assert_uint_gt(spine_tx, 128 * 64);	/* every flow's first message crossed them */
 
-	/* its reaction-point chart: 12 of the 128 flows, the lowest mean rate and the highest */
+	/* its charts of goodput and rates: 12 of the 128 flows, the lowest mean and the highest */
 	{
-		int n = roce_fabric_nseries(fab, ROCE_SERIES_RATE_GBPS), lines = 0;
-		double lo = 1e9, hi = -1, drawn_lo = 1e9, drawn_hi = -1;
-		char *html = charts_html(fab), *fig = figure(html, "Reaction-point rate per flow");
+		char *html = charts_html(fab);
 
-		ck_assert_int_eq(n, 128);
-		ck_assert_ptr_nonnull(fig);
-		for (int i = 0; i < n; i++) {
-			struct roce_series se;
-			double mean = 0;
-			char want[64];
-
-			roce_fabric_series(fab, ROCE_SERIES_RATE_GBPS, i, &se);
-			for (size_t k = 0; k < se.n; k++)
-				mean += se.v[k] / (double)se.n;
-			lo = ROCE_MIN(lo, mean);
-			hi = ROCE_MAX(hi, mean);
-			snprintf(want, sizeof(want), "data-name=\"%s\"", sc->flow[i].name);
-			if (strstr(fig, want) != NULL) {
-				drawn_lo = ROCE_MIN(drawn_lo, mean);
-				drawn_hi = ROCE_MAX(drawn_hi, mean);
-			}
-		}
-		for (const char *p = fig; (p = strstr(p, "class=\"series")) != NULL; p++)
-			lines++;
-		ck_assert_int_eq(lines, 12);
-		ck_assert_msg(lo < hi / 2, "mean rates %g to %g", lo, hi);
-		ck_assert_msg(drawn_lo == lo && drawn_hi == hi, "drawn: mean rates %g to %g of %g "
-			      "to %g", drawn_lo, drawn_hi, lo, hi);
-		ck_assert_ptr_nonnull(strstr(fig, "12 of the 128 flows, spread over their mean"));
-		free(fig);
+		drawn_span(fab, sc, html, "Goodput per flow", ROCE_SERIES_FLOW_GBPS,
+			   "once the run is covered, the rest spread over the bytes");
+		drawn_span(fab, sc, html, "Reaction-point rate per flow", ROCE_SERIES_RATE_GBPS,
+			   "12 of the 128 flows, spread over their mean rates");
 		free(html);
 	}
 	roce_fabric_destroy(fab);

@@ -1294,12 +1294,52 @@ bool fab_flow_stands_out(const struct roce_scenario *sc, int f)
 	return false;
 }
 
+struct ranked {
+	double v;
+	int i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->i - y->i;
+}
+
+/*
+ * Mark @p max more of the @p n items not yet @p used, spread over their values @p v: ranked by
+ * value, the lowest, the highest and evenly by rank between (one: the highest).
+ */
+static int pick_spread(const double *v, int n, int max, bool *used)
+{
+	struct ranked *r = calloc((size_t)n + 1, sizeof(*r));
+	size_t m = 0;
+
+	if (r == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (!used[i])
+			r[m++] = (struct ranked){ .v = v[i], .i = i };
+	qsort(r, m, sizeof(*r), cmp_ranked);
+	if (max == 1 && m != 0)
+		used[r[m - 1].i] = true;
+	else if (max > 1 && m != 0)
+		for (size_t k = 0, steps = (size_t)max - 1; k <= steps && k < m; k++)
+			used[r[m <= (size_t)max ? k : (k * (m - 1) + steps / 2) / steps].i] = true;
+	free(r);
+	return 0;
+}
+
 /*
  * @p max of the @p n flows' goodput series that together cover the run: each in turn the one
  * whose span (its first to its last sample with goodput) covers the most samples no flow picked
  * covers, ties to the one that moved more bytes, then the first. The highest peaks would not
  * do: flows at line rate tie, and the first won (an all-reduce's first ring steps, then a flat
- * line to the end). O(max (n + samples)).
+ * line to the end). Once the run is covered, the rest spread over the bytes the flows moved
+ * (pick_spread()): the flows that all ran the whole run (a permutation on a leaf-spine) show
+ * the slowest beside the fastest. O(max (n + samples) + n log n).
  */
 static int pick_covering(const struct roce_fabric *fab, int n, int max, bool *used)
 {
@@ -1351,6 +1391,10 @@ static int pick_covering(const struct roce_fabric *fab, int n, int max, bool *us
 				best_gain = gain;
 			}
 		}
+		if (best_gain == 0) {
+			ret = pick_spread(sum, n, ROCE_MIN(n, max) - k, used);
+			goto out;
+		}
 		used[best] = true;
 		for (long j = first[best]; j >= 0 && j <= last[best]; j++)
 			covered[j] = true;
@@ -1363,50 +1407,6 @@ out:
 	free(sum);
 	free(covered);
 	return ret;
-}
-
-struct mean_of {
-	double mean;
-	int i;
-};
-
-static int cmp_mean(const void *a, const void *b)
-{
-	const struct mean_of *x = a, *y = b;
-
-	if (x->mean != y->mean)
-		return x->mean < y->mean ? -1 : 1;
-	return x->i - y->i;
-}
-
-/*
- * @p max (2 or more) of the @p n (more) series of @p kind spread over their means: ranked by
- * mean, the lowest, the highest and evenly by rank between. Every reaction point starts at
- * line rate, so the highest peaks are all alike (the first flows won); the means tell the
- * flows DCQCN cut hard from those it hardly touched, which in a fabric is ECMP's doing.
- */
-static int pick_spread(const struct roce_fabric *fab, enum roce_series_kind kind, int n, int max,
-		       bool *used)
-{
-	struct mean_of *m = calloc((size_t)n, sizeof(*m));
-
-	if (m == NULL)
-		return -ENOMEM;
-	for (int i = 0; i < n; i++) {
-		struct roce_series s;
-		double sum = 0;
-
-		roce_fabric_series(fab, kind, i, &s);
-		for (size_t j = 0; j < s.n; j++)
-			sum += s.v[j];
-		m[i].mean = s.n != 0 ? sum / (double)s.n : 0;
-		m[i].i = i;
-	}
-	qsort(m, (size_t)n, sizeof(*m), cmp_mean);
-	for (size_t k = 0, last = (size_t)n - 1, steps = (size_t)max - 1; k <= steps; k++)
-		used[m[(k * last + steps / 2) / steps].i] = true;	/* rank k (n-1)/(max-1) */
-	free(m);
-	return 0;
 }
 
 /*
@@ -1424,16 +1424,17 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 	struct roce_chart *c = NULL;
 	int n = roce_fabric_nseries(fab, kind);
 	double *peak = calloc((size_t)n + 1, sizeof(double));
+	double *mean = calloc((size_t)n + 1, sizeof(double));
 	bool *used = calloc((size_t)n + 1, sizeof(bool));
 	bool flows = kind == ROCE_SERIES_FLOW_GBPS || kind == ROCE_SERIES_RATE_GBPS;
 	bool cover = kind == ROCE_SERIES_FLOW_GBPS && n > max + 1;
-	bool spread = kind == ROCE_SERIES_RATE_GBPS && n > max + 1 && max >= 2;
+	bool spread = kind == ROCE_SERIES_RATE_GBPS && n > max + 1;
 	double top = 0, scale = 1, *v = NULL;
 	const char *kb = ylabel != NULL ? strstr(ylabel, "KB") : NULL;
 	char mb[64], cap[600] = "";
 	size_t vlen = 0, drawn = 0;
 
-	if (peak == NULL || used == NULL)
+	if (peak == NULL || mean == NULL || used == NULL)
 		goto out;
 	if (n == max + 1)	/* one more line, rather than a note that one is not drawn */
 		max = n;
@@ -1441,8 +1442,10 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 		struct roce_series s;
 
 		roce_fabric_series(fab, kind, i, &s);
-		for (size_t j = 0; j < s.n; j++)
+		for (size_t j = 0; j < s.n; j++) {
 			peak[i] = ROCE_MAX(peak[i], s.v[j]);
+			mean[i] += s.v[j] / (double)s.n;
+		}
 		top = ROCE_MAX(top, peak[i]);
 		vlen = ROCE_MAX(vlen, s.n);
 	}
@@ -1458,8 +1461,7 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 	if (c == NULL)
 		goto out;
 	if (cover || spread) {
-		if ((cover ? pick_covering(fab, n, max, used) :
-		     pick_spread(fab, kind, n, max, used)) != 0) {
+		if ((cover ? pick_covering(fab, n, max, used) : pick_spread(mean, n, max, used)) != 0) {
 			roce_chart_destroy(c);
 			c = NULL;
 			goto out;
@@ -1494,8 +1496,9 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 		roce_chart_legend_note(c, note);
 		caption_add(cap, sizeof(cap), "%d of the %d flows, picked to span the whole run: "
 			    "each in turn the flow whose time with goodput covers the most of the run "
-			    "no flow picked before covers, ties to the one that moved more bytes. The "
-			    "flow table lists every flow.", max, n);
+			    "no flow picked before covers, ties to the one that moved more bytes; once "
+			    "the run is covered, the rest spread over the bytes the flows moved, from "
+			    "the fewest to the most. The flow table lists every flow.", max, n);
 	} else if (spread) {
 		char note[64];
 
@@ -1513,6 +1516,7 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 out:
 	free(v);
 	free(peak);
+	free(mean);
 	free(used);
 	return c;
 }
