@@ -2029,7 +2029,8 @@ static void drawn_span(const struct roce_fabric *fab, const struct roce_scenario
 /*
  * scenarios/leafspine-128.ini, the 128-host fabric of issue 4's figures, for its first 300 us:
  * 128 flows, host i to host i + 64, all under way and crossing the spines, bytes discarded and
- * the targets' memory never touched; its goodput and rate charts span the flows' means.
+ * the targets' memory never touched; its goodput and rate charts span the flows' means, and
+ * the findings name the unequal shares ECMP gave them (and none on a single switch).
  */
 START_TEST(leafspine_128)
 {
@@ -2062,6 +2063,14 @@ START_TEST(leafspine_128)
 		}
 	ck_assert_uint_gt(spine_tx, 128 * 64);	/* every flow's first message crossed them */
 
+	/* ECMP put some flows on shared uplinks: the findings say so */
+	{
+		struct roce_findings fd;
+
+		roce_fabric_findings(fab, &fd);
+		ck_assert_msg(found(&fd, "unequal shares: 128 flows of [pattern.shift] ran at ",
+				    "the slowest"), "%s", fd.text[0]);
+	}
 	/* its charts of goodput and rates: 12 of the 128 flows, the lowest mean and the highest */
 	{
 		char *html = charts_html(fab);
@@ -2071,6 +2080,20 @@ START_TEST(leafspine_128)
 		drawn_span(fab, sc, html, "Reaction-point rate per flow", ROCE_SERIES_RATE_GBPS,
 			   "12 of the 128 flows, spread over their mean rates");
 		free(html);
+	}
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+
+	/* the same permutation on one switch: no shared link, equal shares, nothing to say */
+	fab = run_text("[scenario]\nname = star\nduration = 1ms\n[topology]\nkind = star\n"
+		       "hosts = 8\n[pattern.p]\nkind = permutation\nhosts = all\nshift = 3\n"
+		       "size = 64K\ncount = 8\n", &sc);
+	{
+		struct roce_findings fd;
+
+		roce_fabric_findings(fab, &fd);
+		ck_assert_msg(!found(&fd, "unequal shares", NULL) && found(&fd, "nothing: ", NULL),
+			      "%s", fd.text[0]);
 	}
 	roce_fabric_destroy(fab);
 	roce_scenario_destroy(sc);

@@ -606,8 +606,9 @@ static bool host_interfaces(const struct roce_scenario *sc)
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
-#define FINDING_KINDS 12	/* stopped short; deadlock; error, corrupt, stalled, not started, slow;
-				 * resends; switch, link and NIC drops; pauses: each one at most */
+#define FINDING_UNFAIR 2.0	/* a pattern's fastest flow this many times its slowest is worth one */
+#define FINDING_KINDS 13	/* stopped short; deadlock; error, corrupt, stalled, not started, slow;
+				 * resends; switch, link and NIC drops; pauses; shares: each one at most */
 ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
 static void finding(struct roce_findings *fd, const char *fmt, ...)
@@ -946,6 +947,66 @@ static void pause_findings(const struct roce_fabric *fab, struct roce_findings *
 		list, more > 3 ? ", ..." : "");
 }
 
+/* Is @p b of @p a's pattern (@p plen: the length of its name), and alike: a fair comparison? */
+static bool same_share(const struct roce_sc_flow *a, const struct roce_sc_flow *b, size_t plen)
+{
+	return b->from_pattern && b->after < 0 && strncmp(a->name, b->name, plen) == 0 &&
+	       b->name[plen] == '.' && b->op == a->op && b->size == a->size &&
+	       b->count == a->count && b->start == a->start && b->nqp == a->nqp &&
+	       b->depth == a->depth;
+}
+
+/*
+ * The pattern whose flows got the most unequal shares, if its fastest had more than
+ * FINDING_UNFAIR times the goodput of its slowest: flows of one incast, all-to-all or
+ * permutation (the same messages, started together), 4 or more that completed a message. On a
+ * leaf-spine that is ECMP hashing flows onto shared uplinks; in an incast with PFC alone, the
+ * victims of head-of-line blocking. An all-reduce's steps wait for one another: not compared.
+ */
+static void share_findings(const struct roce_fabric *fab, struct roce_findings *fd)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	double worst = FINDING_UNFAIR, lo_g = 0, hi_g = 0;
+	int lo_f = -1, hi_f = -1, n_f = 0;
+
+	for (int i = 0; i < sc->nflows; i++) {
+		const struct roce_sc_flow *f = &sc->flow[i];
+		size_t plen = strcspn(f->name, ".");
+		double lo = 0, hi = 0;
+		int lo_i = -1, hi_i = -1, n = 0, j;
+		bool coll = false;
+
+		for (int c = 0; c < sc->ncoll; c++)
+			coll |= i >= sc->coll[c].first_flow &&
+				i < sc->coll[c].first_flow + sc->coll[c].nflows;
+		/* a pattern's flows are consecutive: start at its first */
+		if (coll || !same_share(f, f, plen) || (i > 0 && same_share(f, &sc->flow[i - 1], plen)))
+			continue;
+		for (j = i; j < sc->nflows && same_share(f, &sc->flow[j], plen); j++) {
+			struct roce_flow_result r;
+
+			roce_fabric_flow_result(fab, j, &r);
+			if (r.messages == 0 || r.goodput_gbps <= 0)
+				continue;
+			if (lo_i < 0 || r.goodput_gbps < lo)
+				lo = r.goodput_gbps, lo_i = j;
+			if (hi_i < 0 || r.goodput_gbps > hi)
+				hi = r.goodput_gbps, hi_i = j;
+			n++;
+		}
+		if (n >= 4 && hi > worst * lo) {
+			worst = hi / lo;
+			lo_g = lo, hi_g = hi, lo_f = lo_i, hi_f = hi_i, n_f = n;
+		}
+		i = j - 1;
+	}
+	if (n_f != 0)
+		finding(fd, "unequal shares: %d flows of [pattern.%.*s] ran at %.1f to %.1f Gb/s "
+			"of goodput (%s the slowest, %s the fastest): see the flow table", n_f,
+			(int)strcspn(sc->flow[lo_f].name, "."), sc->flow[lo_f].name, lo_g, hi_g,
+			sc->flow[lo_f].name, sc->flow[hi_f].name);
+}
+
 /* When a switch's PFC watchdog first dropped frames; 0: never. */
 static roce_time_t watchdog_first(const struct roce_fabric *fab)
 {
@@ -991,6 +1052,7 @@ void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *f
 	flow_findings(fab, fd);
 	loss_findings(fab, fd);
 	pause_findings(fab, fd);
+	share_findings(fab, fd);
 	if (fd->n == 0 && waiting != 0)
 		finding(fd, "nothing: every flow that started finished or ran to the end (%d more "
 			"wait for their start, or for the flow they follow), no frame was dropped or "

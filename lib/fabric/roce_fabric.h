@@ -305,7 +305,7 @@ struct roce_table *roce_fabric_fct_table(const struct roce_fabric *fab);
 struct roce_chart *roce_fabric_fct_chart(const struct roce_fabric *fab);
 
 /** What stands out in a run, most serious first, one sentence each (`rocelab run`'s findings). */
-#define ROCE_FINDINGS_MAX 12
+#define ROCE_FINDINGS_MAX 16
 struct roce_findings {
 	int n;					/* findings in text[] */
 	char text[ROCE_FINDINGS_MAX][400];	/* each a sentence; `code` in backquotes */
