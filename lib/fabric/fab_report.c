@@ -606,9 +606,10 @@ static bool host_interfaces(const struct roce_scenario *sc)
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
-#define FINDING_UNFAIR 2.0	/* a pattern's fastest flow this many times its slowest is worth one */
-#define FINDING_KINDS 13	/* stopped short; deadlock; error, corrupt, stalled, not started, slow;
-				 * resends; switch, link and NIC drops; pauses; shares: each one at most */
+#define FINDING_UNFAIR 2.0	/* a pattern's fastest flow this many times its slowest: a line */
+#define FINDING_KINDS 13	/* stopped short; deadlock; error, corrupt, stalled, not started,
+				 * slow; resends; switch, link and NIC drops; pauses; shares: each
+				 * one at most */
 ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
 static void finding(struct roce_findings *fd, const char *fmt, ...)
@@ -980,7 +981,8 @@ static void share_findings(const struct roce_fabric *fab, struct roce_findings *
 			coll |= i >= sc->coll[c].first_flow &&
 				i < sc->coll[c].first_flow + sc->coll[c].nflows;
 		/* a pattern's flows are consecutive: start at its first */
-		if (coll || !same_share(f, f, plen) || (i > 0 && same_share(f, &sc->flow[i - 1], plen)))
+		if (coll || !same_share(f, f, plen) ||
+		    (i > 0 && same_share(f, &sc->flow[i - 1], plen)))
 			continue;
 		for (j = i; j < sc->nflows && same_share(f, &sc->flow[j], plen); j++) {
 			struct roce_flow_result r;
@@ -1523,7 +1525,8 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 	if (c == NULL)
 		goto out;
 	if (cover || spread) {
-		if ((cover ? pick_covering(fab, n, max, used) : pick_spread(mean, n, max, used)) != 0) {
+		if ((cover ? pick_covering(fab, n, max, used) :
+		     pick_spread(mean, n, max, used)) != 0) {
 			roce_chart_destroy(c);
 			c = NULL;
 			goto out;
@@ -1558,9 +1561,10 @@ static struct roce_chart *series_chart(const struct roce_fabric *fab, enum roce_
 		roce_chart_legend_note(c, note);
 		caption_add(cap, sizeof(cap), "%d of the %d flows, picked to span the whole run: "
 			    "each in turn the flow whose time with goodput covers the most of the run "
-			    "no flow picked before covers, ties to the one that moved more bytes; once "
-			    "the run is covered, the rest spread over the bytes the flows moved, from "
-			    "the fewest to the most. The flow table lists every flow.", max, n);
+			    "no flow picked before covers, ties to the one that moved more bytes; "
+			    "once the run is covered, the rest spread over the bytes the flows "
+			    "moved, from the fewest to the most. The flow table lists every flow.",
+			    max, n);
 	} else if (spread) {
 		char note[64];
 
