@@ -2063,6 +2063,36 @@ START_TEST(leafspine_128)
 		}
 	ck_assert_uint_gt(spine_tx, 128 * 64);	/* every flow's first message crossed them */
 
+	/* the terminal's port table: 12 of the rows, those with the most ECN marks (no drops) */
+	{
+		char *all = table_csv(roce_fabric_port_table(fab));
+		char *worst = table_csv(roce_fabric_port_table_worst(fab, 12));
+		long marks_max = 0, prev = -1;
+		int rows = 0;
+
+		for (const char *p = strchr(all, '\n') + 1; *p != '\0'; p = strchr(p, '\n') + 1) {
+			long v;
+
+			ck_assert_int_eq(sscanf(p, "%*[^,],%*[^,],%*d,%*d,%*d,%*d,%ld", &v), 1);
+			marks_max = v > marks_max ? v : marks_max;
+		}
+		for (const char *p = strchr(worst, '\n') + 1; *p != '\0'; p = strchr(p, '\n') + 1) {
+			long drops, v;
+
+			ck_assert_int_eq(sscanf(p, "%*[^,],%*[^,],%*d,%*d,%*d,%ld,%ld", &drops, &v), 2);
+			ck_assert_int_eq(drops, 0);
+			ck_assert_msg(prev < 0 || v <= prev, "row %d: %ld ECN marks after %ld", rows,
+				      v, prev);
+			ck_assert_msg(rows > 0 || v == marks_max, "first row %ld marks of %ld", v,
+				      marks_max);
+			prev = v;
+			rows++;
+		}
+		ck_assert_int_eq(rows, 12);
+		ck_assert_msg(marks_max > 100, "%ld", marks_max);
+		free(all);
+		free(worst);
+	}
 	/* ECMP put some flows on shared uplinks: the findings say so */
 	{
 		struct roce_findings fd;

@@ -16,6 +16,8 @@
 #define MAX_SET 64
 #define FLOWS_SHOWN 20		/* more flows than this: the terminal shows FLOWS_WORST of them */
 #define FLOWS_WORST 10
+#define PORTS_SHOWN 40		/* more port rows than this: the terminal shows PORTS_WORST */
+#define PORTS_WORST 12
 #define SLICE_WALL_MIN 0.02	/* s of wall clock a slice of the run aims at, at least ... */
 #define SLICE_WALL_MAX 0.1	/* ... and at most: a signal is seen within about that */
 #define SLICE_MIN (10 * ROCE_US) /* virtual time a slice: 10 us x 2^k, so a stop is at a round time */
@@ -170,6 +172,8 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	struct roce_table *shown = sc->nflows > FLOWS_SHOWN ?
 				   roce_fabric_flow_table_worst(fab, FLOWS_WORST) : NULL;
 	struct roce_table *ports = roce_fabric_port_table(fab);
+	struct roce_table *ports_shown = ports != NULL && roce_table_rows(ports) > PORTS_SHOWN ?
+					 roce_fabric_port_table_worst(fab, PORTS_WORST) : NULL;
 	struct roce_table *summary = roce_fabric_summary_table(fab, wall);
 	/* the report's copy leaves the wall clock out: the same seed gives the same page */
 	struct roce_table *summary_rep = roce_fabric_summary_table(fab, 0);
@@ -182,7 +186,8 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 	int rc = -ENOMEM;
 
 	if (flows == NULL || ports == NULL || summary == NULL || summary_rep == NULL || !fct_ok ||
-	    rep == NULL || (sc->nflows > FLOWS_SHOWN && shown == NULL)) {
+	    rep == NULL || (sc->nflows > FLOWS_SHOWN && shown == NULL) ||
+	    (roce_table_rows(ports) > PORTS_SHOWN && ports_shown == NULL)) {
 		fprintf(stderr, "rocelab run: building the results: %s\n", strerror(ENOMEM));
 		goto out;
 	}
@@ -193,7 +198,7 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 			roce_table_print(fct, stdout);
 			putchar('\n');
 		}
-		roce_table_print(ports, stdout);
+		roce_table_print(ports_shown != NULL ? ports_shown : ports, stdout);
 		putchar('\n');
 		roce_table_print(summary, stdout);
 	}
@@ -252,6 +257,7 @@ out:
 	roce_table_destroy(flows);
 	roce_table_destroy(shown);
 	roce_table_destroy(ports);
+	roce_table_destroy(ports_shown);
 	roce_table_destroy(summary);
 	roce_table_destroy(summary_rep);
 	roce_table_destroy(fct);

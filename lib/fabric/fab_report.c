@@ -520,45 +520,122 @@ static const char *peer_name(const struct roce_fabric *fab, int s, int p, char *
 	return "?";
 }
 
+static const char *const port_hdr[] = {
+	"<port", "<to", "prio", "rx frames", "tx frames", "drops", "ECN marks",
+	"pause tx", "pause rx", "paused (us)", "max queue (KB)",
+};
+
+/* One switch port and priority that saw traffic, its counters read. */
+struct port_row {
+	int sw, port, prio;
+	uint64_t drops;
+	struct roce_switch_qstats q;
+};
+
+/* The port table's rows: every switch port and priority that saw traffic, in order. */
+static struct port_row *port_rows(const struct roce_fabric *fab, int *n)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	struct port_row *rows = NULL;
+	int cap = 0;
+
+	*n = 0;
+	for (int s = 0; s < sc->nswitches; s++)
+		cap += sc->sw[s].conf.nports * ROCE_NPRIO;
+	rows = calloc((size_t)cap + 1, sizeof(*rows));
+	if (rows == NULL)
+		return NULL;
+	for (int s = 0; s < sc->nswitches; s++)
+		for (int p = 0; p < sc->sw[s].conf.nports; p++)
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct port_row *r = &rows[*n];
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio,
+						   &r->q);
+				r->drops = r->q.drop_tail + r->q.drop_headroom + r->q.drop_watchdog;
+				if (r->q.rx_frames + r->q.tx_frames + r->drops + r->q.pause_tx +
+				    r->q.pause_rx == 0)
+					continue;
+				r->sw = s;
+				r->port = p;
+				r->prio = prio;
+				(*n)++;
+			}
+	return rows;
+}
+
+static void port_row_add(struct roce_table *t, const struct roce_fabric *fab,
+			 const struct port_row *r)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	char peer[80];
+
+	roce_table_add(t, "%s p%d", sc->sw[r->sw].name, r->port);
+	roce_table_add(t, "%s", peer_name(fab, r->sw, r->port, peer, sizeof(peer)));
+	roce_table_add(t, "%d", r->prio);
+	roce_table_add(t, "%" PRIu64, r->q.rx_frames);
+	roce_table_add(t, "%" PRIu64, r->q.tx_frames);
+	roce_table_add(t, "%" PRIu64, r->drops);
+	roce_table_add(t, "%" PRIu64, r->q.ecn_marked);
+	roce_table_add(t, "%" PRIu64, r->q.pause_tx);
+	roce_table_add(t, "%" PRIu64, r->q.pause_rx);
+	roce_table_add(t, "%.1f", (double)r->q.paused_time / ROCE_US);
+	roce_table_add(t, "%.1f", (double)r->q.max_qbytes / 1000);
+}
+
 struct roce_table *roce_fabric_port_table(const struct roce_fabric *fab)
 {
-	static const char *const hdr[] = {
-		"<port", "<to", "prio", "rx frames", "tx frames", "drops", "ECN marks",
-		"pause tx", "pause rx", "paused (us)", "max queue (KB)",
-	};
-	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_table *t = roce_table_create("Switch ports, per priority (active ones)",
-						 (int)ROCE_DIM(hdr), hdr);
+						 (int)ROCE_DIM(port_hdr), port_hdr);
+	int n;
+	struct port_row *rows = t != NULL ? port_rows(fab, &n) : NULL;
 
-	if (t == NULL)
+	if (rows == NULL) {
+		roce_table_destroy(t);
 		return NULL;
-	for (int s = 0; s < sc->nswitches; s++) {
-		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
-			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
-				struct roce_switch_qstats q;
-				uint64_t drops;
-				char peer[80];
-
-				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
-				drops = q.drop_tail + q.drop_headroom + q.drop_watchdog;
-				if (q.rx_frames + q.tx_frames + drops + q.pause_tx + q.pause_rx == 0)
-					continue;
-				roce_table_add(t, "%s p%d", sc->sw[s].name, p);
-				roce_table_add(t, "%s", peer_name(fab, s, p, peer, sizeof(peer)));
-				roce_table_add(t, "%d", prio);
-				roce_table_add(t, "%" PRIu64, q.rx_frames);
-				roce_table_add(t, "%" PRIu64, q.tx_frames);
-				roce_table_add(t, "%" PRIu64, drops);
-				roce_table_add(t, "%" PRIu64, q.ecn_marked);
-				roce_table_add(t, "%" PRIu64, q.pause_tx);
-				roce_table_add(t, "%" PRIu64, q.pause_rx);
-				roce_table_add(t, "%.1f", (double)q.paused_time / ROCE_US);
-				roce_table_add(t, "%.1f", (double)q.max_qbytes / 1000);
-			}
-		}
 	}
-	if (roce_table_rows(t) == 0)
+	for (int i = 0; i < n; i++)
+		port_row_add(t, fab, &rows[i]);
+	if (n == 0)
 		roce_table_note(t, "no switch carried traffic");
+	free(rows);
+	return t;
+}
+
+/* Drops first, then pauses sent and received, paused time, ECN marks, the deepest queue. */
+static int port_row_cmp(const void *a, const void *b)
+{
+	const struct port_row *x = a, *y = b;
+	const uint64_t kx[] = { x->drops, x->q.pause_tx + x->q.pause_rx, x->q.paused_time,
+				x->q.ecn_marked, x->q.max_qbytes };
+	const uint64_t ky[] = { y->drops, y->q.pause_tx + y->q.pause_rx, y->q.paused_time,
+				y->q.ecn_marked, y->q.max_qbytes };
+
+	for (size_t k = 0; k < ROCE_DIM(kx); k++)
+		if (kx[k] != ky[k])
+			return kx[k] > ky[k] ? -1 : 1;
+	if (x->sw != y->sw)
+		return x->sw - y->sw;
+	return x->port != y->port ? x->port - y->port : x->prio - y->prio;
+}
+
+struct roce_table *roce_fabric_port_table_worst(const struct roce_fabric *fab, int n)
+{
+	int rows_n;
+	struct port_row *rows = port_rows(fab, &rows_n);
+	struct roce_table *t;
+	char title[200];
+
+	if (rows == NULL)
+		return NULL;
+	qsort(rows, (size_t)rows_n, sizeof(*rows), port_row_cmp);
+	snprintf(title, sizeof(title), "Switch ports, per priority: %d of %d, drops first, then "
+		 "pauses, ECN marks and the deepest queues (all in ports.csv and report.html)",
+		 ROCE_MIN(n, rows_n), rows_n);
+	t = roce_table_create(title, (int)ROCE_DIM(port_hdr), port_hdr);
+	for (int i = 0; t != NULL && i < ROCE_MIN(n, rows_n); i++)
+		port_row_add(t, fab, &rows[i]);
+	free(rows);
 	return t;
 }
 

@@ -323,6 +323,12 @@ void roce_fabric_findings(const struct roce_fabric *fab, struct roce_findings *f
 /** Per switch port and priority that saw traffic: frames, drops, ECN marks, pauses, max queue. */
 struct roce_table *roce_fabric_port_table(const struct roce_fabric *fab);
 
+/**
+ * The same rows for @p n ports and priorities only: the most drops first, then pauses sent and
+ * received, paused time, ECN marks and the deepest queue. For a terminal, when there are many.
+ */
+struct roce_table *roce_fabric_port_table_worst(const struct roce_fabric *fab, int n);
+
 /** Fabric-wide: drops, pauses, marks, CNPs, deadlock; with @p wall_sec > 0, the engine's speed. */
 struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, double wall_sec);
 
