@@ -172,6 +172,8 @@ int roce_learn_index(const struct roce_lesson *const *l, size_t n,
 		  "rocelab run scenarios/troubleshoot-dscp.ini" },
 		{ "a 100G NIC in a PCIe Gen3 x8 slot pausing its switch port",
 		  "rocelab run scenarios/troubleshoot-pcie.ini" },
+		{ "ECMP on a 128-host leaf-spine: a permutation that fits the fabric, at unequal "
+		  "shares", "rocelab run scenarios/leafspine-128.ini" },
 	};
 	const int row_h = 56, width = 760;
 	struct roce_report *rep = roce_report_create("rocelab learn: RDMA, run and measured");
