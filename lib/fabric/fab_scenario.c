@@ -1343,6 +1343,19 @@ static int permutation(struct reader *r, struct roce_sc_flow *f, const char *nam
 	return 0;
 }
 
+#define PATTERN_KINDS "incast, alltoall, permutation, allreduce or trace"
+
+static bool pattern_kind_known(const char *kind)
+{
+	static const char *const kinds[] = { "incast", "alltoall", "permutation", "allreduce",
+					     "trace" };
+
+	for (size_t i = 0; i < ROCE_DIM(kinds); i++)
+		if (strcmp(kind, kinds[i]) == 0)
+			return true;
+	return false;
+}
+
 static int read_patterns(struct reader *r)
 {
 	static const char *const keys[] = { "kind", "hosts", "dst", "file", "op", "size", "count",
@@ -1363,15 +1376,11 @@ static int read_patterns(struct reader *r)
 			goto err;
 		kind = get(r, "kind");
 		if (kind == NULL) {
-			fail_at(r, NULL, "'kind' is missing (incast, alltoall, permutation, "
-				"allreduce or trace)");
+			fail_at(r, NULL, "'kind' is missing (" PATTERN_KINDS ")");
 			goto err;
 		}
-		if (strcmp(kind, "incast") != 0 && strcmp(kind, "alltoall") != 0 &&
-		    strcmp(kind, "permutation") != 0 && strcmp(kind, "allreduce") != 0 &&
-		    strcmp(kind, "trace") != 0) {
-			fail_at(r, "kind", "expected incast, alltoall, permutation, allreduce or "
-				"trace, got '%s'", kind);
+		if (!pattern_kind_known(kind)) {
+			fail_at(r, "kind", "expected " PATTERN_KINDS ", got '%s'", kind);
 			goto err;
 		}
 		if (get(r, "shift") != NULL && strcmp(kind, "permutation") != 0) {
