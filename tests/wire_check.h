@@ -404,8 +404,8 @@ static inline const char *check_parse_rx_flags(const uint8_t *buf, uint32_t len,
 /*
  * roce_wire_parse_rx_chain() of @p buf cut into three segments at @p cut1 and @p cut2: it takes
  * the frame only where roce_wire_parse_rx() takes it with the ICRC vouched for and the cuts fall
- * where the payload starts and ends, and then reads it the same; any other cut, or an ICRC not
- * vouched for, is -EAGAIN.
+ * where the payload starts and ends, and then reads it the same but for the ICRC, which it
+ * does not read; any other cut, or an ICRC not vouched for, is -EAGAIN.
  */
 static inline const char *check_parse_rx_chain(const uint8_t *buf, uint32_t len, uint32_t cut1,
 					       uint32_t cut2)
@@ -440,6 +440,9 @@ static inline const char *check_parse_rx_chain(const uint8_t *buf, uint32_t len,
 	if (rx.payload_off != cut1 || rx.payload_off + rx.payload_len != cut2 ||
 	    rx.payload_off + rx.payload_len + rx.pad + ROCE_ICRC_LEN != len)
 		return "parse_rx_chain: took a chain cut elsewhere than around the payload";
+	if (ch.icrc != 0 || ch.icrc_calc != 0)
+		return "parse_rx_chain: read the ICRC segment";
+	rx.icrc = rx.icrc_calc = 0;
 	return rx_cmp(&rx, &ch);
 }
 

@@ -385,13 +385,13 @@ extern uint64_t roce_wire_icrc_good;
 
 /*
  * ICRC offload on transmit, as Linux's CHECKSUM_PARTIAL: a frame whose ICRC is still to be
- * written (roce_wire_tmpl_build_mbuf_partial(): its trailer is zero) bears this DPDK dynamic
- * mbuf flag, and roce_wire_icrc_good with it. Whatever reads the frame's bytes, or sends them
- * out of the process, calls roce_wire_icrc_settle() first: a link does at its capture tap, before
- * its corruption impairment, and before it hands a frame to an end that does not take such
- * frames (struct roce_link_end.icrc_partial); the pcap writer and the DPDK port's transmit do
- * too. A frame nobody looks at (NIC to switch to NIC, uncaptured) never has its ICRC computed:
- * the receiving NIC trusts it, as it trusts roce_wire_icrc_good.
+ * written (roce_wire_tmpl_build_mbuf_partial(): its trailer is zero; _zc(): not written) bears
+ * this DPDK dynamic mbuf flag, and roce_wire_icrc_good with it. Whatever reads the frame's
+ * bytes, or sends them out of the process, calls roce_wire_icrc_settle() first: a link does at
+ * its capture tap, before its corruption impairment, and before it hands a frame to an end
+ * that does not take such frames (struct roce_link_end.icrc_partial); the pcap writer and the
+ * DPDK port's transmit do too. A frame nobody looks at (NIC to switch to NIC, uncaptured)
+ * never has its ICRC computed: the receiving NIC trusts it, as it trusts roce_wire_icrc_good.
  */
 extern uint64_t roce_wire_icrc_partial;
 
@@ -452,7 +452,9 @@ int roce_wire_parse_rx(const uint8_t *buf, uint32_t len, unsigned int flags, str
 /**
  * roce_wire_parse_rx() of a frame in three segments as roce_wire_tmpl_build_mbuf_zc() makes
  * them, whose ICRC the sender vouches for (@p flags has ROCE_PARSE_ICRC_CHECKED): pkt->payload
- * points into the second segment.
+ * points into the second segment, and the third is not read (the frame's pkt_len and nb_segs
+ * say how long it is): pkt->icrc and pkt->icrc_calc are 0, as a NIC that offloads the ICRC
+ * hands up no ICRC, and the frame's is perhaps not yet written (roce_wire_icrc_partial).
  * @return as roce_wire_parse_rx(); -EAGAIN for any other frame: gather it into one segment and
  *         call roce_wire_parse_rx()
  */
@@ -544,9 +546,10 @@ int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const stru
  * roce_wire_tmpl_build_mbuf_partial() without the payload copy, for a payload that does not
  * change while the frame lives (ROCE_ACCESS_ZERO_COPY): the frame is three segments, the
  * headers in @p m, the payload by reference in @p seg[0] (made external over pkt->payload, as a
- * NIC's gather DMA reads it) and the pad and the zero ICRC in @p seg[1], both empty mbufs of at
- * least 24 bytes of room (roce_engine_zc_segs()). The frame's bytes are those of
- * roce_wire_tmpl_build_mbuf_partial(). Nothing may write to the payload segment.
+ * NIC's gather DMA reads it) and the pad and the ICRC in @p seg[1], both empty mbufs of at
+ * least 24 bytes of room (roce_engine_zc_segs()). Once roce_wire_icrc_settle() has run, the
+ * frame's bytes are those of roce_wire_tmpl_build_mbuf(): until then its ICRC's four bytes are
+ * whatever the segment held. Nothing may write to the payload segment.
  * @return frame length; -EINVAL (no payload, or the ICRC offload flag is not registered: copy
  *         it then), -ENOSPC; on error @p m may hold part of the headers
  */

@@ -1,5 +1,6 @@
 /* Build RoCEv2/RoCEv1/PFC/PAUSE frames from a struct roce_pkt, with checksums and ICRC. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -638,6 +639,34 @@ static void zc_free_nothing(void *addr, void *opaque)
 	RTE_SET_USED(opaque);
 }
 
+static int zc_shinfo_off = INT_MIN;	/* INT_MIN: not registered yet; -1: no room */
+
+/*
+ * Where the external segment @p m keeps the shared info of the bytes it points at: a dynamic
+ * field in its second cache line, which its free reads anyway (next, pool), rather than its data
+ * room, a line more to touch at each build and each free; the data room if no field is left.
+ */
+static struct rte_mbuf_ext_shared_info *zc_shinfo(struct rte_mbuf *m)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "rocelab_dynfield_zc_shinfo",
+		.size = sizeof(struct rte_mbuf_ext_shared_info),
+		.align = __alignof__(struct rte_mbuf_ext_shared_info),
+	};
+	int off = __atomic_load_n(&zc_shinfo_off, __ATOMIC_RELAXED);
+
+	if (roce_unlikely(off < 0)) {
+		if (off == INT_MIN) {
+			/* the same offset to every thread that gets here first */
+			off = rte_mbuf_dynfield_register(&desc);
+			__atomic_store_n(&zc_shinfo_off, off < 0 ? -1 : off, __ATOMIC_RELAXED);
+		}
+		if (off < 0)
+			return m->buf_len >= sizeof(struct rte_mbuf_ext_shared_info) ? m->buf_addr : NULL;
+	}
+	return RTE_MBUF_DYNFIELD(m, off, struct rte_mbuf_ext_shared_info *);
+}
+
 int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
 				 struct rte_mbuf *m, struct rte_mbuf *seg[2])
 {
@@ -650,7 +679,10 @@ int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct ro
 	if (len < 0)
 		return len;
 	if (pkt->payload == NULL || pkt->payload_len == 0 || roce_wire_icrc_partial == 0 ||
-	    m->data_len != 0 || ext->buf_len < sizeof(*sh) || tail->buf_len < 8)
+	    m->data_len != 0 || tail->buf_len < 8)
+		return -EINVAL;
+	sh = zc_shinfo(ext);
+	if (sh == NULL)
 		return -EINVAL;
 	hdr_len = (uint32_t)len - ROCE_ICRC_LEN - pad - pkt->payload_len;
 	dst = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)hdr_len);
@@ -661,8 +693,7 @@ int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct ro
 	else
 		tmpl_write_hdr(t, pkt, dst, (uint32_t)len, pad, false);
 
-	/* the payload: the segment's own (small) room holds the shared info of the bytes it points at */
-	sh = (struct rte_mbuf_ext_shared_info *)ext->buf_addr;
+	/* the payload */
 	sh->free_cb = zc_free_nothing;
 	sh->fcb_opaque = NULL;
 	rte_mbuf_ext_refcnt_set(sh, 1);
@@ -670,10 +701,14 @@ int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct ro
 				  (uint16_t)pkt->payload_len, sh);
 	ext->data_len = (uint16_t)pkt->payload_len;
 
-	/* the pad and the ICRC, left zero for roce_wire_icrc_fill() */
+	/*
+	 * the pad and the ICRC, whose bytes roce_wire_icrc_fill() writes: no sooner, for the
+	 * segment's data is then touched by nobody on the way (the receiver does not read it)
+	 */
 	tail->data_off = 0;
 	tail->data_len = (uint16_t)(pad + ROCE_ICRC_LEN);
-	memset(rte_pktmbuf_mtod(tail, uint8_t *), 0, pad + ROCE_ICRC_LEN);
+	if (pad != 0)
+		memset(rte_pktmbuf_mtod(tail, uint8_t *), 0, pad);
 
 	m->next = ext;
 	ext->next = tail;

@@ -485,7 +485,7 @@ static inline __attribute__((always_inline)) int parse_rx(const uint8_t *buf, ui
 {
 	const struct roce_opcode_info *info;
 	uint32_t end, body, bth_off, payload_off, pad, mask, icrc, b1;
-	const uint8_t *bth, *payload, *tail;
+	const uint8_t *bth, *payload;
 	uint64_t b0;
 
 	/* the smallest RoCEv2 frame: Ethernet, IPv4, UDP, BTH, ICRC */
@@ -518,18 +518,25 @@ static inline __attribute__((always_inline)) int parse_rx(const uint8_t *buf, ui
 		return -EAGAIN;
 	if (chain == NULL) {
 		payload = buf + payload_off;
-		tail = buf + end - ROCE_ICRC_LEN - pad;
+		icrc = rd32le(buf + end - ROCE_ICRC_LEN);
 	} else {
-		/* the three segments end where the headers, the payload and the frame do */
-		const struct rte_mbuf *p = chain->next, *t = p != NULL ? p->next : NULL;
+		/*
+		 * the three segments end where the headers, the payload and the frame do: the
+		 * third holds the rest (pkt_len is the sum of the data_len), left untouched, for
+		 * its ICRC, vouched for, is perhaps not even written yet (roce_wire_icrc_partial)
+		 */
+		const struct rte_mbuf *p = chain->next;
 
-		if (chain->data_len != payload_off || t == NULL || t->next != NULL ||
-		    p->data_len != body - pad || t->data_len != pad + ROCE_ICRC_LEN)
+		if (chain->nb_segs != 3 || chain->data_len != payload_off || len != end ||
+		    p == NULL || p->data_len != body - pad)
 			return -EAGAIN;
 		payload = rte_pktmbuf_mtod(p, const uint8_t *);
-		tail = rte_pktmbuf_mtod(t, const uint8_t *);
+		icrc = 0;
+		/* but the frame is freed soon: its mbufs' lines on their way while the rest runs */
+		rte_prefetch0(&p->next);
+		rte_prefetch0(p->next);
+		rte_prefetch0(&p->next->next);
 	}
-	icrc = rd32le(tail + pad);
 	pkt->opcode = (uint8_t)(b0 >> 56);
 	pkt->se = b0 >> 55 & 1;
 	pkt->pad = (uint8_t)pad;
