@@ -549,7 +549,9 @@ int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const stru
  * NIC's gather DMA reads it) and the pad and the ICRC in @p seg[1], both empty mbufs of at
  * least 24 bytes of room (roce_engine_zc_segs()). Once roce_wire_icrc_settle() has run, the
  * frame's bytes are those of roce_wire_tmpl_build_mbuf(): until then its ICRC's four bytes are
- * whatever the segment held. Nothing may write to the payload segment.
+ * whatever the segment held. Nothing may write to the payload segment, and a clone of the
+ * frame (rte_pktmbuf_clone()) may not outlive it: the payload's shared info is in @p seg[0]'s
+ * dynamic field, which the segment's next frame writes (copy the frame instead).
  * @return frame length; -EINVAL (no payload, or the ICRC offload flag is not registered: copy
  *         it then), -ENOSPC; on error @p m may hold part of the headers
  */
