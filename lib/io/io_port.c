@@ -1,6 +1,7 @@
 /* DPDK ports: an ethdev as the far end of a model link, with ARP and IPv6 ND answered and resolved. */
 #include <errno.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_arp.h>
 #include <rte_bus.h>
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_log.h>
@@ -92,12 +95,142 @@ struct roce_port {
 
 	bool bridge;			/* conf.bridge: everything to the link */
 	bool no_wire_mtu;		/* the driver has no wire MTU of its own (memif) */
+	bool gated;			/* memif: its bursts hold the interrupt thread (intr_gate) */
 	uint64_t os_rx_base;		/* the kernel interface's rx_packets when the port started */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
 };
 
 static uint64_t kernel_rx_packets(uint32_t if_index);
+
+/*
+ * net_memif's control path runs in the EAL interrupt thread, and when a peer leaves it unmaps the
+ * port's rings and buffers (memif_disconnect()) with nothing to stop a burst in the data thread
+ * that is reading them at that moment: the process dies of SIGSEGV in eth_memif_rx() or
+ * eth_memif_tx() (DPDK 22.11, and upstream since; tests/live_memif.py caught one case in eight).
+ * So the data thread's bursts on a memif port hold the interrupt thread in this gate, an EAL
+ * alarm of ours: a burst that finds it out calls it in (gate_acquire()) and waits until it is
+ * there; it stays at most PORT_GATE_HOLD_US, then leaves when no burst is under way (a Dekker
+ * pair: @held and @in_burst, both sequentially consistent), runs what it has waiting (the memif
+ * handshake, a peer's leaving) and is called in again by the next burst. A data thread blocked
+ * elsewhere (perftest's TCP exchange) thus holds nothing. Calling it in takes 70 us on average,
+ * up to 4 ms on two busy cores: the hold is long so that this is rare. One data thread at a
+ * time uses the gate (rocelab runs its ports from one).
+ */
+#define PORT_GATE_HOLD_US 10000		/* the interrupt thread held at most this long */
+#define PORT_GATE_RETRY_US 100		/* ... then it looks this often for a gap between bursts */
+#define PORT_GATE_WAIT_S 2		/* not there by then: the gate is given up */
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned int users;		/* open memif ports */
+	int held;			/* the interrupt thread waits in intr_gate() */
+	int in_burst;			/* the data thread is in a burst (or a close) */
+	bool pending;			/* an alarm for intr_gate() is set */
+	bool stop;			/* the last port closed */
+	bool broken;			/* no alarm, or it never came: bursts go ungated (said once) */
+} gate = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void timespec_add_us(struct timespec *t, long us)
+{
+	t->tv_nsec += us * 1000;
+	t->tv_sec += t->tv_nsec / 1000000000;
+	t->tv_nsec %= 1000000000;
+}
+
+/* The interrupt thread, in an alarm: held until no burst is under way and the hold is over. */
+static void intr_gate(void *arg)
+{
+	struct timespec until;
+
+	RTE_SET_USED(arg);
+	pthread_mutex_lock(&gate.mu);
+	gate.pending = false;
+	__atomic_store_n(&gate.held, 1, __ATOMIC_SEQ_CST);
+	clock_gettime(CLOCK_REALTIME, &until);
+	timespec_add_us(&until, PORT_GATE_HOLD_US);
+	while (!gate.stop) {
+		if (pthread_cond_timedwait(&gate.cv, &gate.mu, &until) != ETIMEDOUT)
+			continue;
+		__atomic_store_n(&gate.held, 0, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&gate.in_burst, __ATOMIC_SEQ_CST) == 0)
+			break;
+		__atomic_store_n(&gate.held, 1, __ATOMIC_SEQ_CST);	/* mid-burst: a while more */
+		clock_gettime(CLOCK_REALTIME, &until);
+		timespec_add_us(&until, PORT_GATE_RETRY_US);
+	}
+	__atomic_store_n(&gate.held, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&gate.mu);
+}
+
+/* A burst found the interrupt thread out: call it in and wait until it is there. */
+static void __attribute__((noinline)) gate_acquire(void)
+{
+	for (;;) {
+		uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * PORT_GATE_WAIT_S;
+
+		__atomic_store_n(&gate.in_burst, 0, __ATOMIC_SEQ_CST);
+		pthread_mutex_lock(&gate.mu);
+		if (!gate.pending && !gate.broken) {
+			gate.pending = rte_eal_alarm_set(1, intr_gate, NULL) == 0;
+			gate.broken = !gate.pending;
+		}
+		pthread_mutex_unlock(&gate.mu);
+		/* spin rather than sleep: a sleeping data thread hands its core to whatever else
+		 * is busy on it for a time slice (milliseconds), and the ports overflow meanwhile */
+		while (!gate.broken && !__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST)) {
+			if (rte_get_tsc_cycles() > deadline) {
+				gate.broken = true;
+				ROCE_LOG(WARN, "memif: the EAL interrupt thread did not come: a peer "
+					 "leaving during a burst may now crash this process");
+			}
+			rte_pause();
+		}
+		__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
+		if (gate.broken || __atomic_load_n(&gate.held, __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+/* Before a burst on a memif port (or its close): the interrupt thread held. */
+static inline void gate_enter(void)
+{
+	__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
+	if (roce_unlikely(!__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST)) && !gate.broken)
+		gate_acquire();
+}
+
+static inline void gate_leave(void)
+{
+	__atomic_store_n(&gate.in_burst, 0, __ATOMIC_SEQ_CST);
+}
+
+static void gate_open(void)
+{
+	pthread_mutex_lock(&gate.mu);
+	if (gate.users++ == 0)
+		gate.stop = false;
+	pthread_mutex_unlock(&gate.mu);
+}
+
+/* The last memif port closed: the interrupt thread goes free, and no alarm is left set. */
+static void gate_close(void)
+{
+	bool last;
+
+	pthread_mutex_lock(&gate.mu);
+	last = --gate.users == 0;
+	if (last) {
+		gate.stop = true;
+		pthread_cond_broadcast(&gate.cv);
+	}
+	pthread_mutex_unlock(&gate.mu);
+	if (last) {
+		(void)rte_eal_alarm_cancel(intr_gate, NULL);	/* waits for it to leave */
+		gate.pending = false;
+	}
+}
 
 /* ---- transmit ---- */
 
@@ -114,10 +247,14 @@ void roce_port_flush(struct roce_port *p)
 
 uint16_t roce_port_tx_burst(struct roce_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t sent = roce_unlikely(p->cap != NULL) ?
-			roce_capture_tx_burst(p->cap, p->port_id, pkts, n) :
-			rte_eth_tx_burst(p->port_id, 0, pkts, n);
+	uint16_t sent;
 
+	if (p->gated)
+		gate_enter();
+	sent = roce_unlikely(p->cap != NULL) ? roce_capture_tx_burst(p->cap, p->port_id, pkts, n) :
+					       rte_eth_tx_burst(p->port_id, 0, pkts, n);
+	if (p->gated)
+		gate_leave();
 	p->st.tx_frames += sent;
 	return sent;
 }
@@ -662,7 +799,11 @@ static void port_poll(struct roce_engine *eng, void *arg)
 	uint16_t n;
 
 	RTE_SET_USED(eng);
+	if (p->gated)
+		gate_enter();
 	n = rte_eth_rx_burst(p->port_id, 0, pkts, PORT_BURST);
+	if (p->gated)
+		gate_leave();
 	if (roce_unlikely(p->cap != NULL) && n != 0)
 		roce_capture_rx(p->cap, pkts, n);
 	for (uint16_t i = 0; i < n; i++)
@@ -916,6 +1057,9 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		FAIL(-rc, "%s: the engine has no room for another poller", p->name);
 		goto err_stop;
 	}
+	p->gated = p->no_wire_mtu;	/* memif */
+	if (p->gated)
+		gate_open();
 	return p;
 
 err_stop:
@@ -939,10 +1083,17 @@ void roce_port_close(struct roce_port *p)
 	rte_pktmbuf_free_bulk(p->txbuf, p->ntx);
 	while (p->rxq_head != p->rxq_tail)
 		rte_pktmbuf_free(p->rxq[p->rxq_head++ & (PORT_RXQ - 1)]);
+	/* gated: a peer's leaving cannot run memif_disconnect() beside the close's own */
+	if (p->gated)
+		gate_enter();
 	rte_eth_dev_stop(p->port_id);
 	rte_eth_dev_close(p->port_id);
 	if (p->rdev != NULL)
 		rte_dev_remove(p->rdev);
+	if (p->gated) {
+		gate_leave();
+		gate_close();
+	}
 	free(p);
 }
 
