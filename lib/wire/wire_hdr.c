@@ -532,10 +532,11 @@ static inline __attribute__((always_inline)) int parse_rx(const uint8_t *buf, ui
 			return -EAGAIN;
 		payload = rte_pktmbuf_mtod(p, const uint8_t *);
 		icrc = 0;
-		/* but the frame is freed soon: its mbufs' lines on their way while the rest runs */
-		rte_prefetch0(&p->next);
-		rte_prefetch0(p->next);
-		rte_prefetch0(&p->next->next);
+		/* but the frame is freed soon: the third mbuf's lines on their way meanwhile */
+		if (p->next != NULL) {
+			rte_prefetch0(p->next);
+			rte_prefetch0(&p->next->next);
+		}
 	}
 	pkt->opcode = (uint8_t)(b0 >> 56);
 	pkt->se = b0 >> 55 & 1;
