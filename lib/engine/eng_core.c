@@ -359,7 +359,7 @@ struct rte_mbuf *roce_engine_mbuf(struct roce_engine *eng)
  * leaf-spine scenario's share) took 38 ms, an eighth of its whole run; 32 K take 3-6 ms, and
  * no scenario in scenarios/, nor 20 ms of the 128-host leaf-spine, needs more.
  */
-#define ENG_SEG_DATA 64		/* bytes of data room: a tail's pad and ICRC */
+#define ENG_SEG_DATA 64		/* data room: a tail's pad and ICRC, or, with no dynfield, shinfo */
 #define ENG_SEG_MAX (1u << 15)
 
 bool roce_engine_zc_prepare(struct roce_engine *eng)
