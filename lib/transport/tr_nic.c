@@ -61,9 +61,12 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	struct tr_nic *nic;
 
 	dev = calloc(1, sizeof(*dev));
-	nic = calloc(1, sizeof(*nic));
+	/* on a line of its own: what a pull reads is its first line */
+	if (posix_memalign((void **)&nic, RTE_CACHE_LINE_SIZE, sizeof(*nic)) != 0)
+		nic = NULL;
 	if (dev == NULL || nic == NULL)
 		goto err_free;
+	memset(nic, 0, sizeof(*nic));
 	dev->conf = *conf;
 	if (dev->conf.max_mtu == 0)
 		dev->conf.max_mtu = ROCE_MTU_4096;
@@ -111,6 +114,7 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	nic->pfc_rate = UINT64_MAX;	/* PFC thresholds not worked out yet */
 	if (dev->conf.host_bps != 0 && dev->conf.host_rx_buffer == 0)
 		dev->conf.host_rx_buffer = NIC_HOST_RX_BUFFER;
+	nic->host_if = dev->conf.host_bps != 0;
 	dev->nic = nic;
 	dev->hooks = &tr_hooks;
 	return dev;
@@ -468,7 +472,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 		paused = nic_paused_now(nic, now);
 	}
 	/* the host interface is still reading the last frame: nothing from a QP before it ends */
-	if (dev->conf.host_bps != 0) {
+	if (nic->host_if) {
 		now = roce_engine_now(dev->eng);
 		if (now < nic->dma_rd_free && nic->tx_head != NULL) {
 			stop = nic->tx_head;

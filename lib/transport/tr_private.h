@@ -23,23 +23,26 @@
 
 /* The NIC behind a device: its port and transmit scheduling. */
 struct tr_nic {
+	/* what every pull reads, in one line */
 	struct roce_device *dev;
 	struct roce_link *link;		/* where frames go */
 	int dir;			/* this device's sending direction on it */
+	bool host_if;			/* dev->conf.host_bps != 0: the host interface is modelled */
+	uint8_t paused;			/* bit i: priority i may be paused (paused_until > now) */
+	bool pfc_due;			/* a PFC frame (XOFF if @pfc_xoff, else XON) waits to go */
 	struct roce_qp *tx_head;	/* QPs with something to send, round robin */
 	struct roce_qp *tx_tail;
+	uint32_t cnp_head, cnp_tail;	/* @cnp, free-running: consumer, producer */
 	FILE *trace;			/* event trace, or NULL */
 
 	/* congestion: priorities, PFC, CNPs, congestion control */
 	struct roce_nic_qos qos;	/* classification and ECN policy */
 	const struct tr_cc_conf *cc;	/* algorithm for QPs connected from now on; NULL: none */
 	struct tr_cc_conf *cc_all;	/* every configuration set, newest first (QPs point into it) */
-	uint8_t paused;			/* bit i: priority i may be paused (paused_until > now) */
 	roce_time_t paused_until[ROCE_NIC_NPRIO]; /* PFC: no transmission at priority i before this */
 	roce_time_t pause_ps[ROCE_NIC_NPRIO]; /* paused time granted so far, ps (counter source) */
 	struct roce_timer wake;		/* kicks the link when a pause or a rate limit ends */
 	struct rte_mbuf *cnp[TR_CNP_QUEUE]; /* CNPs waiting, sent before any other frame */
-	uint32_t cnp_head, cnp_tail;	/* free-running: consumer, producer */
 
 	/* the host interface (dev->conf.host_bps; 0: none of this is used) */
 	roce_time_t dma_rd_free;	/* its read side (frames sent) is busy until */
@@ -48,13 +51,13 @@ struct tr_nic {
 	uint32_t dma_head, dma_len, dma_cap; /* ring indices; dma_cap a power of two */
 	struct roce_timer dma_done;	/* the oldest one's write ends */
 	bool pfc_xoff;			/* we are pausing the link's far end (dev->conf.host_pfc) */
-	bool pfc_due;			/* a PFC frame (XOFF if @pfc_xoff, else XON) waits to go */
 	roce_time_t pfc_refresh_at;	/* send XOFF again from then on while still paused */
 	uint64_t pfc_rate;		/* link rate the two thresholds were worked out for */
 	uint64_t pfc_xoff_at, pfc_xon_at; /* bytes not yet written: XOFF above, XON below */
 
 	uint8_t scratch[16384];		/* gather buffer for payloads spanning SGEs */
 };
+ROCE_STATIC_ASSERT(offsetof(struct tr_nic, trace) <= 64);
 
 /* A received frame waiting for the host interface to write it to memory. */
 struct tr_dma {
