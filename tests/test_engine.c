@@ -1267,6 +1267,84 @@ START_TEST(test_link_icrc_partial)
 }
 END_TEST
 
+/* The look ahead's roce_link_end.peek: shown frames before they arrive, and changes nothing. */
+#define PK_FRAMES 600
+static struct rte_mbuf *pk_frame[PK_FRAMES];	/* sent, in order */
+static bool pk_peeked[PK_FRAMES];
+static uint32_t pk_calls, pk_hits;
+
+static void pk_peek(void *owner, const struct rte_mbuf *m)
+{
+	uint32_t i = 0;
+
+	ck_assert_ptr_eq(owner, &pb);
+	while (i < PK_FRAMES && pk_frame[i] != m)
+		i++;
+	/* a frame still to arrive: the next one (a look ahead of at most two events) */
+	ck_assert_uint_eq(i, pb.nrx);
+	pk_peeked[i] = true;
+	pk_calls++;
+}
+
+static void pk_rx(void *owner, struct rte_mbuf *m)
+{
+	ck_assert_ptr_eq(m, pk_frame[pb.nrx]);
+	pk_hits += pk_peeked[pb.nrx];
+	port_rx(owner, m);
+}
+
+START_TEST(test_link_peek)
+{
+	static roce_time_t at[2][PK_FRAMES];
+	static uint32_t len[2][PK_FRAMES];
+	struct roce_engine_stats st[2];
+
+	for (int round = 0; round < 2; round++) {
+		struct roce_engine *eng = mk_engine(1);
+		struct roce_link_conf lc = { .rate_bps = 100 * GBPS, .delay = 10 * ROCE_US };
+		struct roce_link_end a = { .owner = &pa, .pull = port_pull, .rx = port_rx };
+		struct roce_link_end b = { .owner = &pb, .pull = port_pull, .rx = pk_rx,
+					   .peek = round == 1 ? pk_peek : NULL };
+		struct roce_link *l;
+
+		memset(&pa, 0, sizeof(pa));
+		memset(&pb, 0, sizeof(pb));
+		memset(pk_peeked, 0, sizeof(pk_peeked));
+		pk_calls = pk_hits = 0;
+		pa.eng = pb.eng = eng;
+		l = roce_link_create(eng, &lc, &a, &b);
+		ck_assert_ptr_nonnull(l);
+		/* some 120 frames in flight at a time, of lengths that vary */
+		for (uint32_t i = 0; i < PK_FRAMES; i++) {
+			pk_frame[i] = roce_frame(eng, ROCE_OP_RC_SEND_ONLY, i, 64 + (i * 37) % 1000);
+			port_push(&pa, pk_frame[i]);
+		}
+		roce_link_kick(l, 0);
+		roce_engine_run(eng, ROCE_TIME_NEVER);
+		ck_assert_uint_eq(pb.nrx, PK_FRAMES);
+		for (uint32_t i = 0; i < PK_FRAMES; i++) {
+			ck_assert_int_eq(pb.rx_id[i], (int32_t)i);
+			at[round][i] = pb.rx_at[i];
+			len[round][i] = pb.rx_len[i];
+		}
+		/* without a peek nothing is shown; with one, most frames (a timer due next), some
+		 * twice (an event armed in between) */
+		if (round == 1) {
+			ck_assert_uint_ge(pk_hits, PK_FRAMES / 2);
+			ck_assert_uint_ge(pk_calls, pk_hits);
+			ck_assert_uint_le(pk_calls, 2 * PK_FRAMES);
+		}
+		check_conservation(l, 0);
+		roce_engine_stats(eng, &st[round]);
+		roce_link_destroy(l);
+		roce_engine_destroy(eng);
+	}
+	ck_assert_mem_eq(at[0], at[1], sizeof(at[0]));
+	ck_assert_mem_eq(len[0], len[1], sizeof(len[0]));
+	ck_assert_uint_eq(st[0].timers_fired, st[1].timers_fired);
+}
+END_TEST
+
 START_TEST(test_engine_errors)
 {
 	struct roce_engine_conf bad = { .clock = 7 };
@@ -1438,6 +1516,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_link_conservation_determinism);
 	tcase_add_test(tc, test_link_tap);
 	tcase_add_test(tc, test_link_icrc_partial);
+	tcase_add_test(tc, test_link_peek);
 	suite_add_tcase(s, tc);
 	return s;
 }

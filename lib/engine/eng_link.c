@@ -36,14 +36,18 @@ struct flight {
 /*
  * One direction of a link: it pulls from @src and hands to @dst. Laid out by who reads what:
  * the sender's side of a frame (pull, serialise, count) in the first two cache lines, the
- * receiver's (the flight ring, deliver, count) in the next two, then what only impairments
- * and reads touch. On a large fabric a direction has left the cache between two frames; each
- * line a frame does not need is one fewer miss.
+ * receiver's (the flight ring, deliver, count) in the third, its timer in the next, then what
+ * only impairments and reads touch. On a large fabric a direction has left the cache between
+ * two frames; each line a frame does not need is one fewer miss. The ends' callbacks are
+ * copied field by field for that: a whole roce_link_end would push the receiver's counters
+ * out of its line.
  */
 struct link_dir {
-	/* sender */
+	/* sender: what every pull reads, one line */
 	struct roce_link *link;		/* back pointer */
-	struct roce_link_end src;	/* sender: pulled when the wire is idle */
+	void *src;			/* sender: pulled when the wire is idle (roce_link_end) */
+	struct rte_mbuf *(*pull)(void *owner);
+	bool (*quiet)(void *owner, roce_time_t end);
 	bool busy;			/* being pulled, or a frame is being serialised (tx_done armed) */
 	bool lazy;			/* the last frame ends at (@idle_at, @idle_seq), tx_done unarmed */
 	bool impaired;			/* some rule of @imp is on: dir_send_impaired() draws */
@@ -51,20 +55,24 @@ struct link_dir {
 	uint64_t txseq;			/* frames sent, for reorder accounting */
 	uint64_t ser_rate;		/* rate of the last ser_time() */
 	roce_time_t ser_ps;		/* what it gave: most frames repeat it (no division) */
+	/* sender: the next line */
 	roce_time_t idle_at;		/* lazy: end of the last frame */
 	uint64_t idle_seq;		/* lazy: the arm number its tx_done would have had */
 	uint64_t tx_frames, tx_bytes;	/* st.tx_frames, st.tx_bytes, on read */
 	roce_time_t tx_busy;		/* st.busy, on read */
 
 	/* receiver: one line, its timer's (all a fire and an arm read of it) the next */
-	struct roce_link_end dst __rte_cache_aligned; /* receiver: gets arrivals */
+	void *dst __rte_cache_aligned;	/* receiver: gets arrivals (roce_link_end) */
+	void (*rx)(void *owner, struct rte_mbuf *m);
+	void (*peek)(void *owner, const struct rte_mbuf *m);
 	struct flight *fl;		/* ring of frames in flight, sorted by arrival time */
 	uint32_t fl_head;		/* index of the earliest */
 	uint32_t fl_len;		/* frames in the ring */
 	uint32_t fl_cap;		/* ring size, a power of two */
-	struct roce_timer arrive __rte_cache_aligned; /* arrival of flight[head] */
+	bool icrc_partial;		/* roce_link_end.icrc_partial of the receiver */
 	uint64_t rx_max_seq;		/* highest txseq delivered */
 	uint64_t rx_frames;		/* st.rx_frames, on read */
+	struct roce_timer arrive __rte_cache_aligned; /* arrival of flight[head] */
 
 	struct roce_timer tx_done;	/* end of the current frame's serialisation */
 
@@ -76,6 +84,8 @@ struct link_dir {
 	bool psn_done;			/* the drop_psn rule has fired */
 	struct roce_link_stats st;	/* counters, but the hot ones above and in_flight */
 } __rte_cache_aligned;
+ROCE_STATIC_ASSERT(offsetof(struct link_dir, idle_at) == RTE_CACHE_LINE_SIZE);
+ROCE_STATIC_ASSERT(offsetof(struct link_dir, arrive) == offsetof(struct link_dir, dst) + RTE_CACHE_LINE_SIZE);
 
 struct roce_link {
 	struct roce_engine *eng;	/* the clock and the RNG */
@@ -321,7 +331,7 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 	d->busy = true;		/* a kick from inside pull() must not recurse */
 	for (unsigned int burst = 1;; burst++) {
 		for (;;) {
-			m = d->src.pull(d->src.owner);
+			m = d->pull(d->src);
 			if (m == NULL) {
 				d->busy = false;
 				/* Nothing follows the held frame: it arrives in its turn, not reordered. */
@@ -356,7 +366,7 @@ static void dir_pull(struct link_dir *d, roce_time_t start)
 		 * nothing to pull: the event is left out, its arm number taken, and a kick
 		 * before that end arms it as it would have been (roce_link_kick()).
 		 */
-		if (stop && d->src.quiet != NULL && !d->impaired && d->src.quiet(d->src.owner, end) &&
+		if (stop && d->quiet != NULL && !d->impaired && d->quiet(d->src, end) &&
 		    l->eng->clock == ROCE_CLOCK_VIRTUAL) {
 			d->lazy = true;
 			d->idle_at = end;
@@ -386,6 +396,42 @@ static void on_tx_done(struct roce_engine *eng, struct roce_timer *t, void *arg)
 	dir_pull(arg, t->when);
 }
 
+static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg);
+
+/*
+ * The run loop's look ahead, one event in front of the event it fires: on a large fabric the
+ * state a frame's hop reads (the direction, the receiving port, the frame's mbuf and headers,
+ * what the headers select) has left the cache since the frame was sent, and the hop stalls on
+ * each line in turn. Two events ahead, the lines found from the direction alone; one event
+ * ahead, the headers' and, through roce_link_end.peek, what the receiver reads. A load here
+ * that misses stalls nothing that depends on it.
+ */
+void eng_link_lookahead(const struct roce_timer *next, const struct roce_timer *after)
+{
+	const struct link_dir *d;
+
+	if (after != NULL) {
+		d = after->arg;
+		if (after->fn == on_arrive) {
+			if (d->fl_len != 0) {
+				rte_prefetch0(d->dst);
+				rte_prefetch0(FL(d, 0).m);
+			}
+		} else if (after->fn == on_tx_done) {
+			rte_prefetch0(d->src);
+			rte_prefetch0(d->link);
+		}
+	}
+	d = next->arg;
+	if (next->fn == on_arrive && d->fl_len != 0) {
+		struct rte_mbuf *m = FL(d, 0).m;
+
+		rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+		if (d->peek != NULL)
+			d->peek(d->dst, m);
+	}
+}
+
 static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
 	struct link_dir *d = arg;
@@ -402,19 +448,12 @@ static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 		else
 			d->rx_max_seq = e.txseq;
 		d->rx_frames++;
-		if (!d->dst.icrc_partial)
+		if (!d->icrc_partial)
 			roce_wire_icrc_settle(e.m);
-		d->dst.rx(d->dst.owner, e.m);
+		d->rx(d->dst, e.m);
 	}
+	/* (the look ahead, eng_link_lookahead(), fetches the next frame's lines) */
 	if (d->fl_len) {
-		struct rte_mbuf *next = FL(d, 0).m;
-
-		/*
-		 * The receiver reads the next frame's mbuf and headers when it arrives; on a big
-		 * fabric they have left the cache while the frame was queued and in flight.
-		 */
-		rte_prefetch0(next);
-		rte_prefetch0(rte_pktmbuf_mtod(next, void *));
 		roce_timer_arm(eng, t, FL(d, 0).when);
 	}
 }
@@ -442,11 +481,17 @@ struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_li
 	l->conf = *conf;
 	l->up = true;
 	for (i = 0; i < 2; i++) {
+		const struct roce_link_end *src = i == 0 ? a : b, *dst = i == 0 ? b : a;
 		struct link_dir *d = &l->d[i];
 
 		d->link = l;
-		d->src = i == 0 ? *a : *b;
-		d->dst = i == 0 ? *b : *a;
+		d->src = src->owner;
+		d->pull = src->pull;
+		d->quiet = src->quiet;
+		d->dst = dst->owner;
+		d->rx = dst->rx;
+		d->peek = dst->peek;
+		d->icrc_partial = dst->icrc_partial;
 		roce_timer_init(&d->tx_done, on_tx_done, d);
 		roce_timer_init(&d->arrive, on_arrive, d);
 		d->fl_cap = FLIGHT_INIT;
@@ -495,6 +540,13 @@ void roce_link_destroy(struct roce_link *link)
 		free(link->d[i].fl);
 	}
 	free(link);
+}
+
+void roce_link_prefetch_kick(const struct roce_link *link, int dir)
+{
+	const struct link_dir *d = &link->d[dir & 1];
+
+	rte_prefetch0(d);
 }
 
 void roce_link_kick(struct roce_link *link, int dir)

@@ -125,4 +125,10 @@ struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until)
  */
 void eng_timer_run(struct roce_engine *eng, roce_time_t until);
 
+/**
+ * @p next fires next, @p after (or NULL) after it: fetch into the cache what their callbacks
+ * will read, if they are a link's (eng_link.c).
+ */
+void eng_link_lookahead(const struct roce_timer *next, const struct roce_timer *after);
+
 #endif /* ENG_PRIVATE_H */

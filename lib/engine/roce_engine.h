@@ -199,6 +199,11 @@ struct roce_link_end {
 	 * an emulated NIC or switch port. The link writes it for any other end.
 	 */
 	bool icrc_partial;
+	/**
+	 * Optional (NULL: none): @p m is the next frame to arrive, an event or two from now. Fetch
+	 * into the cache what rx() will read for it (rte_prefetch0); change nothing.
+	 */
+	void (*peek)(void *owner, const struct rte_mbuf *m);
 };
 
 /* Impairments of one direction of a link; all off when zeroed. */
@@ -254,6 +259,9 @@ struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_li
 
 /** Free; frames in flight are freed. NULL is a no-op. */
 void roce_link_destroy(struct roce_link *link);
+
+/** Fetch into the cache what a roce_link_kick() of @p dir reads (rte_prefetch0). */
+void roce_link_prefetch_kick(const struct roce_link *link, int dir);
 
 /** Tell direction @p dir that its sender has frames: pull now if the wire is idle. */
 void roce_link_kick(struct roce_link *link, int dir);

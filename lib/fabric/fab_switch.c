@@ -599,6 +599,35 @@ static void sw_rx(void *owner, struct rte_mbuf *m)
 	fab_kick(out);
 }
 
+/*
+ * The link's look ahead (roce_link_end.peek): the lines sw_rx() will read for @p m, which its
+ * headers choose. Untagged IPv4 only, the common case; for anything else the hop fetches them.
+ */
+static void sw_peek(void *owner, const struct rte_mbuf *m)
+{
+	const struct sw_port *p = owner, *out;
+	const struct roce_switch *sw = p->sw;
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct sw_route_cache *c;
+	const struct rte_ipv4_hdr *ip;
+	uint64_t a[2] = { 0, 0 };
+	int prio;
+
+	if (m->data_len < ETH_TYPE_OFF + 2 + sizeof(*ip) || rd16(b + ETH_TYPE_OFF) != ETH_TYPE_IPV4)
+		return;
+	ip = (const struct rte_ipv4_hdr *)(b + ETH_TYPE_OFF + 2);
+	prio = sw->conf.dscp_prio[ip->type_of_service >> 2] & 7;
+	rte_prefetch0(&p->in[prio]);
+	memcpy(a, &ip->dst_addr, 4);
+	c = &sw->cache[(uint32_t)(addr_hash(4, a) >> 40) % SW_ROUTE_CACHE];
+	if (c->port >= sw->conf.nports)
+		return;
+	out = &sw->port[c->port];
+	rte_prefetch0(&out->q[prio]);
+	if (out->link != NULL)
+		roce_link_prefetch_kick(out->link, out->dir);
+}
+
 /* ---- egress scheduling ---- */
 
 /*
@@ -856,6 +885,7 @@ struct roce_link_end roce_switch_port_end(struct roce_switch *sw, uint16_t port)
 		e.rx = sw_rx;
 		e.quiet = sw_quiet;
 		e.icrc_partial = true;	/* reads headers only; rewrites masked fields only */
+		e.peek = sw_peek;
 	}
 	return e;
 }

@@ -974,10 +974,39 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 		nic_rx_frame(dev, m);
 }
 
+/*
+ * The link's look ahead (roce_link_end.peek): the payload segment's mbuf and the QP that
+ * nic_rx() will read for @p m. Untagged IPv4 only, the common case.
+ */
+static void nic_peek(void *owner, const struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t bth = RTE_ETHER_HDR_LEN + 20 + 8;	/* IPv4 without options, UDP */
+	const struct roce_qp *qp;
+
+	if (m->nb_segs == 3) {
+		/* a payload by reference: the parse reads its segment, the free all three mbufs */
+		const struct rte_mbuf *seg = m->next;
+
+		rte_prefetch0(seg);
+		rte_prefetch0(&seg->next);
+	} else {
+		rte_prefetch0(m->next);
+	}
+	if (m->data_len < bth + ROCE_BTH_LEN || b[12] != 0x08 || b[13] != 0x00 || b[14] != 0x45)
+		return;
+	qp = verbs_qp_lookup(owner, (uint32_t)b[bth + 5] << 16 | b[bth + 6] << 8 | b[bth + 7]);
+	if (qp == NULL)
+		return;
+	rte_prefetch0(qp);
+	rte_prefetch0(roce_opcode[b[bth]].mask & ROCE_F_REQ ? (const void *)&qp->resp :
+			(const void *)&qp->comp);
+}
+
 struct roce_link_end roce_device_link_end(struct roce_device *dev)
 {
 	return (struct roce_link_end){ .owner = dev, .pull = nic_pull, .rx = nic_rx,
-				       .quiet = nic_quiet, .icrc_partial = true };
+				       .quiet = nic_quiet, .icrc_partial = true, .peek = nic_peek };
 }
 
 /* ---- priorities and ECN policy ---- */
