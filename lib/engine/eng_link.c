@@ -452,8 +452,18 @@ static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 			roce_wire_icrc_settle(e.m);
 		d->rx(d->dst, e.m);
 	}
-	/* (the look ahead, eng_link_lookahead(), fetches the next frame's lines) */
 	if (d->fl_len) {
+		/*
+		 * The receiver reads the next frame's mbuf and headers when it arrives. On a large
+		 * fabric the look ahead fetches them in time (eng_link_lookahead()), and computing
+		 * the header's address here would be a demand miss on the mbuf every arrival.
+		 */
+		if (!eng->lookahead) {
+			struct rte_mbuf *next = FL(d, 0).m;
+
+			rte_prefetch0(next);
+			rte_prefetch0(rte_pktmbuf_mtod(next, void *));
+		}
 		roce_timer_arm(eng, t, FL(d, 0).when);
 	}
 }
@@ -499,6 +509,7 @@ struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_li
 		if (d->fl == NULL)
 			goto err_free_link;
 	}
+	eng->lookahead = ++eng->nlinks >= ENG_LOOKAHEAD_LINKS;
 	return l;
 
 err_free_link:
@@ -539,6 +550,7 @@ void roce_link_destroy(struct roce_link *link)
 		dir_flush(&link->d[i]);
 		free(link->d[i].fl);
 	}
+	link->eng->lookahead = --link->eng->nlinks >= ENG_LOOKAHEAD_LINKS;
 	free(link);
 }
 

@@ -57,6 +57,8 @@ struct roce_engine {
 					 * both are copied from the timer at once (eng_timer_run) */
 	uint64_t seq;			/* arm counter: tie-break at equal expiry */
 	bool stop;			/* roce_engine_stop() was called during run */
+	bool lookahead;			/* @nlinks >= ENG_LOOKAHEAD_LINKS: eng_link_lookahead() */
+	uint32_t nlinks;		/* links made and not destroyed */
 
 	struct eng_wheel wheel;		/* armed timers */
 
@@ -124,6 +126,13 @@ struct roce_timer *eng_timer_pop_due(struct roce_engine *eng, roce_time_t until)
  * one's time, until none is left or roce_engine_stop().
  */
 void eng_timer_run(struct roce_engine *eng, roce_time_t until);
+
+/*
+ * Links from which the run loop looks ahead. Below, a fabric's state stays in the cache and
+ * the look ahead's branches (what kind of timer is next) cost more than the misses it hides:
+ * an 8:1 incast (9 links) ran 5% slower with it, the 128-host leaf-spine (192) 9-12% faster.
+ */
+#define ENG_LOOKAHEAD_LINKS 32
 
 /**
  * @p next fires next, @p after (or NULL) after it: fetch into the cache what their callbacks
