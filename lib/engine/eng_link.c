@@ -458,7 +458,7 @@ static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 		 * fabric the look ahead fetches them in time (eng_link_lookahead()), and computing
 		 * the header's address here would be a demand miss on the mbuf every arrival.
 		 */
-		if (!eng->lookahead) {
+		if (!eng_lookahead(eng)) {
 			struct rte_mbuf *next = FL(d, 0).m;
 
 			rte_prefetch0(next);
@@ -509,7 +509,7 @@ struct roce_link *roce_link_create(struct roce_engine *eng, const struct roce_li
 		if (d->fl == NULL)
 			goto err_free_link;
 	}
-	eng->lookahead = ++eng->nlinks >= ENG_LOOKAHEAD_LINKS;
+	eng->nlinks++;
 	return l;
 
 err_free_link:
@@ -550,7 +550,7 @@ void roce_link_destroy(struct roce_link *link)
 		dir_flush(&link->d[i]);
 		free(link->d[i].fl);
 	}
-	link->eng->lookahead = --link->eng->nlinks >= ENG_LOOKAHEAD_LINKS;
+	link->eng->nlinks--;
 	free(link);
 }
 

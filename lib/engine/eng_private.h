@@ -57,8 +57,7 @@ struct roce_engine {
 					 * both are copied from the timer at once (eng_timer_run) */
 	uint64_t seq;			/* arm counter: tie-break at equal expiry */
 	bool stop;			/* roce_engine_stop() was called during run */
-	bool lookahead;			/* @nlinks >= ENG_LOOKAHEAD_LINKS: eng_link_lookahead() */
-	uint32_t nlinks;		/* links made and not destroyed */
+	uint32_t nlinks;		/* links made and not destroyed (eng_lookahead()) */
 
 	struct eng_wheel wheel;		/* armed timers */
 
@@ -133,6 +132,11 @@ void eng_timer_run(struct roce_engine *eng, roce_time_t until);
  * an 8:1 incast (9 links) ran 5% slower with it, the 128-host leaf-spine (192) 9-12% faster.
  */
 #define ENG_LOOKAHEAD_LINKS 32
+
+static inline bool eng_lookahead(const struct roce_engine *eng)
+{
+	return eng->nlinks >= ENG_LOOKAHEAD_LINKS;
+}
 
 /**
  * @p next fires next, @p after (or NULL) after it: fetch into the cache what their callbacks

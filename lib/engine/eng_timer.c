@@ -483,7 +483,7 @@ void eng_timer_run(struct roce_engine *eng, roce_time_t until)
 		if (w->sorted) {
 			w->head++;
 			w->ready_len--;
-			if (eng->lookahead && w->ready_len != 0)
+			if (eng_lookahead(eng) && w->ready_len != 0)
 				eng_link_lookahead(w->ready[w->head],
 						   w->ready_len > 1 ? w->ready[w->head + 1] : NULL);
 		} else {

@@ -354,12 +354,12 @@ static int32_t route_find(struct roce_switch *sw, const struct sw_hdr *h)
 }
 
 /* Route cache slot of a destination. */
-static uint32_t cache_slot(const struct sw_hdr *h)
+static uint32_t cache_slot(uint8_t ip_ver, const struct roce_ip_addr *dst)
 {
 	uint64_t a[2];
 
-	memcpy(a, h->dst.b, sizeof(a));
-	return (uint32_t)(addr_hash(h->ip_ver, a) >> 40) % SW_ROUTE_CACHE;
+	memcpy(a, dst->b, sizeof(a));
+	return (uint32_t)(addr_hash(ip_ver, a) >> 40) % SW_ROUTE_CACHE;
 }
 
 /* @return the egress port, or -1 (no route) */
@@ -369,7 +369,7 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 	const struct sw_route *r;
 	int32_t i;
 
-	c = &sw->cache[cache_slot(h)];
+	c = &sw->cache[cache_slot(h->ip_ver, &h->dst)];
 	if (c->ip_ver == h->ip_ver && memcmp(c->dst.b, h->dst.b, sizeof(c->dst.b)) == 0) {
 		if (c->port != SW_CACHE_GROUP)
 			return c->port;
@@ -608,9 +608,9 @@ static void sw_peek(void *owner, const struct rte_mbuf *m)
 	const struct sw_port *p = owner, *out;
 	const struct roce_switch *sw = p->sw;
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct roce_ip_addr dst = { .b = { 0 } };	/* as read_hdr() gives an IPv4 one */
 	const struct sw_route_cache *c;
 	const struct rte_ipv4_hdr *ip;
-	uint64_t a[2] = { 0, 0 };
 	int prio;
 
 	if (m->data_len < ETH_TYPE_OFF + 2 + sizeof(*ip) || rd16(b + ETH_TYPE_OFF) != ETH_TYPE_IPV4)
@@ -618,8 +618,8 @@ static void sw_peek(void *owner, const struct rte_mbuf *m)
 	ip = (const struct rte_ipv4_hdr *)(b + ETH_TYPE_OFF + 2);
 	prio = sw->conf.dscp_prio[ip->type_of_service >> 2] & 7;
 	rte_prefetch0(&p->in[prio]);
-	memcpy(a, &ip->dst_addr, 4);
-	c = &sw->cache[(uint32_t)(addr_hash(4, a) >> 40) % SW_ROUTE_CACHE];
+	memcpy(dst.b, &ip->dst_addr, 4);
+	c = &sw->cache[cache_slot(4, &dst)];
 	if (c->port >= sw->conf.nports)
 		return;
 	out = &sw->port[c->port];

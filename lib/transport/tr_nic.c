@@ -860,24 +860,37 @@ out:
 	rte_pktmbuf_free(m);
 }
 
+/*
+ * Where a frame's BTH would be, at a glance (one 802.1Q tag at most, IPv4 without options):
+ * its offset, or 0 if the frame is not IP. @p type gets the Ethertype (0: too short for one).
+ */
+static uint32_t glance_bth(const struct rte_mbuf *m, uint16_t *type)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), l3 = RTE_ETHER_HDR_LEN;
+
+	*type = 0;
+	if (len < RTE_ETHER_HDR_LEN)
+		return 0;
+	*type = (uint16_t)(b[12] << 8 | b[13]);
+	if (*type == RTE_ETHER_TYPE_VLAN && len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) {
+		l3 += RTE_VLAN_HLEN;
+		*type = (uint16_t)(b[l3 - 2] << 8 | b[l3 - 1]);
+	}
+	return *type == RTE_ETHER_TYPE_IPV4 ? l3 + 20 + 8 :
+	       *type == RTE_ETHER_TYPE_IPV6 ? l3 + 40 + 8 : 0;
+}
+
 /* Is @p m for the host (written to memory), rather than for the NIC itself (PFC, a CNP)? */
 static bool rx_for_host(const struct rte_mbuf *m)
 {
-	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m), l3 = RTE_ETHER_HDR_LEN, bth;
 	uint16_t type;
+	uint32_t bth = glance_bth(m, &type);
 
-	if (len < RTE_ETHER_HDR_LEN)
-		return true;
-	type = (uint16_t)(b[12] << 8 | b[13]);
-	if (type == RTE_ETHER_TYPE_VLAN && len >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN) {
-		l3 += RTE_VLAN_HLEN;
-		type = (uint16_t)(b[l3 - 2] << 8 | b[l3 - 1]);
-	}
 	if (type == ROCE_ETHERTYPE_MAC_CTRL)
 		return false;
-	bth = type == RTE_ETHER_TYPE_IPV4 ? l3 + 20 + 8 : type == RTE_ETHER_TYPE_IPV6 ? l3 + 40 + 8 : 0;
-	return bth == 0 || len <= bth || b[bth] != ROCE_OP_CNP;
+	return bth == 0 || rte_pktmbuf_data_len(m) <= bth ||
+	       rte_pktmbuf_mtod(m, const uint8_t *)[bth] != ROCE_OP_CNP;
 }
 
 /* Bytes received and not yet written to host memory at @p now. */
@@ -976,24 +989,21 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 
 /*
  * The link's look ahead (roce_link_end.peek): the payload segment's mbuf and the QP that
- * nic_rx() will read for @p m. Untagged IPv4 only, the common case.
+ * nic_rx() will read for @p m. A wrong glance (IPv4 options) only fetches the wrong lines.
  */
 static void nic_peek(void *owner, const struct rte_mbuf *m)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t bth = RTE_ETHER_HDR_LEN + 20 + 8;	/* IPv4 without options, UDP */
 	const struct roce_qp *qp;
+	uint16_t type;
+	uint32_t bth = glance_bth(m, &type);
 
 	if (m->nb_segs == 3) {
 		/* a payload by reference: the parse reads its segment, the free all three mbufs */
-		const struct rte_mbuf *seg = m->next;
-
-		rte_prefetch0(seg);
-		rte_prefetch0(&seg->next);
-	} else {
 		rte_prefetch0(m->next);
+		rte_prefetch0(&m->next->next);
 	}
-	if (m->data_len < bth + ROCE_BTH_LEN || b[12] != 0x08 || b[13] != 0x00 || b[14] != 0x45)
+	if (bth == 0 || m->data_len < bth + ROCE_BTH_LEN)
 		return;
 	qp = verbs_qp_lookup(owner, (uint32_t)b[bth + 5] << 16 | b[bth + 6] << 8 | b[bth + 7]);
 	if (qp == NULL)
