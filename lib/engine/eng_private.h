@@ -29,6 +29,7 @@
 					 * 512: leafspine 2 172 2 160 2 149 2 123 2 123 Ir a hop,
 					 * with ENG_W_DUMP 32; incast 1 884 for all) */
 #define ENG_W_IN_WHEEL 0x80000000u	/* timer->slot flag: in a wheel slot (level * 64 + slot) */
+#define ENG_W_IN_RUN 0x40000000u	/* timer->slot: in the sorted run (a heap: its index) */
 
 struct eng_wheel {
 	uint64_t cur;					/* current tick */

@@ -144,19 +144,19 @@ ENG_HOT void ready_pop_root(struct eng_wheel *w)
  */
 static __attribute__((noinline)) void run_recentre(struct eng_wheel *w)
 {
-	uint32_t to = (w->ready_cap - w->ready_len) / 2, i;
+	uint32_t to = (w->ready_cap - w->ready_len) / 2;
 
 	memmove(&w->ready[to], &w->ready[w->head], w->ready_len * sizeof(w->ready[0]));
 	w->head = to;
-	for (i = to; i < to + w->ready_len; i++)
-		w->ready[i]->slot = i;
 }
 
 /*
  * Insert @p t in order, from the nearer end: the timers before it move one slot down, or
  * those after it one slot up, whichever side the middle timer says is shorter. A link's
  * re-arm lands a few frames behind the earliest or a few before the latest; a heap sifted it
- * from the root most of its height, two compares a level.
+ * from the root most of its height, two compares a level. The timers of a run do not hold
+ * their index (ENG_W_IN_RUN; run_remove() searches): a move is a memmove of pointers, with no
+ * store into each moved timer's line.
  */
 ENG_HOT void run_insert(struct eng_wheel *w, struct roce_timer *t)
 {
@@ -167,41 +167,47 @@ ENG_HOT void run_insert(struct eng_wheel *w, struct roce_timer *t)
 		if (roce_unlikely(w->head + n == w->ready_cap))
 			run_recentre(w);
 		/* the later ones move up; stops at the middle timer at the latest */
-		for (p = w->head + n; n != 0 && t_less(t, r[p - 1]); p--) {
+		for (p = w->head + n; n != 0 && t_less(t, r[p - 1]); p--)
 			r[p] = r[p - 1];
-			r[p]->slot = p;
-		}
 	} else {
 		if (roce_unlikely(w->head == 0))
 			run_recentre(w);
 		/* the earlier ones move down; stops before the middle timer */
-		for (p = --w->head; t_less(r[p + 1], t); p++) {
+		for (p = --w->head; t_less(r[p + 1], t); p++)
 			r[p] = r[p + 1];
-			r[p]->slot = p;
-		}
 	}
 	r[p] = t;
-	t->slot = p;
+	t->slot = ENG_W_IN_RUN;
 	w->ready_len = n + 1;
+}
+
+/* Where @p t (in the run) is: the run is sorted and (when, seq) is unique. */
+static uint32_t run_find(const struct eng_wheel *w, const struct roce_timer *t)
+{
+	uint32_t lo = w->head, hi = w->head + w->ready_len;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t_less(w->ready[mid], t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static void run_remove(struct eng_wheel *w, struct roce_timer *t)
 {
 	struct roce_timer **r = w->ready;
-	uint32_t p = t->slot, end = w->head + --w->ready_len;
+	uint32_t p = run_find(w, t), end = w->head + --w->ready_len;
 
 	if (p - w->head < end - p) {
 		/* the earlier ones move up */
-		for (; p > w->head; p--) {
-			r[p] = r[p - 1];
-			r[p]->slot = p;
-		}
+		memmove(&r[w->head + 1], &r[w->head], (p - w->head) * sizeof(*r));
 		w->head++;
 	} else {
-		for (; p < end; p++) {
-			r[p] = r[p + 1];
-			r[p]->slot = p;
-		}
+		memmove(&r[p], &r[p + 1], (end - p) * sizeof(*r));
 	}
 }
 
@@ -328,14 +334,37 @@ static void wheel_remove(struct eng_wheel *w, struct roce_timer *t)
 }
 
 /*
+ * Append @p t to the run: it is due no earlier than every timer of the run but those of its
+ * own sub-slot (wheel_advance()), so it moves down past a few at most.
+ */
+ENG_HOT void run_append(struct eng_wheel *w, struct roce_timer *t)
+{
+	struct roce_timer **r = w->ready;
+	uint32_t p;
+
+	if (roce_unlikely(w->head + w->ready_len == w->ready_cap))
+		run_recentre(w);
+	for (p = w->head + w->ready_len; p > w->head && t_less(t, r[p - 1]); p--)
+		r[p] = r[p - 1];
+	r[p] = t;
+	t->slot = ENG_W_IN_RUN;
+	w->ready_len++;
+}
+
+/*
  * Take the next non-empty slot of the lowest level that has one. A slot of few timers (the
- * common case: a link's next arrival a microsecond out lands on level 1 alone or with one or
- * two others) goes to the ready heap whole and the current tick moves to the slot's last tick:
- * one heap push each, instead of a cascade through level 0 and a second advance. A crowded
- * slot is re-inserted with the current tick at its earliest timer, so the heap stays small:
- * the earliest go to the ready heap at once, the others land lower. (Stopping at the slot's
- * start instead would send the earliest down one level at a time.) Every other timer is in a
- * later slot of this level or in a higher level, so it stays due after the new current tick.
+ * common case: a link's next arrival a microsecond out lands on level 1 with a few dozen
+ * others) goes to the due timers whole and the current tick moves to the slot's last tick:
+ * one insert each, instead of a cascade through level 0 and a second advance. The slot's
+ * timers are first spread over its 64 sub-slots (the ticks of the level below), chained
+ * through their next pointers, and taken sub-slot by sub-slot: each is appended to the run
+ * behind the earlier sub-slots' timers, which orders a slot by a bucket pass and a few
+ * compares a timer, where inserting them as listed cost a walk through half the run each. A
+ * crowded slot is re-inserted with the current tick at its earliest timer, so the heap stays
+ * small: the earliest go to the due timers at once, the others land lower. (Stopping at the
+ * slot's start instead would send the earliest down one level at a time.) Every other timer
+ * is in a later slot of this level or in a higher level, so it stays due after the new
+ * current tick.
  * @return false if the wheel is empty
  */
 static bool wheel_advance(struct roce_engine *eng)
@@ -345,10 +374,10 @@ static bool wheel_advance(struct roce_engine *eng)
 
 	for (lvl = 0; lvl < ENG_W_LEVELS; lvl++) {
 		unsigned int idx = (w->cur >> (ENG_W_BITS * lvl)) & (ENG_W_SLOTS - 1);
-		unsigned int s, n = 0;
+		unsigned int sub = lvl == 0 ? 0 : ENG_W_BITS * (lvl - 1), s, n = 0;
 		uint64_t mask = idx == ENG_W_SLOTS - 1 ? 0 : w->occ[lvl] & (~0ull << (idx + 1));
-		struct roce_timer *t, *next;
-		uint64_t first = UINT64_MAX;
+		struct roce_timer *t, *next, *bucket[ENG_W_SLOTS];
+		uint64_t occ = 0, first = UINT64_MAX, b_mask;
 
 		if (!mask)
 			continue;
@@ -356,23 +385,41 @@ static bool wheel_advance(struct roce_engine *eng)
 		t = w->slot[lvl][s];
 		w->slot[lvl][s] = NULL;
 		w->occ[lvl] &= ~(1ull << s);
-		for (next = t; next; next = next->next, n++)
-			if ((next->when >> ENG_W_GRAN) < first)
-				first = next->when >> ENG_W_GRAN;
+		for (; t; t = next, n++) {
+			/* level 0: one tick, one bucket */
+			unsigned int b = lvl == 0 ? 0 : ((t->when >> ENG_W_GRAN) >> sub) & (ENG_W_SLOTS - 1);
+
+			next = t->next;
+			if (!(occ & (1ull << b))) {
+				occ |= 1ull << b;
+				bucket[b] = NULL;
+			}
+			t->next = bucket[b];
+			bucket[b] = t;
+		}
 		if (n <= ENG_W_DUMP) {
 			/* the whole slot is due next: the current tick moves to its end */
-			w->cur = first | ((1ull << (ENG_W_BITS * lvl)) - 1);
-			for (; t; t = next) {
-				next = t->next;
-				ready_add(eng, t);
-			}
+			t = bucket[__builtin_ctzll(occ)];
+			w->cur = (t->when >> ENG_W_GRAN) | ((1ull << (ENG_W_BITS * lvl)) - 1);
+			for (b_mask = occ; b_mask; b_mask &= b_mask - 1)
+				for (t = bucket[__builtin_ctzll(b_mask)]; t; t = next) {
+					next = t->next;
+					if (roce_likely(w->sorted && w->ready_len < ENG_W_RUN_MAX))
+						run_append(&eng->wheel, t);
+					else
+						ready_add(eng, t);
+				}
 			return true;
 		}
+		for (t = bucket[__builtin_ctzll(occ)]; t; t = t->next)
+			if ((t->when >> ENG_W_GRAN) < first)
+				first = t->when >> ENG_W_GRAN;
 		w->cur = first;
-		for (; t; t = next) {
-			next = t->next;
-			wheel_insert(eng, t);
-		}
+		for (b_mask = occ; b_mask; b_mask &= b_mask - 1)
+			for (t = bucket[__builtin_ctzll(b_mask)]; t; t = next) {
+				next = t->next;
+				wheel_insert(eng, t);
+			}
 		return true;
 	}
 	return false;
