@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_jhash.h>
 #include <rte_mbuf.h>
 
 #include "roce_engine.h"
@@ -591,6 +592,19 @@ static struct roce_switch *ecmp_switch(struct roce_engine *eng, uint32_t seed)
 	return sw;
 }
 
+/* The member of an ECMP group of @p n that a UDP/4791 flow takes, from its 5-tuple alone. */
+static uint32_t ecmp_member(uint32_t seed, struct roce_ip_addr src, struct roce_ip_addr dst,
+			    uint16_t sport, uint32_t n)
+{
+	uint32_t key[10];
+
+	memcpy(key, src.b, 16);
+	memcpy(key + 4, dst.b, 16);
+	key[8] = (uint32_t)sport << 16 | ROCE_UDP_PORT;
+	key[9] = 17;		/* UDP */
+	return rte_jhash_32b(key, 10, seed) % n;
+}
+
 static void ecmp_run(uint32_t seed, uint64_t per_path[2], uint32_t path_of[MAXFLOWS])
 {
 	struct roce_engine *eng = mk_engine(1);
@@ -615,6 +629,12 @@ static void ecmp_run(uint32_t seed, uint64_t per_path[2], uint32_t path_of[MAXFL
 			      (H[1].rx_flow[f] == 0 && H[2].rx_flow[f] == 20),
 			      "flow %u split %lu/%lu", f, H[1].rx_flow[f], H[2].rx_flow[f]);
 		path_of[f] = H[2].rx_flow[f] != 0;
+		/*
+		 * ... the member that rte_jhash of its 5-tuple and the seed names (docs/fabric.md),
+		 * though its frames take turns with 63 others' through the switch's flow cache
+		 */
+		ck_assert_uint_eq(path_of[f], ecmp_member(seed, ip4(10, 0, 0, 1), ip4(10, 1, 2, 3),
+							  (uint16_t)(49152 + f), 2));
 	}
 	teardown(eng, &sw, 1);
 }

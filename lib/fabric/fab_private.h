@@ -138,6 +138,17 @@ struct sw_route_cache {
 #define SW_CACHE_GROUP UINT16_MAX	/* no route, or an ECMP group: look at the route */
 #define SW_ROUTE_CACHE 1024		/* direct-mapped by a hash of the destination */
 
+/*
+ * A remembered ECMP hash: a flow's 5-tuple and its flow_hash(), which is the same for every
+ * frame of the flow (rte_jhash of ten words, about 150 instructions).
+ */
+struct sw_flow_cache {
+	uint64_t key[5];		/* source, destination, then 1 << 40 | ports << 8 | proto
+					 * (0: empty) */
+	uint32_t hash;			/* flow_hash() of the key */
+};
+#define SW_FLOW_CACHE 256		/* direct-mapped by a hash of the key */
+
 struct roce_switch {
 	struct roce_engine *eng;	/* clock and RNG */
 	struct roce_switch_conf conf;	/* copied; name points into @name */
@@ -155,6 +166,7 @@ struct roce_switch {
 	uint32_t routes_cap;		/* routes allocated */
 	/* a fabric's switch has a route per host: remember lookups rather than scan them all */
 	struct sw_route_cache cache[SW_ROUTE_CACHE];
+	struct sw_flow_cache flows[SW_FLOW_CACHE]; /* ECMP hashes by 5-tuple */
 	bool cache_used;		/* some entry is filled */
 	/* the host routes (full-length prefixes) by address: a cache miss need not scan them */
 	int32_t *hosts;			/* open addressing: index in routes, or -1; NULL: none */
