@@ -1234,6 +1234,78 @@ START_TEST(test_rc_remote_access)
 }
 END_TEST
 
+/*
+ * The device's MR and QP tables grow as they fill: keys and QP numbers are handed out as
+ * before, entries survive each growth, and a key past the table (never registered) or of a
+ * deregistered region is refused.
+ */
+START_TEST(test_verbs_tables)
+{
+	enum { NMR = 100, NQP = 40 };
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_mr *mr[NMR];
+	struct roce_qp *q[2], *qp[NQP];
+	struct roce_wc wc[2];
+	struct roce_sge sge;
+	struct roce_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				   .opcode = ROCE_WR_RDMA_WRITE, .send_flags = ROCE_SEND_SIGNALED };
+	uint32_t first;
+
+	fx_setup();
+	connect_pair(q, &c);
+	/* 100 regions of 4 KiB on host 1: the table passes 16, 32, 64 and 128 entries */
+	for (int i = 0; i < NMR; i++) {
+		mr[i] = roce_reg_mr(fx.h[1].pd, fx.h[1].buf + (size_t)i * 4096, 4096,
+				    ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
+		ck_assert_ptr_nonnull(mr[i]);
+		ck_assert_uint_eq(roce_mr_rkey(mr[i]) >> 8, (roce_mr_rkey(fx.h[1].mr) >> 8) + 1 + i);
+	}
+	for (int i = 10; i < 20; i++)
+		ck_assert_int_eq(roce_dereg_mr(mr[i]), 0);
+	/* the next index after the last one, not a freed one */
+	mr[10] = roce_reg_mr(fx.h[1].pd, fx.h[1].buf + 10 * 4096, 4096,
+			     ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
+	ck_assert_ptr_nonnull(mr[10]);
+	ck_assert_uint_eq(roce_mr_rkey(mr[10]) >> 8, (roce_mr_rkey(mr[NMR - 1]) >> 8) + 1);
+
+	/* 40 more QPs on host 0: numbers in a row across the QP table's growths */
+	first = roce_qp_num(q[0]);
+	for (int i = 0; i < NQP; i++) {
+		qp[i] = mk_qp_srq(0, ROCE_QPT_RC, NULL, NULL);
+		ck_assert_uint_eq(roce_qp_num(qp[i]), first + 1 + (uint32_t)i);
+	}
+
+	/* WRITEs through the first region and the last: both entries outlived the growths */
+	fill(0, 0, 4096, 9);
+	sge = (struct roce_sge){ addr(0, 0), 4096, roce_mr_lkey(fx.h[0].mr) };
+	for (int i = 0; i < NMR; i += NMR - 1) {
+		wr.wr.rdma.remote_addr = addr(1, (uint32_t)i * 4096);
+		wr.wr.rdma.rkey = roce_mr_rkey(mr[i]);
+		ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
+		ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+		wc_ok(&wc[0], 1, ROCE_WC_RDMA_WRITE);
+		ck_assert_mem_eq(fx.h[1].buf + (size_t)i * 4096, fx.h[0].buf, 4096);
+	}
+
+	/* a key whose index is past the table: refused (the QP pair is then in error) */
+	wr.wr_id = 2;
+	wr.wr.rdma.rkey = 4000u << 8 | (roce_mr_rkey(mr[0]) & 0xff);
+	wr.wr.rdma.remote_addr = addr(1, 0);
+	ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, wc), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 2);
+	ck_assert_int_eq(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(cnt(1, "remote_access_nak_sent"), 1);
+
+	for (int i = 0; i < NQP; i++)
+		ck_assert_int_eq(roce_destroy_qp(qp[i]), 0);
+	for (int i = 0; i < NMR; i++)
+		if (i < 11 || i >= 20)
+			ck_assert_int_eq(roce_dereg_mr(mr[i]), 0);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
 /* A misaligned atomic: NAK invalid request, REM_INV_REQ_ERR, memory untouched. */
 START_TEST(test_rc_atomic_misaligned)
 {
@@ -2636,6 +2708,7 @@ static Suite *transport_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rc_send_family);
 	tcase_add_test(tc, test_rc_write);
+	tcase_add_test(tc, test_verbs_tables);
 	tcase_add_test(tc, test_rc_headers_follow_changes);
 	tcase_add_test(tc, test_rc_ackreq_sqd);
 	tcase_add_test(tc, test_rc_ackreq_coalesce);

@@ -104,9 +104,6 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 		.gid_tbl_len = 5,
 		.speed_bps = dev->conf.speed_bps,
 	};
-	dev->qp = calloc(VERBS_MAX_QP, sizeof(*dev->qp));
-	if (dev->qp == NULL)
-		goto err_free;
 	nic->dev = dev;
 	roce_nic_qos_defaults(&nic->qos);
 	roce_timer_init(&nic->wake, nic_wake_fired, dev);
@@ -144,6 +141,7 @@ int roce_device_destroy(struct roce_device *dev)
 		rte_pktmbuf_free(nic->cnp[nic->cnp_head++ & (TR_CNP_QUEUE - 1)]);
 	tr_cc_free_all(nic);
 	free(dev->qp);
+	free(dev->mr);
 	free(dev->nic);
 	free(dev);
 	return 0;
@@ -624,7 +622,7 @@ const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roc
 /* The headers of every QP of @p dev are built from something else now (ECN policy). */
 void tr_nic_hdr_changed(struct roce_device *dev)
 {
-	for (uint32_t i = 0; i < dev->attr.max_qp; i++)
+	for (uint32_t i = 0; i < dev->qp_cap; i++)
 		if (dev->qp[i] != NULL)
 			verbs_qp_hdr_changed(dev->qp[i]);
 }

@@ -5,6 +5,23 @@
 
 #include "verbs_private.h"
 
+void *verbs_table_fit(void *tab, uint32_t *cap, uint32_t idx)
+{
+	uint32_t n = *cap != 0 ? *cap : 16;
+	void **t;
+
+	if (idx < *cap)
+		return tab;
+	while (n <= idx)
+		n *= 2;
+	t = realloc(tab, n * sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	memset(t + *cap, 0, (n - *cap) * sizeof(*t));
+	*cap = n;
+	return t;
+}
+
 struct roce_pd *roce_alloc_pd(struct roce_device *dev)
 {
 	struct roce_pd *pd;
@@ -40,6 +57,7 @@ struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uns
 	struct roce_device *dev = pd->dev;
 	struct roce_mr *mr;
 	uint32_t idx;
+	void *tab;
 
 	/* IBA 10.6.3.1: remote write or atomic rights need local write */
 	if ((access & ~all) != 0 || (addr == NULL && length != 0) ||
@@ -54,13 +72,19 @@ struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uns
 	for (uint32_t n = 0; n < VERBS_MAX_MR - 1 && idx == 0; n++) {
 		uint32_t i = 1 + (dev->mr_next + n) % (VERBS_MAX_MR - 1); /* no key index 0 */
 
-		if (dev->mr[i] == NULL)
+		if (i >= dev->mr_cap || dev->mr[i] == NULL)
 			idx = i;
 	}
 	if (idx == 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	tab = verbs_table_fit(dev->mr, &dev->mr_cap, idx);
+	if (tab == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dev->mr = tab;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return NULL;

@@ -96,10 +96,18 @@ struct roce_device {
 	struct roce_device_attr attr;		/* limits */
 	struct roce_port_attr port;		/* the one port */
 	uint32_t npd, ncq, nqp, nmr, nsrq, nah;	/* live objects */
-	struct roce_mr *mr[VERBS_MAX_MR];	/* by key index (key >> 8) */
+	/*
+	 * The tables grow as they fill (verbs_table_fit()), up to VERBS_MAX_MR and max_qp: whole,
+	 * they made each device 0.5 MiB and its QP table 128 KiB, two mappings of their own that
+	 * start on a page, so every device's hot lines sat at the same offsets in their pages and
+	 * 128 devices' fought over the same few cache sets.
+	 */
+	struct roce_mr **mr;			/* by key index (key >> 8), @mr_cap entries */
+	uint32_t mr_cap;			/* entries in @mr; beyond: none registered */
 	uint32_t mr_next;			/* next index to try */
 	uint8_t key_seq;			/* low byte of keys, bumped per registration */
-	struct roce_qp **qp;			/* by qpn - qpn_base */
+	struct roce_qp **qp;			/* by qpn - qpn_base, @qp_cap entries */
+	uint32_t qp_cap;			/* entries in @qp; beyond: no QP */
 	uint32_t qp_next;			/* next QPN offset to try */
 	const struct verbs_hooks *hooks;	/* set by the transport */
 	void *nic;				/* the transport's per-device state */
@@ -409,6 +417,14 @@ static inline void verbs_cq_commit(struct roce_cq *cq)
 		cq->notify(cq, cq->notify_arg);
 }
 
+/**
+ * Table @p tab of pointers with *@p cap entries (NULL: none yet), grown if need be to hold index
+ * @p idx: doubled, the new entries NULL, *@p cap updated. The limit is the caller's (a power of
+ * two above @p idx, which doubling from 16 never passes).
+ * @return the table, or NULL (out of memory; @p tab is unchanged)
+ */
+void *verbs_table_fit(void *tab, uint32_t *cap, uint32_t idx);
+
 /** Add a completion; false (and the CQ marked overflowed) if it is full. */
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
@@ -418,7 +434,8 @@ bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
  */
 static inline struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote)
 {
-	struct roce_mr *mr = pd->dev->mr[(key >> 8) % VERBS_MAX_MR];
+	uint32_t i = key >> 8;
+	struct roce_mr *mr = i < pd->dev->mr_cap ? pd->dev->mr[i] : NULL;
 
 	if (mr == NULL || mr->pd != pd || (remote ? mr->rkey : mr->lkey) != key)
 		return NULL;
@@ -521,7 +538,7 @@ static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t 
 {
 	uint32_t i = qpn - dev->conf.qpn_base;
 
-	return i < dev->attr.max_qp ? dev->qp[i] : NULL;
+	return i < dev->qp_cap ? dev->qp[i] : NULL;
 }
 
 /** Move @p qp to @p state (no checks) and tell the transport. */

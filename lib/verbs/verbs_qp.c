@@ -121,6 +121,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	struct roce_qp_cap *cap = &init->cap;
 	struct roce_qp *qp;
 	uint32_t slot = UINT32_MAX;
+	void *tab;
 
 	if ((init->qp_type != ROCE_QPT_RC && init->qp_type != ROCE_QPT_UC &&
 	     init->qp_type != ROCE_QPT_UD) || init->send_cq == NULL ||
@@ -134,7 +135,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	for (uint32_t n = 0; n < dev->attr.max_qp; n++) {
 		uint32_t i = (dev->qp_next + n) % dev->attr.max_qp;
 
-		if (dev->qp[i] == NULL) {
+		if (i >= dev->qp_cap || dev->qp[i] == NULL) {
 			slot = i;
 			break;
 		}
@@ -143,6 +144,12 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 		errno = ENOMEM;
 		return NULL;
 	}
+	tab = verbs_table_fit(dev->qp, &dev->qp_cap, slot);
+	if (tab == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dev->qp = tab;
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		return NULL;
@@ -414,7 +421,8 @@ static bool opcode_valid(enum roce_qp_type type, enum roce_wr_opcode op)
 /* May the frames of @p sge carry its bytes by reference (ROCE_ACCESS_ZERO_COPY)? */
 static bool sge_zero_copy(const struct roce_device *dev, const struct roce_sge *sge)
 {
-	const struct roce_mr *mr = dev->mr[(sge->lkey >> 8) % VERBS_MAX_MR];
+	uint32_t i = sge->lkey >> 8;
+	const struct roce_mr *mr = i < dev->mr_cap ? dev->mr[i] : NULL;
 
 	return mr != NULL && mr->lkey == sge->lkey && (mr->access & ROCE_ACCESS_ZERO_COPY) &&
 	       sge->addr >= (uintptr_t)mr->addr && sge->addr - (uintptr_t)mr->addr <= mr->length &&
