@@ -138,14 +138,12 @@ struct sw_route_cache {
 #define SW_CACHE_GROUP UINT16_MAX	/* no route, or an ECMP group: look at the route */
 #define SW_ROUTE_CACHE 1024		/* direct-mapped by a hash of the destination */
 
-/*
- * A remembered ECMP hash: a flow's 5-tuple and its flow_hash(), which is the same for every
- * frame of the flow (rte_jhash of ten words, about 150 instructions).
- */
+/* A remembered ECMP hash: a flow's 5-tuple, as rte_jhash reads it, and its hash (flow_hash()). */
+#define SW_FLOW_KEY 10			/* words: source, destination, ports, protocol */
 struct sw_flow_cache {
-	uint64_t key[5];		/* source, destination, then 1 << 40 | ports << 8 | proto
-					 * (0: empty) */
-	uint32_t hash;			/* flow_hash() of the key */
+	uint32_t key[SW_FLOW_KEY];
+	uint32_t hash;
+	bool used;			/* false: empty */
 };
 #define SW_FLOW_CACHE 256		/* direct-mapped by a hash of the key */
 

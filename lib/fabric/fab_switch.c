@@ -250,39 +250,32 @@ bool fab_prefix_match(const struct roce_ip_addr *a, const struct roce_ip_addr *p
 	return rest == 0 || ((a->b[full] ^ prefix->b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
 }
 
-/* 5-tuple hash with the switch's seed: one flow always takes one member of a group. */
-static uint32_t flow_hash(const struct roce_switch *sw, const struct sw_hdr *h)
+/*
+ * 5-tuple hash with the switch's seed: one flow always takes one member of a group. rte_jhash of
+ * the ten words cost about 150 instructions, and a flow's frames ask for it one after another:
+ * a direct-mapped cache remembers it. An entry is used only if its whole key matches, so only
+ * speed depends on the cache, not which member a flow takes.
+ */
+static uint32_t flow_hash(struct roce_switch *sw, const struct sw_hdr *h)
 {
-	uint32_t key[10];
+	struct sw_flow_cache *e;
+	uint32_t key[SW_FLOW_KEY];
+	uint64_t w[SW_FLOW_KEY / 2], x;
 
 	memcpy(key, h->src.b, 16);
 	memcpy(key + 4, h->dst.b, 16);
 	key[8] = (uint32_t)h->sport << 16 | h->dport;
 	key[9] = h->proto;
-	return rte_jhash_32b(key, ROCE_DIM(key), sw->conf.ecmp_seed);
-}
-
-/*
- * flow_hash(), remembered: a flow's frames ask for it one after another. Only speed depends on
- * the cache (an entry is used only if its whole 5-tuple matches), not which member a flow takes.
- */
-static uint32_t flow_hash_cached(struct roce_switch *sw, const struct sw_hdr *h)
-{
-	struct sw_flow_cache *e;
-	uint64_t k[5], x;
-
-	memcpy(k, h->src.b, 16);
-	memcpy(k + 2, h->dst.b, 16);
-	k[4] = 1ull << 40 | (uint64_t)((uint32_t)h->sport << 16 | h->dport) << 8 | h->proto;
-	x = (k[0] ^ k[4]) * 0x9e3779b97f4a7c15ull ^ k[1] * 0xc2b2ae3d27d4eb4full ^
-	    (k[2] ^ k[3] << 1) * 0x165667b19e3779f9ull;
+	memcpy(w, key, sizeof(w));
+	x = (w[0] ^ w[4]) * 0x9e3779b97f4a7c15ull ^ w[1] * 0xc2b2ae3d27d4eb4full ^
+	    (w[2] ^ w[3] << 1) * 0x165667b19e3779f9ull;
 	x = (x ^ (x >> 31)) * 0x9e3779b97f4a7c15ull;
 	e = &sw->flows[(x >> 56) & (SW_FLOW_CACHE - 1)];
-	if (e->key[4] == k[4] && e->key[2] == k[2] && e->key[0] == k[0] && e->key[3] == k[3] &&
-	    e->key[1] == k[1])
+	if (e->used && memcmp(e->key, key, sizeof(key)) == 0)
 		return e->hash;
-	memcpy(e->key, k, sizeof(k));
-	e->hash = flow_hash(sw, h);
+	memcpy(e->key, key, sizeof(key));
+	e->hash = rte_jhash_32b(key, SW_FLOW_KEY, sw->conf.ecmp_seed);
+	e->used = true;
 	return e->hash;
 }
 
@@ -411,7 +404,7 @@ static int route(struct roce_switch *sw, const struct sw_hdr *h)
 	if (i < 0)
 		return -1;
 	r = &sw->routes[i];
-	return r->nports == 1 ? r->port[0] : r->port[flow_hash_cached(sw, h) % r->nports];
+	return r->nports == 1 ? r->port[0] : r->port[flow_hash(sw, h) % r->nports];
 }
 
 /* Check a route's arguments and give @p dst cut to @p plen bits. @return 0, -EINVAL */

@@ -349,7 +349,7 @@ static inline struct rte_mbuf *nic_tx_qp(struct roce_device *dev, struct rte_mbu
 {
 	struct tr_nic *nic = tr_nic(dev);
 
-	if (dev->conf.host_bps != 0)
+	if (nic->host_if)
 		nic->dma_rd_free = ROCE_MAX(now, nic->dma_rd_free) +
 				   host_time(dev, rte_pktmbuf_pkt_len(m));
 	return nic_tx(dev, m);
