@@ -89,6 +89,7 @@ static double memcpy_floor(uint64_t hops, uint64_t bytes_per_hop)
 static double bytes_floor(uint32_t payload, size_t buf_len, bool discard)
 {
 	static struct rte_mempool *mp, *segs;
+	static struct rte_mbuf *trailer[4];
 	uint8_t *src = malloc(buf_len), *dst = malloc(buf_len);
 	size_t span = buf_len - buf_len % payload, off = 0;
 	bool zc = payload >= ROCE_ZC_MIN;
@@ -102,10 +103,14 @@ static double bytes_floor(uint32_t payload, size_t buf_len, bool discard)
 		mp = rte_pktmbuf_pool_create("bench_floor", 63, 0, 0,
 					     RTE_PKTMBUF_HEADROOM + ROCE_TMPL_HDR_MAX + 4096 + 64,
 					     SOCKET_ID_ANY);
-	if (segs == NULL)
+	if (segs == NULL) {
 		segs = rte_pktmbuf_pool_create("bench_floor_seg", 63, 0, 0, 64, SOCKET_ID_ANY);
+		for (uint32_t pad = 0; pad < 4 && segs != NULL; pad++)
+			trailer[pad] = roce_wire_zc_trailer(segs, pad);
+	}
 	m = mp != NULL ? rte_pktmbuf_alloc(mp) : NULL;
-	if (src == NULL || dst == NULL || span == 0 || m == NULL || segs == NULL) {
+	if (src == NULL || dst == NULL || span == 0 || m == NULL || segs == NULL ||
+	    trailer[3] == NULL) {
 		rte_pktmbuf_free(m);
 		free(src);
 		free(dst);
@@ -125,16 +130,18 @@ static double bytes_floor(uint32_t payload, size_t buf_len, bool discard)
 	}
 	t0 = bench_now();
 	for (uint32_t i = 0; i < n; i++) {
-		struct rte_mbuf *seg[2];
+		struct rte_mbuf *seg;
 		const uint8_t *p;
 		int len;
 
 		pkt.psn = i & ROCE_PSN_MASK;
 		pkt.payload = src + off;
-		if (zc && rte_pktmbuf_alloc_bulk(segs, seg, 2) == 0 &&
-		    roce_wire_tmpl_build_mbuf_zc(&t, &pkt, m, seg) > 0) {
+		seg = zc ? rte_pktmbuf_alloc(segs) : NULL;
+		if (seg != NULL && roce_wire_tmpl_build_mbuf_zc(&t, &pkt, m, seg, trailer) > 0) {
 			p = rte_pktmbuf_mtod(m->next, const uint8_t *);
 		} else {
+			rte_pktmbuf_free(seg);
+			rte_pktmbuf_reset(m);
 			len = roce_wire_tmpl_build_mbuf_partial(&t, &pkt, m);
 			p = rte_pktmbuf_mtod_offset(m, const uint8_t *, len - ROCE_ICRC_LEN - payload);
 		}

@@ -1462,14 +1462,16 @@ START_TEST(test_pool_memory)
 END_TEST
 
 /*
- * Segments for payloads by reference: a virtual-clock engine hands out two at a time, counted,
- * until its pool of them (twice the frames' count) is empty; a wall-clock engine, whose frames
+ * Segments for payloads by reference: a virtual-clock engine hands out one a frame, counted,
+ * with the same four shared trailers (pad 0-3, zero bytes and the ICRC's), until its pool (twice
+ * the frames' count, the trailers' four included) is empty; a wall-clock engine, whose frames
  * may leave the process, none: its frames are copies.
  */
 START_TEST(test_zc_segs)
 {
 	struct roce_engine_conf conf = { .clock = ROCE_CLOCK_VIRTUAL, .nb_mbufs = 8, .mbuf_data = 512 };
-	struct rte_mbuf *seg[2], *held[8][2];
+	struct rte_mbuf *const *trailer, *const *first = NULL;
+	struct rte_mbuf *held[12];
 	struct roce_engine_stats st;
 	struct roce_engine *eng;
 
@@ -1477,31 +1479,31 @@ START_TEST(test_zc_segs)
 	eng = roce_engine_create(&conf);
 	ck_assert_ptr_nonnull(eng);
 	ck_assert(roce_engine_zc_prepare(eng));
-	for (int i = 0; i < 8; i++) {
-		ck_assert(roce_engine_zc_segs(eng, held[i]));
-		ck_assert(held[i][0] != held[i][1] && held[i][0]->buf_len >= 24 && held[i][1]->buf_len >= 8);
+	for (int i = 0; i < 12; i++) {
+		held[i] = roce_engine_zc_seg(eng, &trailer);
+		ck_assert(held[i] != NULL && held[i]->buf_len >= 24);
+		if (first == NULL)
+			first = trailer;
+		ck_assert(trailer == first);
+		for (uint32_t pad = 0; pad < 4; pad++)
+			ck_assert(trailer[pad] != held[i] && trailer[pad]->data_len == pad + 4 &&
+				  trailer[pad]->next == NULL);
 	}
-	ck_assert(!roce_engine_zc_segs(eng, seg));	/* 16 segments for 8 frames: all out */
+	ck_assert(roce_engine_zc_seg(eng, &trailer) == NULL);	/* 16 segments, 4 trailers */
 	roce_engine_stats(eng, &st);
-	ck_assert_uint_eq(st.zc_frames, 8);
-	rte_pktmbuf_free(held[3][0]);
-	rte_pktmbuf_free(held[3][1]);
-	ck_assert(roce_engine_zc_segs(eng, seg));
-	rte_pktmbuf_free(seg[0]);
-	rte_pktmbuf_free(seg[1]);
-	for (int i = 0; i < 8; i++) {
-		if (i != 3) {
-			rte_pktmbuf_free(held[i][0]);
-			rte_pktmbuf_free(held[i][1]);
-		}
-	}
+	ck_assert_uint_eq(st.zc_frames, 12);
+	rte_pktmbuf_free(held[3]);
+	held[3] = roce_engine_zc_seg(eng, &trailer);
+	ck_assert(held[3] != NULL);
+	for (int i = 0; i < 12; i++)
+		rte_pktmbuf_free(held[i]);
 	roce_engine_destroy(eng);
 
 	conf.clock = ROCE_CLOCK_WALL;
 	eng = roce_engine_create(&conf);
 	ck_assert_ptr_nonnull(eng);
 	ck_assert(!roce_engine_zc_prepare(eng));
-	ck_assert(!roce_engine_zc_segs(eng, seg));
+	ck_assert(roce_engine_zc_seg(eng, &trailer) == NULL);
 	roce_engine_stats(eng, &st);
 	ck_assert_uint_eq(st.zc_frames, 0);
 	roce_engine_destroy(eng);

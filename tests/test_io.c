@@ -658,6 +658,84 @@ START_TEST(pcap_mbuf_chain)
 }
 END_TEST
 
+/*
+ * A frame whose payload is by reference and whose trailer other frames share
+ * (roce_wire_tmpl_build_mbuf_zc()) is written with its ICRC: into a trailer of its own, or, with
+ * no mbuf left for one, into the writer's copy, the frame itself left as it was.
+ */
+START_TEST(pcap_zc_frame)
+{
+	static uint8_t payload[1027], want[2048];
+	struct rte_mbuf *trailer[4], *hoard[8], *m, *seg;
+	struct rte_mempool *mp, *segs;
+	struct roce_pcap_writer *w;
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	struct roce_wire_tmpl t;
+	char path[256], err[256];
+	struct roce_pkt pkt;
+	unsigned int nhoard;
+	int len;
+
+	ck_assert_int_eq(roce_eal_init(NULL), 0);
+	ck_assert_int_eq(roce_wire_icrc_flags_register(), 0);
+	mp = rte_pktmbuf_pool_create("test_io_zc", 7, 0, 0, 256 + RTE_PKTMBUF_HEADROOM, 0);
+	segs = rte_pktmbuf_pool_create("test_io_zc_seg", 8, 0, 0, 64, 0);
+	ck_assert(mp != NULL && segs != NULL);
+	for (uint32_t pad = 0; pad < 4; pad++)
+		ck_assert_ptr_nonnull(trailer[pad] = roce_wire_zc_trailer(segs, pad));
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 7 + 3);
+	roce_pkt_init(&pkt, ROCE_KIND_ROCEV2, ROCE_OP_RC_SEND_ONLY);
+	pkt.dqpn = 0x11;
+	pkt.payload = payload;
+	pkt.payload_len = sizeof(payload);
+	len = roce_wire_build(&pkt, 0, want, sizeof(want));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(roce_wire_tmpl_init(&t, &pkt), 0);
+
+	tmp_path(path, sizeof(path), "zc.pcap");
+	w = roce_pcap_create(path, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	for (int round = 0; round < 2; round++) {
+		m = rte_pktmbuf_alloc(mp);
+		seg = rte_pktmbuf_alloc(segs);
+		ck_assert(m != NULL && seg != NULL);
+		ck_assert_int_eq(roce_wire_tmpl_build_mbuf_zc(&t, &pkt, m, seg, trailer), len);
+		nhoard = 0;
+		while (round == 1 && nhoard < ROCE_DIM(hoard) &&
+		       (hoard[nhoard] = rte_pktmbuf_alloc(segs)) != NULL)
+			nhoard++;
+		ck_assert_int_eq(roce_pcap_write_mbuf(w, 10 + (uint64_t)round, m), 0);
+		if (round == 0) {
+			ck_assert(m->next->next != trailer[1] && !(m->ol_flags & roce_wire_icrc_partial));
+		} else {
+			ck_assert_uint_eq(rte_mempool_avail_count(segs), 0);
+			ck_assert(m->next->next == trailer[1] && (m->ol_flags & roce_wire_icrc_partial));
+		}
+		while (nhoard > 0)
+			rte_pktmbuf_free(hoard[--nhoard]);
+		rte_pktmbuf_free(m);
+	}
+	ck_assert_int_eq(roce_pcap_close_writer(w), 0);
+	ck_assert_uint_eq(rte_mbuf_refcnt_read(trailer[1]), 1);
+
+	r = roce_pcap_open(path, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	for (int round = 0; round < 2; round++) {
+		ck_assert_int_eq(roce_pcap_next(r, &f), 1);
+		ck_assert_uint_eq(f.caplen, (uint32_t)len);
+		ck_assert_mem_eq(f.data, want, (size_t)len);
+	}
+	ck_assert_int_eq(roce_pcap_next(r, &f), 0);
+	roce_pcap_close(r);
+	for (uint32_t pad = 0; pad < 4; pad++)
+		rte_pktmbuf_free(trailer[pad]);
+	rte_mempool_free(segs);
+	rte_mempool_free(mp);
+}
+END_TEST
+
 /* ---- jsonl ---- */
 
 static void jsonl_of(const uint8_t *buf, uint32_t len, uint64_t n, uint64_t ts, char *out,
@@ -1331,6 +1409,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, pcap_truncated_after_good_frames);
 	tcase_add_test(tc, pcap_bad_files);
 	tcase_add_test(tc, pcap_mbuf_chain);
+	tcase_add_test(tc, pcap_zc_frame);
 	tcase_add_test(tc, pcap_cooked);
 	tcase_add_test(tc, pcap_empty_pcapng);
 	tcase_add_test(tc, pcap_mixed_linktypes);

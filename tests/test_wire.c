@@ -472,14 +472,19 @@ END_TEST
  * IPv6, each pad, a frame whose payload is carried by reference has the bytes of the copied
  * frame once its ICRC is filled in; roce_wire_parse_rx_chain() reads it as roce_wire_parse_rx()
  * reads the copy, its payload where it lies; and nothing writes the payload, which is mapped
- * read-only here: a write would kill the test.
+ * read-only here: a write would kill the test. The frames share the trailer of their pad until
+ * the ICRC is written, which gives a frame its own and leaves the shared one zero; with no
+ * segment left for that, the frame stays as it was, its ICRC still to write.
  */
 START_TEST(test_zero_copy_chain)
 {
 	static uint8_t want[MAX_FRAME], got[MAX_FRAME];
 	static const uint32_t lens[] = { 1, 2, 3, 4, 1027, 4093, 4096, 9000 };
+	static const uint8_t zero[8];
+	struct rte_mbuf *trailer[4], *hoard[16];
 	struct rte_mempool *mp, *segs;
 	uint64_t s = seed ^ 0x7a63ull;
+	unsigned int nhoard = 0;
 	size_t map = 16384;
 	uint8_t *src;
 	int frames = 0;
@@ -492,6 +497,11 @@ START_TEST(test_zero_copy_chain)
 	ck_assert(mp != NULL && segs != NULL && src != MAP_FAILED);
 	rnd_bytes(&s, src, map);
 	ck_assert_int_eq(mprotect(src, map, PROT_READ), 0);
+	for (uint32_t pad = 0; pad < 4; pad++) {
+		trailer[pad] = roce_wire_zc_trailer(segs, pad);
+		ck_assert(trailer[pad] != NULL && trailer[pad]->data_len == pad + 4);
+	}
+	ck_assert(roce_wire_zc_trailer(segs, 4) == NULL);
 
 	for (int i = 0; i < n_valid_ops; i++) {
 		uint8_t opcode = valid_ops[i];
@@ -502,14 +512,15 @@ START_TEST(test_zero_copy_chain)
 		for (uint8_t ip_ver = 4; ip_ver <= 6; ip_ver += 2) {
 			for (unsigned int l = 0; l < ROCE_DIM(lens); l++) {
 				struct rte_mbuf *flat = rte_pktmbuf_alloc(mp), *zc = rte_pktmbuf_alloc(mp);
-				struct rte_mbuf *seg[2] = { rte_pktmbuf_alloc(segs), rte_pktmbuf_alloc(segs) };
+				struct rte_mbuf *seg = rte_pktmbuf_alloc(segs), *tail;
+				uint32_t pad = -lens[l] & 3;
 				struct roce_pkt pkt, a, b;
 				struct roce_wire_tmpl t = { 0 };
 				int n;
 
-				ck_assert(flat && zc && seg[0] && seg[1]);
+				ck_assert(flat && zc && seg);
 				/* what a segment held before: the ICRC is written over it, the pad too */
-				memset(seg[1]->buf_addr, 0xa5, seg[1]->buf_len);
+				memset(seg->buf_addr, 0xa5, seg->buf_len);
 				random_pkt(&s, &pkt, ROCE_KIND_ROCEV2, opcode, ip_ver, 0);
 				pkt.payload_len = lens[l];
 				pkt.payload = src + rnd_below(&s, (uint32_t)(map - lens[l]));
@@ -517,13 +528,35 @@ START_TEST(test_zero_copy_chain)
 				n = roce_wire_build(&pkt, 0, want, sizeof(want));
 				ck_assert_int_gt(n, 0);
 				ck_assert_int_eq(roce_wire_tmpl_build_mbuf_partial(&t, &pkt, flat), n);
-				ck_assert_int_eq(roce_wire_tmpl_build_mbuf_zc(&t, &pkt, zc, seg), n);
+				ck_assert_int_eq(roce_wire_tmpl_build_mbuf_zc(&t, &pkt, zc, seg, trailer), n);
 				REQUIRE(zc->nb_segs == 3 && rte_pktmbuf_pkt_len(zc) == (uint32_t)n &&
-					rte_pktmbuf_mtod(zc->next, const uint8_t *) == pkt.payload,
-					"%s IPv%u len %u: not a chain over the payload",
+					rte_pktmbuf_mtod(zc->next, const uint8_t *) == pkt.payload &&
+					zc->next->next == trailer[pad] &&
+					rte_mbuf_refcnt_read(trailer[pad]) == 2,
+					"%s IPv%u len %u: not a chain over the payload and the trailer",
 					roce_opcode[opcode].name, ip_ver, lens[l]);
-				roce_wire_icrc_settle(flat);
-				roce_wire_icrc_settle(zc);
+				if (nhoard == 0) {
+					/* no segment for a trailer of its own: nothing written */
+					while (nhoard < ROCE_DIM(hoard) &&
+					       (hoard[nhoard] = rte_pktmbuf_alloc(segs)) != NULL)
+						nhoard++;
+					ck_assert_uint_eq(rte_mempool_avail_count(segs), 0);
+					ck_assert_int_eq(roce_wire_icrc_settle(zc), -ENOBUFS);
+					ck_assert(zc->next->next == trailer[pad] &&
+						  (zc->ol_flags & roce_wire_icrc_partial));
+					while (nhoard > 0)
+						rte_pktmbuf_free(hoard[--nhoard]);
+					nhoard = 1;
+				}
+				ck_assert_int_eq(roce_wire_icrc_settle(flat), 0);
+				ck_assert_int_eq(roce_wire_icrc_settle(zc), 0);
+				tail = zc->next->next;
+				REQUIRE(tail != trailer[pad] && tail->data_len == pad + 4 &&
+					rte_mbuf_refcnt_read(trailer[pad]) == 1 &&
+					memcmp(rte_pktmbuf_mtod(trailer[pad], uint8_t *), zero,
+					       pad + 4) == 0,
+					"%s IPv%u len %u: the ICRC written into the shared trailer",
+					roce_opcode[opcode].name, ip_ver, lens[l]);
 				ck_assert_ptr_eq(rte_pktmbuf_read(zc, 0, (uint32_t)n, got), got);
 				REQUIRE(memcmp(rte_pktmbuf_mtod(flat, uint8_t *), want, (size_t)n) == 0 &&
 					memcmp(got, want, (size_t)n) == 0, "%s IPv%u len %u: bytes differ",
@@ -555,9 +588,13 @@ START_TEST(test_zero_copy_chain)
 		}
 	}
 	ck_assert_int_gt(frames, 100);
-	/* every segment went back, its external buffer let go */
-	ck_assert_uint_eq(rte_mempool_avail_count(segs), 16);
+	/* every segment went back, its external buffer let go; the trailers only are out */
+	ck_assert_uint_eq(rte_mempool_avail_count(segs), 16 - 4);
 	ck_assert_uint_eq(rte_mempool_avail_count(mp), 16);
+	for (uint32_t pad = 0; pad < 4; pad++) {
+		ck_assert_uint_eq(rte_mbuf_refcnt_read(trailer[pad]), 1);
+		rte_pktmbuf_free(trailer[pad]);
+	}
 	munmap(src, map);
 	rte_mempool_free(segs);
 	rte_mempool_free(mp);

@@ -212,7 +212,6 @@ static struct rte_mbuf *corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
 
 	if (len == 0)
 		return m;
-	roce_wire_icrc_settle(m);	/* the bit flips in the frame as it would be on the wire */
 	if (parse_roce(m, &pkt) && pkt.bth_off && (uint32_t)pkt.bth_off + ROCE_BTH_LEN < len)
 		lo = pkt.bth_off + ROCE_BTH_LEN;
 	bit = (uint64_t)lo * 8 + roce_engine_rand(eng) % ((uint64_t)(len - lo) * 8);
@@ -227,6 +226,7 @@ static struct rte_mbuf *corrupt_frame(struct link_dir *d, struct rte_mbuf *m)
 		}
 		m = flat;
 	}
+	(void)roce_wire_icrc_settle(m);	/* the bit flips in the frame as the wire has it; one piece */
 	byte = (uint32_t)(bit / 8);
 	for (seg = m; byte >= seg->data_len; seg = seg->next)
 		byte -= seg->data_len;
@@ -443,13 +443,18 @@ static void on_arrive(struct roce_engine *eng, struct roce_timer *t, void *arg)
 		e = FL(d, 0);
 		d->fl_head = (d->fl_head + 1) & (d->fl_cap - 1);
 		d->fl_len--;
+		if (!d->icrc_partial && roce_unlikely(roce_wire_icrc_settle(e.m) != 0)) {
+			/* no mbuf to write its ICRC in: lost as by a receiver out of buffers */
+			eng->stats.mbuf_alloc_fail++;
+			d->st.dropped++;
+			rte_pktmbuf_free(e.m);
+			continue;
+		}
 		if (e.txseq < d->rx_max_seq)
 			d->st.reordered++;
 		else
 			d->rx_max_seq = e.txseq;
 		d->rx_frames++;
-		if (!d->icrc_partial)
-			roce_wire_icrc_settle(e.m);
 		d->rx(d->dst, e.m);
 	}
 	if (d->fl_len) {

@@ -71,8 +71,9 @@ struct roce_engine {
 	unsigned int nb_pollers;	/* entries used in @pollers */
 
 	struct rte_mempool *pool;	/* frames of this engine */
-	struct rte_mempool *seg_pool;	/* roce_engine_zc_segs(): made on first use */
-	bool seg_pool_failed;		/* ... and it could not be */
+	struct rte_mempool *seg_pool;	/* roce_engine_zc_seg(): made on first use */
+	struct rte_mbuf *zc_trailer[4];	/* ... the frames' shared trailers, by pad */
+	bool seg_pool_failed;		/* ... and they could not be */
 	struct roce_engine_stats stats;	/* engine-wide counters */
 	char name[ENG_NAME_LEN];	/* conf.name, for logs */
 };

@@ -146,15 +146,16 @@ struct rte_mempool *roce_engine_pool(struct roce_engine *eng);
 struct rte_mbuf *roce_engine_mbuf(struct roce_engine *eng);
 
 /**
- * Two empty mbufs for a frame that carries its payload by reference (ROCE_ACCESS_ZERO_COPY,
- * roce_wire_tmpl_build_mbuf_zc()), from a pool of small ones apart from the frames' own.
- * @return false, and nothing allocated, if the engine runs on the wall clock (its frames may
- *         leave the process) or the pool is empty: the caller then copies the payload
+ * The parts of a frame that carries its payload by reference (ROCE_ACCESS_ZERO_COPY,
+ * roce_wire_tmpl_build_mbuf_zc()): an empty mbuf for the payload, from a pool of small ones
+ * apart from the frames' own, and in @p trailer the engine's four shared trailers, by pad.
+ * @return the mbuf; NULL, and nothing allocated, if the engine runs on the wall clock (its
+ *         frames may leave the process) or the pool is empty: the caller then copies the payload
  */
-bool roce_engine_zc_segs(struct roce_engine *eng, struct rte_mbuf *seg[2]);
+struct rte_mbuf *roce_engine_zc_seg(struct roce_engine *eng, struct rte_mbuf *const **trailer);
 
 /**
- * Make the pool of roce_engine_zc_segs() now (registering an MR with ROCE_ACCESS_ZERO_COPY
+ * Make the pool of roce_engine_zc_seg() now (registering an MR with ROCE_ACCESS_ZERO_COPY
  * does), not in the middle of a run. @return whether the engine carries payloads by reference
  */
 bool roce_engine_zc_prepare(struct roce_engine *eng);
@@ -225,7 +226,7 @@ struct roce_link_stats {
 	uint64_t tx_frames;	/* frames put on the wire */
 	uint64_t tx_bytes;	/* their bytes (no preamble/IFG/FCS) */
 	uint64_t rx_frames;	/* delivered to the far end */
-	uint64_t dropped;	/* lost by impairment (any rule) */
+	uint64_t dropped;	/* lost by impairment (any rule), or for want of an mbuf */
 	uint64_t corrupted;	/* bit flipped */
 	uint64_t duplicated;	/* delivered twice */
 	uint64_t reordered;	/* delivered after a later frame */

@@ -579,8 +579,13 @@ int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_
 		w->last_ns = ts_ns;
 		return -EIO;
 	}
-	if (caplen + ROCE_ICRC_LEN > len)	/* the bytes kept reach the ICRC */
-		roce_wire_icrc_settle(m);
+	/* the bytes kept reach the ICRC */
+	if (caplen + ROCE_ICRC_LEN > len && roce_unlikely(roce_wire_icrc_settle(m) != 0) &&
+	    len <= sizeof(w->buf) && rte_pktmbuf_read(m, 0, len, w->buf) == w->buf) {
+		/* no segment free to write it in the frame: it is written in the copy */
+		roce_wire_icrc_put(w->buf, len);
+		return dump(w, ts_ns, w->buf, caplen, len);
+	}
 	if (m->nb_segs == 1 || rte_pktmbuf_data_len(m) >= caplen)
 		return dump(w, ts_ns, rte_pktmbuf_mtod(m, const uint8_t *), caplen, len);
 	for (const struct rte_mbuf *s = m; s != NULL && off < caplen; s = s->next) {

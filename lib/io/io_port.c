@@ -267,7 +267,12 @@ void roce_port_set_capture(struct roce_port *p, struct roce_capture *cap)
 /* Queue @p m for the wire; a full buffer is flushed first, and what still does not fit is dropped. */
 static void port_tx(struct roce_port *p, struct rte_mbuf *m)
 {
-	roce_wire_icrc_settle(m);	/* leaving the process: the ICRC as the wire has it */
+	/* leaving the process: the ICRC as the wire has it, or not at all */
+	if (roce_unlikely(roce_wire_icrc_settle(m) != 0)) {
+		p->st.tx_dropped++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (p->ntx == PORT_TXBUF)
 		roce_port_flush(p);
 	if (p->ntx == PORT_TXBUF) {

@@ -296,7 +296,8 @@ struct roce_port_stats {
 	uint64_t rx_other;	/* frames for someone else, or neither RoCE nor ARP: dropped */
 	uint64_t rx_queue_full;	/* RoCE frames dropped because the link had not pulled enough */
 	uint64_t tx_frames;	/* frames handed to rte_eth_tx_burst and accepted */
-	uint64_t tx_dropped;	/* frames the TX queue refused even after retrying */
+	uint64_t tx_dropped;	/* frames the TX queue refused even after retrying, or whose
+				   ICRC found no mbuf to be written in (roce_wire_icrc_fill()) */
 	uint64_t tx_held;	/* times a gated sender was held back (roce_port_gate) */
 	uint64_t arp_replies;	/* ARP replies sent for our addresses */
 	uint64_t arp_requests;	/* ARP requests sent to resolve peers */

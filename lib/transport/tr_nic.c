@@ -665,15 +665,16 @@ const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct r
 int tr_pkt_build_zc(struct roce_qp *qp, const struct roce_pkt *pkt,
 		    const struct roce_wire_tmpl *tmpl, struct rte_mbuf *m)
 {
-	struct rte_mbuf *seg[2];
+	struct rte_mbuf *const *trailer;
+	struct rte_mbuf *seg;
 	int rc;
 
-	if (roce_engine_zc_segs(qp->dev->eng, seg)) {
-		rc = roce_wire_tmpl_build_mbuf_zc(tmpl, pkt, m, seg);
+	seg = roce_engine_zc_seg(qp->dev->eng, &trailer);
+	if (seg != NULL) {
+		rc = roce_wire_tmpl_build_mbuf_zc(tmpl, pkt, m, seg, trailer);
 		if (rc >= 0)
 			return rc;
-		rte_pktmbuf_free(seg[0]);
-		rte_pktmbuf_free(seg[1]);
+		rte_pktmbuf_free(seg);
 		rte_pktmbuf_reset(m);
 	}
 	return roce_wire_tmpl_build_mbuf_partial(tmpl, pkt, m);

@@ -408,14 +408,26 @@ int roce_wire_icrc_flags_register(void);
  */
 const uint8_t *roce_wire_mbuf_bytes(const struct rte_mbuf *m);
 
-/** Write the ICRC of @p m, which bears roce_wire_icrc_partial, and clear the flag. */
-void roce_wire_icrc_fill(struct rte_mbuf *m);
+/**
+ * Write the ICRC of @p m, which bears roce_wire_icrc_partial, and clear the flag. A frame whose
+ * last segment other frames share (roce_wire_tmpl_build_mbuf_zc()'s trailer) first gets a copy
+ * of it, from the segment's pool. @return 0, or -ENOBUFS if that pool is empty: the frame is
+ * unchanged and still bears the flag
+ */
+int roce_wire_icrc_fill(struct rte_mbuf *m);
 
-/** Make @p m's bytes whole: its ICRC written if it was left for later; otherwise nothing. */
-static inline void roce_wire_icrc_settle(struct rte_mbuf *m)
+/**
+ * roce_wire_icrc_fill() of a frame in one piece, @p len bytes at @p frame (a copy of a frame
+ * that could not be filled itself).
+ */
+void roce_wire_icrc_put(uint8_t *frame, uint32_t len);
+
+/** Make @p m's bytes whole: its ICRC written if it was left for later. @return as _fill() */
+static inline int roce_wire_icrc_settle(struct rte_mbuf *m)
 {
 	if (roce_unlikely(m->ol_flags & roce_wire_icrc_partial))
-		roce_wire_icrc_fill(m);
+		return roce_wire_icrc_fill(m);
+	return 0;
 }
 
 /**
@@ -545,18 +557,27 @@ int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const stru
 /**
  * roce_wire_tmpl_build_mbuf_partial() without the payload copy, for a payload that does not
  * change while the frame lives (ROCE_ACCESS_ZERO_COPY): the frame is three segments, the
- * headers in @p m, the payload by reference in @p seg[0] (made external over pkt->payload, as a
- * NIC's gather DMA reads it) and the pad and the ICRC in @p seg[1], both empty mbufs of at
- * least 24 bytes of room (roce_engine_zc_segs()). Once roce_wire_icrc_settle() has run, the
- * frame's bytes are those of roce_wire_tmpl_build_mbuf(): until then its ICRC's four bytes are
- * whatever the segment held. Nothing may write to the payload segment, and a clone of the
- * frame (rte_pktmbuf_clone()) may not outlive it: the payload's shared info is in @p seg[0]'s
- * dynamic field, which the segment's next frame writes (copy the frame instead).
- * @return frame length; -EINVAL (no payload, or the ICRC offload flag is not registered: copy
- *         it then), -ENOSPC; on error @p m may hold part of the headers
+ * headers in @p m, the payload by reference in @p ext (an empty mbuf made external over
+ * pkt->payload, as a NIC's gather DMA reads it) and the pad and the ICRC in @p trailer[pad],
+ * which many frames share (roce_wire_zc_trailer(); its reference count is raised). Once
+ * roce_wire_icrc_settle() has run, the frame has a trailer of its own and the bytes of
+ * roce_wire_tmpl_build_mbuf(): until then its ICRC's four bytes are zero. Nothing may write
+ * to the payload or to the shared trailer, and a clone of the frame (rte_pktmbuf_clone())
+ * may not outlive it: the payload's shared info is in @p ext's dynamic field, which the
+ * segment's next frame writes (copy the frame instead).
+ * @return frame length; -EINVAL (no payload, a trailer not of pad + 4 bytes, or the ICRC
+ *         offload flag is not registered: copy it then), -ENOSPC; on error @p m may hold part
+ *         of the headers, and @p ext and the trailer are as they were
  */
 int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
-				 struct rte_mbuf *m, struct rte_mbuf *seg[2]);
+				 struct rte_mbuf *m, struct rte_mbuf *ext,
+				 struct rte_mbuf *const trailer[4]);
+
+/**
+ * A trailer for roce_wire_tmpl_build_mbuf_zc(): @p pad (0-3) zero bytes and the ICRC's four,
+ * zero too, in an mbuf of @p mp (at least 7 bytes of room). @return it, or NULL
+ */
+struct rte_mbuf *roce_wire_zc_trailer(struct rte_mempool *mp, uint32_t pad);
 
 /**
  * ICRC of a RoCEv2 or RoCEv1 frame, IBA Annex A17.3.3: CRC-32 over 8 bytes of 0xff, the IP

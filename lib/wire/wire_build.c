@@ -403,25 +403,81 @@ const uint8_t *roce_wire_mbuf_bytes(const struct rte_mbuf *m)
 	return rte_pktmbuf_read(m, 0, rte_pktmbuf_pkt_len(m), flat);
 }
 
-void roce_wire_icrc_fill(struct rte_mbuf *m)
+/*
+ * The last segment of the chain @p m, made the frame's own if other frames share it (a
+ * trailer of roce_wire_tmpl_build_mbuf_zc(), or a segment with clones): a copy from its pool
+ * takes its place. @return 0, or -ENOBUFS if the pool is empty (nothing changed)
+ */
+static int chain_own_tail(struct rte_mbuf *m)
 {
-	const uint8_t *buf = roce_wire_mbuf_bytes(m);
-	uint32_t len = rte_pktmbuf_pkt_len(m);
+	struct rte_mbuf *prev = m, *tail = m->next, *own;
+
+	while (tail->next != NULL) {
+		prev = tail;
+		tail = tail->next;
+	}
+	if (rte_mbuf_refcnt_read(tail) == 1 && RTE_MBUF_DIRECT(tail))
+		return 0;
+	own = rte_pktmbuf_alloc(tail->pool);
+	if (own == NULL)
+		return -ENOBUFS;
+	own->data_off = 0;
+	if (rte_pktmbuf_tailroom(own) < tail->data_len) {
+		rte_pktmbuf_free(own);
+		return -ENOBUFS;
+	}
+	memcpy(rte_pktmbuf_append(own, tail->data_len), rte_pktmbuf_mtod(tail, void *),
+		   tail->data_len);
+	prev->next = own;
+	rte_pktmbuf_free_seg(tail);	/* a reference fewer: the others keep it */
+	return 0;
+}
+
+/*
+ * The ICRC of the frame @p buf of @p len bytes (roce_wire_icrc_fill()'s frames) in @p icrc.
+ * @return the offset of its place in the frame, or -1 if the frame is not RoCEv2
+ */
+static int frame_icrc(const uint8_t *buf, uint32_t len, uint8_t icrc[4])
+{
 	struct roce_pkt pkt;
-	uint8_t icrc[4];
+	uint32_t end;
 
 	/* a template frame, RoCEv2, its payload perhaps by reference; a switch may have tagged it */
-	m->ol_flags &= ~roce_wire_icrc_partial;
-	if (buf != NULL && roce_wire_parse(buf, len, ROCE_PARSE_NO_ICRC, &pkt) == 0 &&
-	    pkt.kind == ROCE_KIND_ROCEV2) {
-		uint32_t end = pkt.payload_off + pkt.payload_len + pkt.pad;
+	if (buf == NULL || roce_wire_parse(buf, len, ROCE_PARSE_NO_ICRC, &pkt) != 0 ||
+	    pkt.kind != ROCE_KIND_ROCEV2)
+		return -1;
+	end = pkt.payload_off + pkt.payload_len + pkt.pad;
+	wr32le(icrc, roce_icrc_calc(buf, &pkt, end));
+	return (int)end;
+}
 
-		wr32le(icrc, roce_icrc_calc(buf, &pkt, end));
-		if (m->nb_segs == 1)
-			memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, end), icrc, 4);
-		else
-			chain_write(m, end, icrc, 4);
+void roce_wire_icrc_put(uint8_t *frame, uint32_t len)
+{
+	uint8_t icrc[4];
+	int end = frame_icrc(frame, len, icrc);
+
+	if (end >= 0)
+		memcpy(frame + end, icrc, 4);
+}
+
+int roce_wire_icrc_fill(struct rte_mbuf *m)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint8_t icrc[4];
+	int end;
+
+	if (m->nb_segs == 1) {
+		m->ol_flags &= ~roce_wire_icrc_partial;
+		roce_wire_icrc_put(rte_pktmbuf_mtod(m, uint8_t *), len);
+		return 0;
 	}
+	if (chain_own_tail(m) != 0)
+		return -ENOBUFS;
+	m->ol_flags &= ~roce_wire_icrc_partial;
+	end = frame_icrc(roce_wire_mbuf_bytes(m), len, icrc);
+	if (end >= 0)
+		chain_write(m, (uint32_t)end, icrc, 4);
+	return 0;
 }
 
 int roce_wire_build_mbuf(const struct roce_pkt *pkt, unsigned int flags, struct rte_mbuf *m)
@@ -667,19 +723,38 @@ static struct rte_mbuf_ext_shared_info *zc_shinfo(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, off, struct rte_mbuf_ext_shared_info *);
 }
 
-int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
-				 struct rte_mbuf *m, struct rte_mbuf *seg[2])
+struct rte_mbuf *roce_wire_zc_trailer(struct rte_mempool *mp, uint32_t pad)
 {
-	struct rte_mbuf *ext = seg[0], *tail = seg[1];
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	if (pad > 3 || (m = rte_pktmbuf_alloc(mp)) == NULL)
+		return NULL;
+	m->data_off = 0;
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(pad + ROCE_ICRC_LEN));
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(p, 0, pad + ROCE_ICRC_LEN);
+	return m;
+}
+
+int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct roce_pkt *pkt,
+				 struct rte_mbuf *m, struct rte_mbuf *ext,
+				 struct rte_mbuf *const trailer[4])
+{
 	struct rte_mbuf_ext_shared_info *sh;
 	uint32_t pad = pad_of(pkt, 0), hdr_len;
 	int len = tmpl_frame_len(t, pkt);
+	struct rte_mbuf *tail;
 	uint8_t *dst;
 
 	if (len < 0)
 		return len;
+	tail = trailer[pad];
 	if (pkt->payload == NULL || pkt->payload_len == 0 || roce_wire_icrc_partial == 0 ||
-	    m->data_len != 0 || tail->buf_len < 8)
+	    m->data_len != 0 || tail->data_len != pad + ROCE_ICRC_LEN || tail->next != NULL)
 		return -EINVAL;
 	sh = zc_shinfo(ext);
 	if (sh == NULL)
@@ -702,13 +777,10 @@ int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct ro
 	ext->data_len = (uint16_t)pkt->payload_len;
 
 	/*
-	 * the pad and the ICRC, whose bytes roce_wire_icrc_fill() writes: no sooner, for the
-	 * segment's data is then touched by nobody on the way (the receiver does not read it)
+	 * the pad and the ICRC: a trailer the engine's frames share, whose lines stay in the cache
+	 * (a reference more); roce_wire_icrc_fill() gives the frame one of its own to write
 	 */
-	tail->data_off = 0;
-	tail->data_len = (uint16_t)(pad + ROCE_ICRC_LEN);
-	if (pad != 0)
-		memset(rte_pktmbuf_mtod(tail, uint8_t *), 0, pad);
+	rte_mbuf_refcnt_update(tail, 1);
 
 	m->next = ext;
 	ext->next = tail;
