@@ -1467,7 +1467,7 @@ END_TEST
  * the frames' count, the trailers' four included) is empty; a wall-clock engine, whose frames
  * may leave the process, none: its frames are copies.
  */
-START_TEST(test_zc_segs)
+START_TEST(test_zc_seg)
 {
 	struct roce_engine_conf conf = { .clock = ROCE_CLOCK_VIRTUAL, .nb_mbufs = 8, .mbuf_data = 512 };
 	struct rte_mbuf *const *trailer, *const *first = NULL;
@@ -1526,7 +1526,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(tc, test_engine_errors);
 	tcase_add_test(tc, test_wall_clock);
 	tcase_add_test(tc, test_pool_memory);
-	tcase_add_test(tc, test_zc_segs);
+	tcase_add_test(tc, test_zc_seg);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("links");

@@ -998,9 +998,16 @@ static void nic_peek(void *owner, const struct rte_mbuf *m)
 	uint32_t bth = glance_bth(m, &type);
 
 	if (m->nb_segs == 3) {
-		/* a payload by reference: the parse reads its segment, the free all three mbufs */
-		rte_prefetch0(m->next);
-		rte_prefetch0(&m->next->next);
+		/*
+		 * a payload by reference: the parse reads its segment, the free the segment's
+		 * mempool header too, for the IOVA that rte_pktmbuf_detach() restores (the
+		 * trailer is shared and stays in the cache)
+		 */
+		const struct rte_mbuf *seg = m->next;
+
+		rte_prefetch0(seg);
+		rte_prefetch0(&seg->next);
+		rte_prefetch0((const char *)seg - RTE_CACHE_LINE_SIZE);
 	}
 	if (bth == 0 || m->data_len < bth + ROCE_BTH_LEN)
 		return;
