@@ -44,11 +44,13 @@ enum roce_access_flags {
 };
 
 /*
- * The smallest payload a frame carries by reference (ROCE_ACCESS_ZERO_COPY): below it, the two
- * more mbufs a frame then takes cost more than the copy (at 1 KiB, the 8:1 incast, whose
- * payloads stay in cache, ran 6% slower by reference; docs/performance.md, "Session 19").
+ * The smallest payload a frame carries by reference (ROCE_ACCESS_ZERO_COPY): below it, the
+ * mbuf more a frame then takes costs more than the copy. 1 KiB, a common path MTU: since the
+ * frames share their trailer, the 8:1 incast, whose payloads stay in cache, runs as fast
+ * either way, and the 128-host leaf-spine at 1 KiB 1.3x faster with payloads discarded
+ * (docs/performance.md, "Session 25"; at 2 KiB before it).
  */
-#define ROCE_ZC_MIN 2048
+#define ROCE_ZC_MIN 1024
 
 /*
  * Can a message of @p size bytes, at a path MTU of @p mtu_bytes, have a frame of ROCE_ZC_MIN
