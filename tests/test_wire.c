@@ -512,7 +512,7 @@ START_TEST(test_zero_copy_chain)
 		for (uint8_t ip_ver = 4; ip_ver <= 6; ip_ver += 2) {
 			for (unsigned int l = 0; l < ROCE_DIM(lens); l++) {
 				struct rte_mbuf *flat = rte_pktmbuf_alloc(mp), *zc = rte_pktmbuf_alloc(mp);
-				struct rte_mbuf *seg = rte_pktmbuf_alloc(segs), *tail;
+				struct rte_mbuf *seg = rte_pktmbuf_alloc(segs), *tail, *zc2, *seg2;
 				uint32_t pad = -lens[l] & 3;
 				struct roce_pkt pkt, a, b;
 				struct roce_wire_tmpl t = { 0 };
@@ -535,6 +535,16 @@ START_TEST(test_zero_copy_chain)
 					rte_mbuf_refcnt_read(trailer[pad]) == 2,
 					"%s IPv%u len %u: not a chain over the payload and the trailer",
 					roce_opcode[opcode].name, ip_ver, lens[l]);
+				/* a second frame shares it; freed, it gives back its reference */
+				zc2 = rte_pktmbuf_alloc(mp);
+				seg2 = rte_pktmbuf_alloc(segs);
+				ck_assert(zc2 != NULL && seg2 != NULL);
+				ck_assert_int_eq(roce_wire_tmpl_build_mbuf_zc(&t, &pkt, zc2, seg2,
+									      trailer), n);
+				ck_assert_uint_eq(rte_mbuf_refcnt_read(trailer[pad]), 3);
+				roce_wire_zc_free(zc2);
+				ck_assert_uint_eq(rte_mbuf_refcnt_read(trailer[pad]), 2);
+				ck_assert_uint_eq(trailer[pad]->data_len, pad + 4);
 				if (nhoard == 0) {
 					/* no segment for a trailer of its own: nothing written */
 					while (nhoard < ROCE_DIM(hoard) &&
@@ -582,7 +592,7 @@ START_TEST(test_zero_copy_chain)
 				ck_assert_int_eq(roce_wire_parse_rx_chain(zc, ROCE_PARSE_ICRC_CHECKED, &b),
 						 -EAGAIN);
 				rte_pktmbuf_free(flat);
-				rte_pktmbuf_free(zc);
+				roce_wire_zc_free(zc);	/* its own trailer now: as rte_pktmbuf_free() */
 				frames++;
 			}
 		}

@@ -856,7 +856,7 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 	else
 		VERBS_CNT(dev, RX_BAD_STATE);
 out:
-	rte_pktmbuf_free(m);
+	roce_wire_zc_free(m);	/* most frames by reference end here */
 }
 
 /*

@@ -574,6 +574,14 @@ int roce_wire_tmpl_build_mbuf_zc(const struct roce_wire_tmpl *t, const struct ro
 				 struct rte_mbuf *const trailer[4]);
 
 /**
+ * rte_pktmbuf_free() of a frame of roce_wire_tmpl_build_mbuf_zc(), on the thread that built
+ * it: the reference to its shared trailer is dropped without the atomic operation DPDK's free
+ * uses for a segment with references (the trailer's other frames are this thread's too).
+ * Any other frame is freed as rte_pktmbuf_free() frees it.
+ */
+void roce_wire_zc_free(struct rte_mbuf *m);
+
+/**
  * A trailer for roce_wire_tmpl_build_mbuf_zc(): @p pad (0-3) zero bytes and the ICRC's four,
  * zero too, in an mbuf of @p mp (at least 7 bytes of room). @return it, or NULL
  */
