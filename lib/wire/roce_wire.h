@@ -559,7 +559,8 @@ int roce_wire_tmpl_build_mbuf_partial(const struct roce_wire_tmpl *t, const stru
  * change while the frame lives (ROCE_ACCESS_ZERO_COPY): the frame is three segments, the
  * headers in @p m, the payload by reference in @p ext (an empty mbuf made external over
  * pkt->payload, as a NIC's gather DMA reads it) and the pad and the ICRC in @p trailer[pad],
- * which many frames share (roce_wire_zc_trailer(); its reference count is raised). Once
+ * which many frames share (roce_wire_zc_trailer(); its reference count is raised without an
+ * atomic operation: the frames that share a trailer must live on one thread). Once
  * roce_wire_icrc_settle() has run, the frame has a trailer of its own and the bytes of
  * roce_wire_tmpl_build_mbuf(): until then its ICRC's four bytes are zero. Nothing may write
  * to the payload or to the shared trailer, and a clone of the frame (rte_pktmbuf_clone())
