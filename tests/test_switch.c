@@ -655,6 +655,47 @@ START_TEST(test_ecmp)
 }
 END_TEST
 
+/*
+ * Twice as many host routes as the route cache has slots (1 024): destinations that share a
+ * slot take turns in it, and every frame still leaves by its own route, whatever the slot
+ * function makes of the addresses (they differ in their low eleven bits and in the upper ones).
+ */
+START_TEST(test_route_cache)
+{
+	struct roce_engine *eng = mk_engine(1);
+	struct roce_switch_conf c;
+	struct roce_switch *sw;
+	int i, round;
+
+	roce_switch_defaults(&c);
+	c.nports = 3;
+	sw = roce_switch_create(eng, &c);
+	ck_assert_ptr_nonnull(sw);
+	host_init(&H[0], eng, ip4(10, 0, 0, 1));
+	host_init(&H[1], eng, ip4(10, 9, 0, 1));
+	host_init(&H[2], eng, ip4(10, 9, 0, 2));
+	for (i = 0; i < 3; i++)
+		connect_host(eng, sw, (uint16_t)i, &H[i], 100 * GBPS, ROCE_US);
+	for (i = 0; i < 2048; i++)
+		route32(sw, ip4((uint8_t)(10 + (i >> 10)), (uint8_t)(i >> 8), (uint8_t)i, 1),
+			(uint16_t)(1 + (i & 1)));
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 2048; i++) {
+			int k = (i * 7 + round) % 2048;
+
+			host_start(&H[0], ip4((uint8_t)(10 + (k >> 10)), (uint8_t)(k >> 8),
+					      (uint8_t)k, 1), 1);
+			roce_engine_run(eng, ROCE_TIME_NEVER);
+		}
+	}
+	ck_assert_uint_eq(H[1].rx, 2048);
+	ck_assert_uint_eq(H[2].rx, 2048);
+	ck_assert_uint_eq(H[1].rx_bad + H[2].rx_bad, 0);
+	sw_totals(sw, 3);
+	teardown(eng, &sw, 1);
+}
+END_TEST
+
 /* A host that moves: set_route replaces a prefix's ECMP group by one port, or adds it. */
 START_TEST(test_set_route)
 {
@@ -1273,6 +1314,7 @@ static Suite *switch_suite(void)
 	tcase_add_test(tc, test_scheduling);
 	tcase_add_test(tc, test_ecmp);
 	tcase_add_test(tc, test_set_route);
+	tcase_add_test(tc, test_route_cache);
 	tcase_add_test(tc, test_buffer_cells);
 	tcase_add_test(tc, test_incast_headroom_sized);
 	tcase_add_test(tc, test_incast_headroom_small);
