@@ -428,14 +428,21 @@ void *verbs_table_fit(void *tab, uint32_t *cap, uint32_t idx);
 /** Add a completion; false (and the CQ marked overflowed) if it is full. */
 bool verbs_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
+/* The MR in @p key's slot of @p dev's table (key >> 8), or NULL: the caller checks its keys. */
+static inline struct roce_mr *verbs_mr_at(const struct roce_device *dev, uint32_t key)
+{
+	uint32_t i = key >> 8;
+
+	return i < dev->mr_cap ? dev->mr[i] : NULL;
+}
+
 /*
  * The MR for @p key (lkey or rkey per @p remote) in @p pd, or NULL. Inline, as the next one:
  * every message looks up a key at both ends.
  */
 static inline struct roce_mr *verbs_mr_lookup(struct roce_pd *pd, uint32_t key, bool remote)
 {
-	uint32_t i = key >> 8;
-	struct roce_mr *mr = i < pd->dev->mr_cap ? pd->dev->mr[i] : NULL;
+	struct roce_mr *mr = verbs_mr_at(pd->dev, key);
 
 	if (mr == NULL || mr->pd != pd || (remote ? mr->rkey : mr->lkey) != key)
 		return NULL;

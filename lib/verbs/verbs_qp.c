@@ -421,8 +421,7 @@ static bool opcode_valid(enum roce_qp_type type, enum roce_wr_opcode op)
 /* May the frames of @p sge carry its bytes by reference (ROCE_ACCESS_ZERO_COPY)? */
 static bool sge_zero_copy(const struct roce_device *dev, const struct roce_sge *sge)
 {
-	uint32_t i = sge->lkey >> 8;
-	const struct roce_mr *mr = i < dev->mr_cap ? dev->mr[i] : NULL;
+	const struct roce_mr *mr = verbs_mr_at(dev, sge->lkey);
 
 	return mr != NULL && mr->lkey == sge->lkey && (mr->access & ROCE_ACCESS_ZERO_COPY) &&
 	       sge->addr >= (uintptr_t)mr->addr && sge->addr - (uintptr_t)mr->addr <= mr->length &&

@@ -466,14 +466,13 @@ int roce_wire_icrc_fill(struct rte_mbuf *m)
 	uint8_t icrc[4];
 	int end;
 
+	if (m->nb_segs != 1 && chain_own_tail(m) != 0)
+		return -ENOBUFS;
+	m->ol_flags &= ~roce_wire_icrc_partial;
 	if (m->nb_segs == 1) {
-		m->ol_flags &= ~roce_wire_icrc_partial;
 		roce_wire_icrc_put(rte_pktmbuf_mtod(m, uint8_t *), len);
 		return 0;
 	}
-	if (chain_own_tail(m) != 0)
-		return -ENOBUFS;
-	m->ol_flags &= ~roce_wire_icrc_partial;
 	end = frame_icrc(roce_wire_mbuf_bytes(m), len, icrc);
 	if (end >= 0)
 		chain_write(m, (uint32_t)end, icrc, 4);
