@@ -1,7 +1,9 @@
 /* DPDK ports: an ethdev as the far end of a model link, with ARP and IPv6 ND answered and resolved. */
+#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,13 +115,23 @@ static uint64_t kernel_rx_packets(uint32_t if_index);
  * there; it stays at most PORT_GATE_HOLD_US, then leaves when no burst is under way (a Dekker
  * pair: @held and @in_burst, both sequentially consistent), runs what it has waiting (the memif
  * handshake, a peer's leaving) and is called in again by the next burst. A data thread blocked
- * elsewhere (perftest's TCP exchange) thus holds nothing. Calling it in takes 70 us on average,
- * up to 4 ms on two busy cores: the hold is long so that this is rare. One data thread at a
- * time uses the gate (rocelab runs its ports from one).
+ * elsewhere (perftest's TCP exchange) thus holds nothing. One data thread at a time uses the
+ * gate (rocelab runs its ports from one).
+ *
+ * Every burst waits on the interrupt thread's coming, so it must come soon: a port that sends
+ * nothing for half a second lets its peer's retries run out. The EAL pins it to the main lcore's
+ * core, where on a busy machine it queues behind every busy thread there; while memif ports are
+ * open it may run on every core the process may. The data thread spins for it, then yields its
+ * core between looks; if it is still not there after PORT_GATE_LATE_US the bursts go on ungated
+ * until it comes (said once): a run on a starved machine slows down rather than fails, at the
+ * risk the gate exists for, and only while the thread that would run a peer's leaving is not
+ * running either.
  */
 #define PORT_GATE_HOLD_US 10000		/* the interrupt thread held at most this long */
 #define PORT_GATE_RETRY_US 100		/* ... then it looks this often for a gap between bursts */
-#define PORT_GATE_WAIT_S 2		/* not there by then: the gate is given up */
+#define PORT_GATE_SPIN_US 2000		/* a burst spins this long for it, then yields between looks */
+#define PORT_GATE_LATE_US 20000		/* not there by then: bursts go ungated until it comes */
+#define PORT_GATE_CLOSE_S 2		/* a port's close waits this long for it */
 
 static struct {
 	pthread_mutex_t mu;
@@ -127,9 +139,11 @@ static struct {
 	unsigned int users;		/* open memif ports */
 	int held;			/* the interrupt thread waits in intr_gate() */
 	int in_burst;			/* the data thread is in a burst (or a close) */
+	int late;			/* called in, not there after PORT_GATE_LATE_US: ungated */
 	bool pending;			/* an alarm for intr_gate() is set */
 	bool stop;			/* the last port closed */
-	bool broken;			/* no alarm, or it never came: bursts go ungated (said once) */
+	bool broken;			/* no alarm can be set: bursts go ungated (said once) */
+	bool said_late;			/* the first late coming was said */
 } gate = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static void timespec_add_us(struct timespec *t, long us)
@@ -148,6 +162,7 @@ static void intr_gate(void *arg)
 	pthread_mutex_lock(&gate.mu);
 	gate.pending = false;
 	__atomic_store_n(&gate.held, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&gate.late, 0, __ATOMIC_SEQ_CST);
 	clock_gettime(CLOCK_REALTIME, &until);
 	timespec_add_us(&until, PORT_GATE_HOLD_US);
 	while (!gate.stop) {
@@ -164,41 +179,121 @@ static void intr_gate(void *arg)
 	pthread_mutex_unlock(&gate.mu);
 }
 
-/* A burst found the interrupt thread out: call it in and wait until it is there. */
-static void __attribute__((noinline)) gate_acquire(void)
+/* The interrupt thread's id: the thread the EAL names so (its pthread_t is not exported). */
+static pid_t intr_thread_find(void)
 {
+	char path[64], comm[32];
+	struct dirent *d;
+	pid_t tid = 0;
+	DIR *dir;
+
+	dir = opendir("/proc/self/task");
+	if (dir == NULL)
+		return 0;
+	while (tid == 0 && (d = readdir(dir)) != NULL) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL && strcmp(comm, "eal-intr-thread\n") == 0)
+			tid = (pid_t)atoi(d->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	return tid;
+}
+
+/*
+ * The first memif port opened: the interrupt thread may run on every core the data thread may,
+ * not only the main lcore's (where the EAL pins it). A higher priority for it (SCHED_FIFO, or
+ * nice -20) made the memif tests ten times slower on two busy cores: it then preempts the data
+ * threads at every look for a gap between bursts.
+ */
+static void intr_thread_unpin(void)
+{
+	cpu_set_t cpus;
+	pid_t tid = intr_thread_find();
+
+	if (tid != 0 && sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+		(void)sched_setaffinity(tid, sizeof(cpus), &cpus);
+}
+
+/* Call the interrupt thread in, unless it is on its way. */
+static void gate_call_in(void)
+{
+	pthread_mutex_lock(&gate.mu);
+	if (!gate.pending && !gate.broken) {
+		gate.pending = rte_eal_alarm_set(1, intr_gate, NULL) == 0;
+		if (!gate.pending) {
+			gate.broken = true;
+			ROCE_LOG(WARN, "memif: no EAL alarm for the port gate: a peer leaving "
+				 "during a burst may now crash this process");
+		}
+	}
+	pthread_mutex_unlock(&gate.mu);
+}
+
+static void gate_said_late(uint64_t waited)
+{
+	if (gate.said_late)
+		return;
+	gate.said_late = true;
+	ROCE_LOG(INFO, "memif: the EAL interrupt thread is late (%.1f ms): bursts go ungated "
+		 "until it comes", (double)waited * 1e3 / (double)rte_get_tsc_hz());
+}
+
+/*
+ * A burst found the interrupt thread out: call it in and wait until it is there, at most
+ * @wait_us. Returns with @in_burst set, the thread held or (late, broken) not.
+ */
+static void __attribute__((noinline)) gate_acquire(uint64_t wait_us)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t start = rte_get_tsc_cycles();
+	const uint64_t spin = start + hz * PORT_GATE_SPIN_US / 1000000;
+	const uint64_t deadline = start + hz / 1000000 * wait_us;
+
 	for (;;) {
-		uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() * PORT_GATE_WAIT_S;
+		uint64_t now = start;
 
 		__atomic_store_n(&gate.in_burst, 0, __ATOMIC_SEQ_CST);
-		pthread_mutex_lock(&gate.mu);
-		if (!gate.pending && !gate.broken) {
-			gate.pending = rte_eal_alarm_set(1, intr_gate, NULL) == 0;
-			gate.broken = !gate.pending;
-		}
-		pthread_mutex_unlock(&gate.mu);
-		/* spin rather than sleep: a sleeping data thread hands its core to whatever else
-		 * is busy on it for a time slice (milliseconds), and the ports overflow meanwhile */
+		gate_call_in();
+		/* spin first: a sleeping data thread hands its core to whatever else is busy on
+		 * it for a time slice (milliseconds), and the ports overflow meanwhile */
 		while (!gate.broken && !__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST)) {
-			if (rte_get_tsc_cycles() > deadline) {
-				gate.broken = true;
-				ROCE_LOG(WARN, "memif: the EAL interrupt thread did not come: a peer "
-					 "leaving during a burst may now crash this process");
-			}
-			rte_pause();
+			now = rte_get_tsc_cycles();
+			if (now > deadline)
+				break;
+			if (now < spin)
+				rte_pause();
+			else
+				sched_yield();	/* the interrupt thread may be queued on this core */
 		}
 		__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
 		if (gate.broken || __atomic_load_n(&gate.held, __ATOMIC_SEQ_CST))
 			return;
+		if (now > deadline) {
+			__atomic_store_n(&gate.late, 1, __ATOMIC_SEQ_CST);
+			gate_said_late(now - start);
+			return;
+		}
 	}
 }
 
-/* Before a burst on a memif port (or its close): the interrupt thread held. */
+/* Before a burst on a memif port: the interrupt thread held, or late (and called in). */
 static inline void gate_enter(void)
 {
 	__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
-	if (roce_unlikely(!__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST)) && !gate.broken)
-		gate_acquire();
+	if (roce_likely(__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST)) || gate.broken)
+		return;
+	if (!__atomic_load_n(&gate.late, __ATOMIC_SEQ_CST))
+		gate_acquire(PORT_GATE_LATE_US);
+	else
+		gate_call_in();		/* still on its way, or came and went while we looked */
 }
 
 static inline void gate_leave(void)
@@ -208,10 +303,15 @@ static inline void gate_leave(void)
 
 static void gate_open(void)
 {
+	bool first;
+
 	pthread_mutex_lock(&gate.mu);
-	if (gate.users++ == 0)
+	first = gate.users++ == 0;
+	if (first)
 		gate.stop = false;
 	pthread_mutex_unlock(&gate.mu);
+	if (first)
+		intr_thread_unpin();
 }
 
 /* The last memif port closed: the interrupt thread goes free, and no alarm is left set. */
@@ -229,6 +329,7 @@ static void gate_close(void)
 	if (last) {
 		(void)rte_eal_alarm_cancel(intr_gate, NULL);	/* waits for it to leave */
 		gate.pending = false;
+		__atomic_store_n(&gate.late, 0, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -1089,8 +1190,11 @@ void roce_port_close(struct roce_port *p)
 	while (p->rxq_head != p->rxq_tail)
 		rte_pktmbuf_free(p->rxq[p->rxq_head++ & (PORT_RXQ - 1)]);
 	/* gated: a peer's leaving cannot run memif_disconnect() beside the close's own */
-	if (p->gated)
-		gate_enter();
+	if (p->gated) {
+		__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST) && !gate.broken)
+			gate_acquire((uint64_t)PORT_GATE_CLOSE_S * 1000000);
+	}
 	rte_eth_dev_stop(p->port_id);
 	rte_eth_dev_close(p->port_id);
 	if (p->rdev != NULL)
