@@ -134,6 +134,10 @@ def main():
     if sh("sh", "-c", "command -v tcpdump", check=False).returncode:
         print("live_capture: no tcpdump: skipped")
         return SKIP
+    why = netns.usable()
+    if why:
+        print("live_capture: network namespaces cannot be used here (%s): skipped" % why)
+        return SKIP
     netns.trap_signals()
     tag = str(os.getpid())
     a, b = "rlcapa" + tag, "rlcapb" + tag

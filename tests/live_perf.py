@@ -421,6 +421,10 @@ def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (network namespaces)")
         return SKIP
+    why = netns.usable()
+    if why:
+        print("SKIP: network namespaces cannot be used here: %s" % why)
+        return SKIP
     netns.trap_signals()
     tag = "%d" % os.getpid()
     t0 = time.monotonic()

@@ -374,6 +374,10 @@ def main():
         if os.geteuid() != 0:
             print("skip: needs root (network namespaces)")
             return SKIP if not failures else 1
+        why = netns.usable()
+        if why:
+            print("skip: network namespaces cannot be used here: %s" % why)
+            return SKIP if not failures else 1
         netns.trap_signals()
         try:
             nss = setup()

@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netns  # noqa: E402
+
 SKIP = 77
 ITERS = 50
 HOST_IP, GUEST_IP = "192.0.2.1", "192.0.2.2"	# rxe-vm's defaults (TEST-NET-1)
@@ -215,15 +218,10 @@ def build_vm(rxe_vm):
 	return d
 
 
-def can_make_netns():
-	probe = "rlxprobe%d" % os.getpid()
-	try:
-		ok = subprocess.run(["ip", "netns", "add", probe], stdout=subprocess.PIPE,
-				    stderr=subprocess.STDOUT).returncode == 0
-	except FileNotFoundError:
-		return False
-	subprocess.run(["ip", "netns", "del", probe], stderr=subprocess.DEVNULL)
-	return ok
+def netns_unusable():
+	"""Why rxe-vm could not run its guest in a namespace here (it enters one with `ip netns
+	exec`), or None."""
+	return netns.usable(veth=False)
 
 
 def base_test(test):
@@ -610,8 +608,9 @@ def main():
 	if not os.access(rxe_vm, os.X_OK):
 		log("SKIP: no rxe-vm tool at %s" % rxe_vm)
 		return SKIP
-	if not can_make_netns():
-		log("SKIP: cannot make a network namespace here")
+	why = netns_unusable()
+	if why:
+		log("SKIP: network namespaces cannot be used here: %s" % why)
 		return SKIP
 	for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
 		signal.signal(s, on_signal)

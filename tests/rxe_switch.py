@@ -207,8 +207,9 @@ def main():
     if not os.path.exists(rxe_vm):
         log("SKIP: no %s" % rxe_vm)
         return SKIP
-    if not rxe_interop.can_make_netns():
-        log("SKIP: cannot make network namespaces")
+    why = rxe_interop.netns_unusable()
+    if why:
+        log("SKIP: network namespaces cannot be used here: %s" % why)
         return SKIP
     d = rxe_interop.build_vm(rxe_vm)
     if d is None:
