@@ -164,8 +164,14 @@ static struct tr_resource *resp_new_res(struct roce_qp *qp)
 	struct tr_resource *r;
 
 	r = &resp->res[resp->res_tail % resp->res_size];
-	if (r->active)
-		return NULL;	/* the ring is full of answers still owed */
+	/*
+	 * The ring is full of answers still owed: the requester has more out than granted. Not
+	 * so if the owed answer is a replay: the requester, which keeps no more READs and atomics
+	 * out than there are slots, is done with the one this slot held (the first answer reached
+	 * it after it had asked again), and the replay is for nobody (rxe reuses the slot too).
+	 */
+	if (r->active && !r->replay)
+		return NULL;
 	resp->res_tail++;
 	memset(r, 0, sizeof(*r));
 	return r;
@@ -204,6 +210,7 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		}
 		r->active = true;
+		r->replay = true;
 		qp->resp.res_active++;
 		tr_qp_kick(qp);
 		return;

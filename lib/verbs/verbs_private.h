@@ -194,6 +194,7 @@ struct verbs_send_wqe {
 struct tr_resource {
 	uint8_t opcode;			/* RC_RDMA_READ_REQUEST, RC_COMPARE_SWAP or RC_FETCH_ADD */
 	bool active;			/* responses still to send */
+	bool replay;			/* ... again, for a duplicate request */
 	uint32_t first_psn, last_psn;	/* PSNs of the answer */
 	uint32_t cur_psn;		/* next response PSN to send */
 	uint32_t start_psn;		/* PSN of the request being answered (original or retry) */
