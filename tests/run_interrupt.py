@@ -222,9 +222,10 @@ def interrupted_writing_twice(rocelab, tmp, ref):
     t.join()
     if p.returncode != 128 + signal.SIGINT:
         fail(f"writing twice: exit {p.returncode}, expected 130: {lines}")
-    m = re.fullmatch(r"rocelab run: stopped by a second SIGINT while writing %s: "
-                     r"(?:removed the unfinished (\S+) and left out (.*); whole: (.*)|"
-                     r"(every file is whole))" % re.escape(out), lines[-1] if lines else "")
+    m = re.fullmatch(r"rocelab run: stopped by (?:a second SIGINT while writing %s: removed "
+                     r"the unfinished (\S+) and left out (.*); whole: (.*)|"
+                     r"(SIGINT: every file in %s is whole))" % (re.escape(out), re.escape(out)),
+                     lines[-1] if lines else "")
     if len(lines) != 2 or m is None:
         fail(f"writing twice: expected the first signal's line and one naming what is left, "
              f"got {lines!r}")

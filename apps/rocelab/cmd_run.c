@@ -115,6 +115,15 @@ static void on_signal(int sig)
 		raise(sig);
 		return;
 	}
+	if (out_next == OUT_FILES) {
+		/* every file written: nothing is left to finish */
+		say("rocelab run: stopped by ");
+		say(name);
+		say(": every file in ");
+		say(out_dir);
+		say(" is whole\n");
+		_exit(128 + sig);
+	}
 	if (stop_signal == 0 && write_signal == 0) {
 		write_signal = sig;
 		say("rocelab run: interrupted while writing ");
@@ -129,24 +138,19 @@ static void on_signal(int sig)
 	say(name);
 	say(" while writing ");
 	say(out_dir);
-	say(": ");
-	if (out_next < OUT_FILES) {
-		say("removed the unfinished ");
-		say(out_name[out_next]);
-		say(" and left out");
-		for (int i = out_next + 1; i < OUT_FILES; i++) {
-			say(" ");
-			say(out_name[i]);
-		}
-		if (out_next + 1 == OUT_FILES)
-			say(" nothing else");
-		say("; whole: capture.pcap");
-		for (int i = 0; i < out_next; i++) {
-			say(", ");
-			say(out_name[i]);
-		}
-	} else {
-		say("every file is whole");
+	say(": removed the unfinished ");
+	say(out_name[out_next]);
+	say(" and left out");
+	for (int i = out_next + 1; i < OUT_FILES; i++) {
+		say(" ");
+		say(out_name[i]);
+	}
+	if (out_next + 1 == OUT_FILES)
+		say(" nothing else");
+	say("; whole: capture.pcap");
+	for (int i = 0; i < out_next; i++) {
+		say(", ");
+		say(out_name[i]);
 	}
 	say("\n");
 	_exit(128 + sig);
@@ -319,8 +323,8 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 		};
 
 		ROCE_STATIC_ASSERT(ROCE_DIM(out) == OUT_FILES);
-		/* whatever is on stdout goes now: a second signal leaves by _exit() */
-		fflush(stdout);
+		/* the tables and the trace go now: a second signal leaves by _exit() */
+		fflush(NULL);
 		rc = 0;
 		for (size_t i = 0; i < ROCE_DIM(out); i++) {
 			int e = write_out(dir, &out[i], fab);
