@@ -2321,6 +2321,49 @@ START_TEST(routing_loop)
 }
 END_TEST
 
+/*
+ * Drops on links and in NICs count by cause too: a link down for 200 us drops what is sent on
+ * it and what was on it (link down), bit flips on the bottleneck reach the NICs, which drop
+ * those frames on their ICRC (NIC ICRC error). The balance holds, the summary lists both
+ * causes, the findings explain each.
+ */
+START_TEST(drops_links_and_nics)
+{
+	static const char text[] =
+		"[scenario]\nduration = 1ms\nmtu = 1024\n"
+		"[topology]\nkind = dumbbell\nhosts = 4\nrate = 100G\ndelay = 1us\n"
+		"[link.sw0-sw1]\ncorrupt = 1e-3\n"
+		"[event.cut]\nat = 300us\nlink = h1-sw0\nstate = down\n"
+		"[event.back]\nat = 500us\nlink = h1-sw0\nstate = up\n"
+		"[flow.a]\nsrc = h0\ndst = h2\nsize = 64K\ncount = 0\n"
+		"[flow.b]\nsrc = h1\ndst = h3\nsize = 64K\ncount = 0\n";
+	struct roce_fabric_balance b;
+	struct roce_findings fd;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_text(text, &sc);
+	char *tab;
+
+	balance_by_element(fab, sc, "links and NICs");
+	ck_assert(roce_fabric_balance(fab, &b));
+	ck_assert_uint_gt(b.dropped[ROCE_DROP_LINK_DOWN], 0);
+	ck_assert_uint_gt(b.dropped[ROCE_DROP_NIC_ICRC], 0);
+	ck_assert_uint_eq(b.dropped[ROCE_DROP_NIC_ICRC],
+			  roce_device_counter_by_name(roce_fabric_device(fab, 2), "rx_icrc_errors") +
+			  roce_device_counter_by_name(roce_fabric_device(fab, 3), "rx_icrc_errors") +
+			  roce_device_counter_by_name(roce_fabric_device(fab, 0), "rx_icrc_errors") +
+			  roce_device_counter_by_name(roce_fabric_device(fab, 1), "rx_icrc_errors"));
+	tab = table_csv(roce_fabric_summary_table(fab, 0));
+	ck_assert_msg(strstr(tab, ": link down ") != NULL && strstr(tab, "NIC ICRC error ") != NULL,
+		      "%s", tab);
+	free(tab);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "links lost ", "link down "));
+	ck_assert(found(&fd, "NICs discarded ", "ICRC error "));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -2351,6 +2394,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, conservation);
 	tcase_add_test(tc, balance_every_scenario);
 	tcase_add_test(tc, routing_loop);
+	tcase_add_test(tc, drops_links_and_nics);
 	tcase_add_test(tc, running_no_fct);
 	tcase_add_test(tc, demo_claims);
 	tcase_add_test(tc, summary_nic_pfc);

@@ -1047,13 +1047,18 @@ static void loss_findings(const struct roce_fabric *fab, struct roce_findings *f
 	if (nic != 0 && nic != UINT64_MAX)
 		finding(fd, "NICs dropped %" PRIu64 " frames their host interface could not take "
 			"(`rx_out_of_buffer`): no switch counts them", nic);
-	if (b.dropped[ROCE_DROP_NIC_ICRC] + b.dropped[ROCE_DROP_NIC_DISCARD] != 0)
-		finding(fd, "NICs discarded %" PRIu64 " frames on arrival: ICRC error %" PRIu64
-			" (bits flipped on the way: a link's `corrupt`; the sender resends them), "
-			"other %" PRIu64 " (malformed, no such QP, wrong QP state, opcode or Q_Key: "
-			"see counters.txt)", b.dropped[ROCE_DROP_NIC_ICRC] +
-			b.dropped[ROCE_DROP_NIC_DISCARD], b.dropped[ROCE_DROP_NIC_ICRC],
-			b.dropped[ROCE_DROP_NIC_DISCARD]);
+	text[0] = '\0';
+	if (b.dropped[ROCE_DROP_NIC_ICRC] != 0)
+		snprintf(text, sizeof(text), "ICRC error %" PRIu64 " (bits flipped on the way: a "
+			 "link's `corrupt`; the sender resends them)", b.dropped[ROCE_DROP_NIC_ICRC]);
+	used = strlen(text);
+	if (b.dropped[ROCE_DROP_NIC_DISCARD] != 0)
+		snprintf(text + used, sizeof(text) - used, "%sother %" PRIu64 " (malformed, no such "
+			 "QP, wrong QP state, opcode or Q_Key: see counters.txt)", used == 0 ? "" :
+			 ", ", b.dropped[ROCE_DROP_NIC_DISCARD]);
+	if (text[0] != '\0')
+		finding(fd, "NICs discarded %" PRIu64 " frames on arrival: %s",
+			b.dropped[ROCE_DROP_NIC_ICRC] + b.dropped[ROCE_DROP_NIC_DISCARD], text);
 }
 
 /* The sending queues PFC paused longest (switch egresses, NICs), over FINDING_PAUSED of the run. */
