@@ -1257,7 +1257,7 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	struct roce_table *t = roce_table_create("Fabric", 2, hdr);
 	uint64_t events, hops, drops = 0, pauses = 0, marks = 0, link_drops = 0;
 	struct roce_fabric_balance bal;
-	char dl[300];
+	char dl[300], causes[ROCE_DROP_NUM * 48];	/* every cause: name and a 20-digit count */
 
 	if (t == NULL)
 		return NULL;
@@ -1290,7 +1290,7 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	roce_table_add(t, "%" PRIu64, link_drops);
 	/* every drop, switch, link and NIC, by cause; then where all the frames went */
 	roce_table_add(t, "frames dropped, by cause");
-	roce_table_add(t, "%s", drop_causes(&bal, dl, sizeof(dl)));
+	roce_table_add(t, "%s", drop_causes(&bal, causes, sizeof(causes)));
 	roce_table_add(t, "frames sent = delivered + dropped + in flight");
 	roce_table_add(t, "%" PRIu64 " = %" PRIu64 " + %" PRIu64 " + %" PRIu64 "%s",
 		       roce_fabric_balance_sent(&bal), bal.delivered + bal.switch_taken,
