@@ -4,6 +4,11 @@
 # and the findings say the run was cut. What it wrote is what a run whose scenario.duration is
 # that time writes (virtual-time runs tile): capture, metrics, counters and tables byte for
 # byte. A second signal kills a run that will not stop.
+# A SIGINT once the run is over, while the files are written: they are finished, whole, the
+# same bytes as a run left alone, with a line saying so, and exit 130. A second one stops at
+# once, exit 130, with a line naming the file it removed unfinished, those it left out and
+# those whole: no cut file is left. The process is caught writing with SIGSTOP, so a busy
+# machine cannot make the signal land before or after the writing.
 #   run_interrupt.py ROCELAB     exit 0 all good, 1 a check failed
 import os
 import re
@@ -11,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 FILES = ["capture.pcap", "counters.txt", "flows.csv", "metrics.csv", "ports.csv", "report.html"]
@@ -107,12 +113,147 @@ def killed_twice(rocelab, tmp):
         fail(f"twice: exit {p.returncode}")
 
 
+# A run whose writing takes a while: its metrics.csv is tens of megabytes (a sample every
+# 200 ns), its capture only headers.
+WRITE_RUN = ["demo-incast", "--set", "scenario.sample=200ns", "--set", "capture.snaplen=64",
+             "--quiet"]
+WRITE_FILES = ["report.html", "flows.csv", "ports.csv", "metrics.csv", "counters.txt"]
+
+
+def read_lines(stream, lines):
+    """Collect a pipe's lines as they come (a thread: the test must not block on them)."""
+    for line in stream:
+        lines.append(line.rstrip("\n"))
+
+
+def caught_writing(rocelab, out):
+    """Start a run and stop it (SIGSTOP) once it writes its files; None if it never did."""
+    p = subprocess.Popen([rocelab, "run"] + WRITE_RUN + ["--out", out], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    lines = []
+    t = threading.Thread(target=read_lines, args=(p.stderr, lines), daemon=True)
+    t.start()
+    for _ in range(60000):		# 5 minutes at most, 5 ms a look
+        # any file but the capture (written during the run): the writing has begun
+        if os.path.isdir(out) and set(os.listdir(out)) - {"capture.pcap"}:
+            p.send_signal(signal.SIGSTOP)
+            if p.poll() is None:
+                return p, lines, t
+            break
+        if p.poll() is not None:
+            break
+        time.sleep(0.005)
+    p.kill()
+    p.wait()
+    fail(f"writing: the run ended before it was caught writing (exit {p.returncode}): {lines}")
+    return None
+
+
+def wait_line(p, lines, pattern, timeout=120):
+    for _ in range(int(timeout / 0.005)):
+        for line in lines:
+            if re.search(pattern, line):
+                return True
+        if p.poll() is not None:
+            return any(re.search(pattern, line) for line in lines)
+        time.sleep(0.005)
+    return False
+
+
+def same_as(out, ref, files, what):
+    for f in files:
+        with open(os.path.join(out, f), "rb") as a, open(os.path.join(ref, f), "rb") as b:
+            if a.read() != b.read():
+                fail(f"{what}: {f} differs from the same run left alone")
+
+
+def interrupted_writing(rocelab, tmp):
+    """Once while writing: every file finished, the same bytes as a run left alone; exit 130."""
+    ref = os.path.join(tmp, "write-ref")
+    subprocess.run([rocelab, "run"] + WRITE_RUN + ["--out", ref], check=True)
+    out = os.path.join(tmp, "write-once")
+    c = caught_writing(rocelab, out)
+    if c is None:
+        return ref
+    p, lines, t = c
+    p.send_signal(signal.SIGINT)
+    p.send_signal(signal.SIGCONT)
+    try:
+        p.wait(timeout=300)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("writing once: still running 300 s after the signal")
+        return ref
+    t.join()
+    if p.returncode != 128 + signal.SIGINT:
+        fail(f"writing once: exit {p.returncode}, expected 130: {lines}")
+    want = ["rocelab run: interrupted while writing %s: finishing the files (interrupt again "
+            "to stop now)" % out,
+            "rocelab run: %s: every file written whole after the interrupt" % out]
+    if lines != want:
+        fail(f"writing once: stderr {lines!r}, expected {want!r}")
+    missing = [f for f in FILES if not os.path.exists(os.path.join(out, f))]
+    if missing:
+        fail(f"writing once: not written: {missing}")
+        return ref
+    same_as(out, ref, FILES, "writing once")
+    return ref
+
+
+def interrupted_writing_twice(rocelab, tmp, ref):
+    """Twice while writing: stopped at once; only whole files are left, and the line names them."""
+    out = os.path.join(tmp, "write-twice")
+    c = caught_writing(rocelab, out)
+    if c is None:
+        return
+    p, lines, t = c
+    p.send_signal(signal.SIGINT)
+    p.send_signal(signal.SIGCONT)
+    # the second once the first was taken (two pending signals would be one)
+    if not wait_line(p, lines, r"interrupted while writing"):
+        fail(f"writing twice: no line for the first signal: {lines}")
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail("writing twice: still running 60 s after the second signal")
+        return
+    t.join()
+    if p.returncode != 128 + signal.SIGINT:
+        fail(f"writing twice: exit {p.returncode}, expected 130: {lines}")
+    m = re.fullmatch(r"rocelab run: stopped by (?:a second SIGINT while writing %s: removed "
+                     r"the unfinished (\S+) and left out (.*); whole: (.*)|"
+                     r"(SIGINT: every file in %s is whole))" % (re.escape(out), re.escape(out)),
+                     lines[-1] if lines else "")
+    if len(lines) != 2 or m is None:
+        fail(f"writing twice: expected the first signal's line and one naming what is left, "
+             f"got {lines!r}")
+        return
+    print("writing twice: " + lines[-1])
+    if m.group(4):
+        # the second signal came after the last file: nothing was cut; so it must be
+        print("writing twice: the second signal came once every file was written")
+        whole, gone = FILES, []
+    else:
+        whole = m.group(3).split(", ")
+        gone = [m.group(1)] + ([] if m.group(2) == "nothing else" else m.group(2).split())
+    if sorted(whole + gone) != sorted(FILES):
+        fail(f"writing twice: the line names {whole} whole and {gone} not, not the six files")
+    left = sorted(os.listdir(out))
+    if left != sorted(whole):
+        fail(f"writing twice: {out} holds {left}, the line says {sorted(whole)}")
+    same_as(out, ref, [f for f in whole if f in left], "writing twice")
+
+
 def main():
     rocelab = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         interrupted(rocelab, tmp, signal.SIGINT)
         interrupted(rocelab, tmp, signal.SIGTERM)
         killed_twice(rocelab, tmp)
+        ref = interrupted_writing(rocelab, tmp)
+        interrupted_writing_twice(rocelab, tmp, ref)
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 

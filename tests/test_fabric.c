@@ -1,5 +1,6 @@
 /* Check suite 'fabric': scenarios (reading, errors, generators) and fabrics run end to end. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -861,7 +862,7 @@ START_TEST(conservation)
 			roce_switch_pstats(roce_fabric_switch(fab, s), (uint16_t)p, &ps);
 			in += ps.rx_frames - ps.pfc_rx;
 			out += ps.tx_frames - ps.pfc_tx;
-			drops += ps.drop_no_route + ps.drop_malformed;
+			drops += ps.drop_no_route + ps.drop_malformed + ps.drop_ttl;
 			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
 				struct roce_switch_qstats q;
 
@@ -2130,6 +2131,239 @@ START_TEST(leafspine_128)
 }
 END_TEST
 
+/*
+ * The frame balance of @p fab checked element by element, from the public counters alone and
+ * without roce_fabric_balance(): each link direction, each switch and each NIC conserves the
+ * frames it handles, and the sums over the fabric are the balance's. @p what names the run.
+ */
+static void balance_by_element(const struct roce_fabric *fab, const struct roce_scenario *sc,
+			       const char *what)
+{
+	struct roce_fabric_balance b;
+	uint64_t sent = 0, ended = 0, *sw_link_tx, *sw_link_rx;
+	uint64_t *nic_link_tx, *nic_link_rx;
+
+	sw_link_tx = calloc((size_t)sc->nswitches * ROCE_SWITCH_MAX_PORTS, sizeof(uint64_t));
+	sw_link_rx = calloc((size_t)sc->nswitches * ROCE_SWITCH_MAX_PORTS, sizeof(uint64_t));
+	nic_link_tx = calloc((size_t)sc->nhosts, sizeof(uint64_t));
+	nic_link_rx = calloc((size_t)sc->nhosts, sizeof(uint64_t));
+	ck_assert(sw_link_tx != NULL && sw_link_rx != NULL && nic_link_tx != NULL &&
+		  nic_link_rx != NULL);
+	/* links: tx + copies = rx + lost + in flight, each direction; their ends' frames */
+	for (int l = 0; l < sc->nlinks; l++)
+		for (int d = 0; d < 2; d++) {
+			int src = d == 0 ? sc->link[l].a : sc->link[l].b;
+			int dst = d == 0 ? sc->link[l].b : sc->link[l].a;
+			int sport = roce_fabric_link_port(fab, l, d), dport = roce_fabric_link_port(fab, l, 1 - d);
+			struct roce_link_stats st;
+
+			roce_link_stats(roce_fabric_link(fab, l), d, &st);
+			ck_assert_msg(st.tx_frames + st.duplicated == st.rx_frames + st.dropped +
+				      st.down_drops + st.in_flight, "%s: link %s dir %d", what,
+				      sc->link[l].name, d);
+			sent += st.duplicated;
+			ended += st.dropped + st.down_drops + st.mtu_drops + st.in_flight;
+			if (src < sc->nhosts)
+				nic_link_tx[src] += st.tx_frames + st.mtu_drops;
+			else
+				sw_link_tx[(src - sc->nhosts) * ROCE_SWITCH_MAX_PORTS + sport] +=
+					st.tx_frames + st.mtu_drops;
+			if (dst < sc->nhosts)
+				nic_link_rx[dst] += st.rx_frames;
+			else
+				sw_link_rx[(dst - sc->nhosts) * ROCE_SWITCH_MAX_PORTS + dport] += st.rx_frames;
+		}
+	/* switches: in = forwarded or queued + dropped + PFC taken; out = forwarded + PFC sent */
+	for (int s = 0; s < sc->nswitches; s++) {
+		uint64_t in = 0, kept = 0;
+
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_pstats ps;
+			uint64_t qtx = 0;
+
+			roce_switch_pstats(roce_fabric_switch(fab, s), (uint16_t)p, &ps);
+			ck_assert_uint_eq(ps.rx_frames, sw_link_rx[s * ROCE_SWITCH_MAX_PORTS + p]);
+			ck_assert_uint_eq(ps.tx_frames, sw_link_tx[s * ROCE_SWITCH_MAX_PORTS + p]);
+			in += ps.rx_frames - ps.pfc_rx;
+			kept += ps.drop_no_route + ps.drop_malformed + ps.drop_ttl;
+			sent += ps.pfc_tx;
+			ended += ps.pfc_rx + ps.drop_no_route + ps.drop_malformed + ps.drop_ttl;
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
+				kept += q.tx_frames + q.drop_tail + q.drop_headroom + q.drop_watchdog +
+					q.qframes;
+				ended += q.drop_tail + q.drop_headroom + q.drop_watchdog + q.qframes;
+				qtx += q.tx_frames;
+			}
+			ck_assert_uint_eq(ps.tx_frames, qtx + ps.pfc_tx);
+		}
+		ck_assert_msg(in == kept, "%s: %s took in %" PRIu64 " frames, accounts for %" PRIu64,
+			      what, sc->sw[s].name, in, kept);
+	}
+	/* NICs: what they sent is what their links took; what they got, their links gave */
+	for (int h = 0; h < sc->nhosts; h++) {
+		const struct roce_device *dev = roce_fabric_device(fab, h);
+
+		ck_assert_uint_eq(roce_device_counter_by_name(dev, "tx_frames"), nic_link_tx[h]);
+		ck_assert_uint_eq(roce_device_counter_by_name(dev, "rx_frames"), nic_link_rx[h]);
+		sent += nic_link_tx[h];
+		ended += nic_link_rx[h];	/* taken in, dropped in the NIC or held there */
+	}
+	ck_assert_msg(sent == ended, "%s: %" PRIu64 " frames sent, %" PRIu64 " ended", what, sent,
+		      ended);
+	/* roce_fabric_balance() finds the same sums */
+	ck_assert_msg(roce_fabric_balance(fab, &b), "%s: %s", what,
+		      roce_fabric_balance_text(&b, err, sizeof(err)));
+	ck_assert_uint_eq(roce_fabric_balance_sent(&b), sent);
+	free(sw_link_tx);
+	free(sw_link_rx);
+	free(nic_link_tx);
+	free(nic_link_rx);
+}
+
+/*
+ * Every scenario of scenarios/, cut short: the frames add up at the end (roce_fabric_finish()
+ * checks it, and returns -EPROTO if not), element by element too; and the check does fail on
+ * counts that do not add up, one frame off either way.
+ */
+START_TEST(balance_every_scenario)
+{
+	struct dirent *de;
+	DIR *d = opendir(SCENARIOS);
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		struct roce_fabric_balance b, bad;
+		struct roce_scenario *sc;
+		struct roce_fabric *fab;
+		char path[512], text[256], dur[64];
+		const char *set[] = { dur };
+		roce_time_t t = 500 * ROCE_US;	/* ns3-trace's flows all start by then */
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".ini") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", SCENARIOS, de->d_name);
+		/* short, but past its events (demo-degrade's at 1 ms) */
+		sc = roce_scenario_load(path, NULL, 0, err, sizeof(err));
+		ck_assert_msg(sc != NULL, "%s", err);
+		for (int e = 0; e < sc->nevents; e++)
+			t = ROCE_MAX(t, sc->event[e].at + 100 * ROCE_US);
+		t = ROCE_MIN(t, sc->duration);
+		roce_scenario_destroy(sc);
+		snprintf(dur, sizeof(dur), "scenario.duration=%" PRIu64 "ns", (uint64_t)(t / ROCE_NS));
+		fab = run_sets(path, set, 1, &sc);	/* roce_fabric_run(): 0, balanced */
+		balance_by_element(fab, sc, de->d_name);
+		ck_assert(roce_fabric_balance(fab, &b));
+		ck_assert_msg(roce_fabric_balance_sent(&b) > 0, "%s: no frame sent", de->d_name);
+		ck_assert(strstr(roce_fabric_balance_text(&b, text, sizeof(text)), "unaccounted") == NULL);
+		bad = b;
+		bad.dropped[ROCE_DROP_TTL]++;		/* a drop counted twice */
+		ck_assert(!roce_fabric_balance_ok(&bad));
+		ck_assert_msg(strstr(roce_fabric_balance_text(&bad, text, sizeof(text)),
+				     ": 1 frame counted twice") != NULL, "%s", text);
+		bad = b;
+		bad.nic_sent++;				/* a frame sent and never seen again */
+		ck_assert(!roce_fabric_balance_ok(&bad));
+		ck_assert_msg(strstr(roce_fabric_balance_text(&bad, text, sizeof(text)),
+				     ": 1 frame unaccounted for") != NULL, "%s", text);
+		roce_fabric_destroy(fab);
+		roce_scenario_destroy(sc);
+		n++;
+	}
+	closedir(d);
+	ck_assert_int_ge(n, 12);
+}
+END_TEST
+
+/*
+ * A routing loop (scenarios/routing-loop.ini): frames for h2 go back and forth between sw0
+ * and sw1 until their TTL runs out. The drops count in the summary, by cause, and the
+ * findings say why and where; the balance holds with them.
+ */
+START_TEST(routing_loop)
+{
+	struct roce_fabric_balance b;
+	struct roce_findings fd;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_file(SCENARIOS "/routing-loop.ini", NULL, &sc);
+	char *tab, want[96];
+	uint64_t ttl = 0;
+
+	for (int s = 0; s < sc->nswitches; s++)
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_pstats ps;
+
+			roce_switch_pstats(roce_fabric_switch(fab, s), (uint16_t)p, &ps);
+			ttl += ps.drop_ttl;
+		}
+	ck_assert_msg(ttl > 0, "no TTL drop: the loop did not form");
+	ck_assert(roce_fabric_balance(fab, &b));
+	ck_assert_uint_eq(b.dropped[ROCE_DROP_TTL], ttl);
+	ck_assert_uint_eq(roce_fabric_balance_dropped(&b), ttl);
+	ck_assert_int_eq(summary_value(fab, "switch drops"), (long long)ttl);
+	tab = table_csv(roce_fabric_summary_table(fab, 0));
+	snprintf(want, sizeof(want), "\"frames dropped, by cause\",%" PRIu64 ": TTL expiry %" PRIu64,
+		 ttl, ttl);
+	ck_assert_msg(strstr(tab, want) != NULL, "%s", tab);
+	ck_assert_msg(strstr(tab, "frames sent = delivered + dropped + in flight") != NULL, "%s", tab);
+	free(tab);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "switches dropped frames they could not forward: TTL expiry: ",
+			"a routing loop"));
+	ck_assert(found(&fd, "switches dropped frames they could not forward: ", "from sw"));
+	ck_assert(!found(&fd, "nothing", NULL));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
+/*
+ * Drops on links and in NICs count by cause too: a link down for 200 us drops what is sent on
+ * it and what was on it (link down), bit flips on the bottleneck reach the NICs, which drop
+ * those frames on their ICRC (NIC ICRC error). The balance holds, the summary lists both
+ * causes, the findings explain each.
+ */
+START_TEST(drops_links_and_nics)
+{
+	static const char text[] =
+		"[scenario]\nduration = 1ms\nmtu = 1024\n"
+		"[topology]\nkind = dumbbell\nhosts = 4\nrate = 100G\ndelay = 1us\n"
+		"[link.sw0-sw1]\ncorrupt = 1e-3\n"
+		"[event.cut]\nat = 300us\nlink = h1-sw0\nstate = down\n"
+		"[event.back]\nat = 500us\nlink = h1-sw0\nstate = up\n"
+		"[flow.a]\nsrc = h0\ndst = h2\nsize = 64K\ncount = 0\n"
+		"[flow.b]\nsrc = h1\ndst = h3\nsize = 64K\ncount = 0\n";
+	struct roce_fabric_balance b;
+	struct roce_findings fd;
+	struct roce_scenario *sc;
+	struct roce_fabric *fab = run_text(text, &sc);
+	char *tab;
+
+	balance_by_element(fab, sc, "links and NICs");
+	ck_assert(roce_fabric_balance(fab, &b));
+	ck_assert_uint_gt(b.dropped[ROCE_DROP_LINK_DOWN], 0);
+	ck_assert_uint_gt(b.dropped[ROCE_DROP_NIC_ICRC], 0);
+	ck_assert_uint_eq(b.dropped[ROCE_DROP_NIC_ICRC],
+			  roce_device_counter_by_name(roce_fabric_device(fab, 2), "rx_icrc_errors") +
+			  roce_device_counter_by_name(roce_fabric_device(fab, 3), "rx_icrc_errors") +
+			  roce_device_counter_by_name(roce_fabric_device(fab, 0), "rx_icrc_errors") +
+			  roce_device_counter_by_name(roce_fabric_device(fab, 1), "rx_icrc_errors"));
+	tab = table_csv(roce_fabric_summary_table(fab, 0));
+	ck_assert_msg(strstr(tab, ": link down ") != NULL && strstr(tab, "NIC ICRC error ") != NULL,
+		      "%s", tab);
+	free(tab);
+	roce_fabric_findings(fab, &fd);
+	ck_assert(found(&fd, "links lost ", "link down "));
+	ck_assert(found(&fd, "NICs discarded ", "ICRC error "));
+	roce_fabric_destroy(fab);
+	roce_scenario_destroy(sc);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -2158,6 +2392,9 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, troubleshoot_dscp);
 	tcase_add_test(tc, troubleshoot_pcie);
 	tcase_add_test(tc, conservation);
+	tcase_add_test(tc, balance_every_scenario);
+	tcase_add_test(tc, routing_loop);
+	tcase_add_test(tc, drops_links_and_nics);
 	tcase_add_test(tc, running_no_fct);
 	tcase_add_test(tc, demo_claims);
 	tcase_add_test(tc, summary_nic_pfc);

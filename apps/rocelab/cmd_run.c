@@ -44,8 +44,11 @@ static const char usage[] =
 	"  --quiet        no progress bar and no tables\n"
 	"\n"
 	"SIGINT (Ctrl-C) or SIGTERM stops the run where it is and writes every file for the\n"
-	"time run so far; a second one kills it. Exit status: 0 done, 1 an error, 2 bad\n"
-	"arguments, 128+N stopped by signal N (130 for Ctrl-C).\n";
+	"time run so far; a second one kills it. While the files are written, the first\n"
+	"lets them finish, whole; a second stops at once and removes the file it was writing\n"
+	"and those still to come, so that every file left is whole (stderr names them).\n"
+	"Exit status: 0 done, 1 an error (the frames not adding up too: sent = delivered +\n"
+	"dropped + in flight), 2 bad arguments, 128+N stopped by signal N (130 for Ctrl-C).\n";
 
 static const struct option long_opts[] = {
 	{ "out", required_argument, NULL, 'o' },
@@ -71,12 +74,86 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The first SIGINT or SIGTERM: the run stops at the end of its slice (the handler then resets). */
-static volatile sig_atomic_t stop_signal;
+/*
+ * SIGINT and SIGTERM, from the start of the run to the last file written. During the run the
+ * first one stops it at the end of its slice and a second kills the process, as before. Once
+ * the run is over, what is left is writing DIR: the first signal then lets the files be
+ * finished (each whole: a cut metrics.csv misleads more than a missing one), and a second one
+ * stops at once. That stop removes the file being written and those not written yet: every
+ * file left in DIR is whole and of this run, not the remains of an earlier run into DIR
+ * beside this one's. The handler only uses async-signal-safe calls (write, unlink, _exit).
+ */
+static volatile sig_atomic_t stop_signal;	/* the first signal of the run, 0: none */
+static volatile sig_atomic_t writing;		/* the run is over: DIR is being written */
+static volatile sig_atomic_t write_signal;	/* the first signal while writing, 0: none */
+
+#define OUT_FILES 5				/* report() writes these, in this order */
+static const char *const out_name[OUT_FILES] = {
+	"report.html", "flows.csv", "ports.csv", "metrics.csv", "counters.txt",
+};
+static char out_path[OUT_FILES][4096];		/* DIR/NAME of each, set before the run */
+static const char *out_dir;
+static volatile sig_atomic_t out_next;		/* the file being written (or next), 0..OUT_FILES */
+
+static void say(const char *s)
+{
+	ssize_t n = write(STDERR_FILENO, s, strlen(s));
+
+	(void)n;	/* nothing to do about a stderr that cannot be written */
+}
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+
+	if (!writing) {
+		if (stop_signal == 0) {
+			stop_signal = sig;
+			return;
+		}
+		signal(sig, SIG_DFL);	/* a run that will not stop: the second one kills */
+		raise(sig);
+		return;
+	}
+	if (out_next == OUT_FILES) {
+		/* every file written: nothing is left to finish */
+		say("rocelab run: stopped by ");
+		say(name);
+		say(": every file in ");
+		say(out_dir);
+		say(" is whole\n");
+		_exit(128 + sig);
+	}
+	if (stop_signal == 0 && write_signal == 0) {
+		write_signal = sig;
+		say("rocelab run: interrupted while writing ");
+		say(out_dir);
+		say(": finishing the files (interrupt again to stop now)\n");
+		return;
+	}
+	/* the second: stop now, leaving only whole files of this run */
+	for (int i = out_next; i < OUT_FILES; i++)
+		unlink(out_path[i]);
+	say("rocelab run: stopped by a second ");
+	say(name);
+	say(" while writing ");
+	say(out_dir);
+	say(": removed the unfinished ");
+	say(out_name[out_next]);
+	say(" and left out");
+	for (int i = out_next + 1; i < OUT_FILES; i++) {
+		say(" ");
+		say(out_name[i]);
+	}
+	if (out_next + 1 == OUT_FILES)
+		say(" nothing else");
+	say("; whole: capture.pcap");
+	for (int i = 0; i < out_next; i++) {
+		say(", ");
+		say(out_name[i]);
+	}
+	say("\n");
+	_exit(128 + sig);
 }
 
 /*
@@ -132,6 +209,9 @@ static int write_out(const char *dir, const struct out_file *o, const struct roc
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, o->name);
+	for (int i = 0; i < OUT_FILES; i++)
+		if (strcmp(o->name, out_name[i]) == 0)
+			out_next = i;	/* a second signal from now on removes this one */
 	f = fopen(path, "w");
 	if (f == NULL) {
 		rc = -errno;
@@ -242,6 +322,9 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 			{ .name = "counters.txt", .write = roce_fabric_write_counters },
 		};
 
+		ROCE_STATIC_ASSERT(ROCE_DIM(out) == OUT_FILES);
+		/* the tables and the trace go now: a second signal leaves by _exit() */
+		fflush(NULL);
 		rc = 0;
 		for (size_t i = 0; i < ROCE_DIM(out); i++) {
 			int e = write_out(dir, &out[i], fab);
@@ -249,6 +332,7 @@ static int report(struct roce_fabric *fab, const char *dir, double wall, bool qu
 			if (rc == 0)
 				rc = e;
 		}
+		out_next = OUT_FILES;
 	}
 	if (rc == 0 && !quiet)
 		printf("\nwrote %s/{report.html, metrics.csv, counters.txt, flows.csv, ports.csv, "
@@ -275,10 +359,12 @@ static int run(int argc, char **argv)
 	bool found, builtin;
 	struct roce_fabric *fab;
 	struct roce_progress *prog = NULL;
-	/* SA_RESETHAND: a second signal kills, for a run that will not stop */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	/* SA_RESTART: a signal while a file is written interrupts no write() */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	struct sigaction old_int, old_term;
-	bool cut = false;
+	sigset_t oldmask;
+	bool cut = false, balanced;
+	struct roce_fabric_balance bal;
 	int run_rc;
 	const char *cap_err;
 	int cap_errno;
@@ -389,19 +475,44 @@ static int run(int argc, char **argv)
 		rc.progress_arg = prog;
 	}
 	t0 = wall_now();
-	stop_signal = 0;
+	out_dir = dir;
+	for (int i = 0; i < OUT_FILES; i++)
+		snprintf(out_path[i], sizeof(out_path[i]), "%s/%s", dir, out_name[i]);
+	out_next = 0;
+	stop_signal = write_signal = writing = 0;
+	/*
+	 * Ours until every file is written: a shell starts a background job with SIGINT
+	 * ignored, and putting that back after the run would ignore the signals of the writing
+	 */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);	/* one handler at a time: the second waits */
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	run_rc = run_sliced(fab, &rc, &cut);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	sigprocmask(SIG_BLOCK, &sa.sa_mask, &oldmask);
+	writing = 1;
+	if (!cut && stop_signal != 0) {
+		/* it came as the run ended and cut nothing: the writing's first signal */
+		write_signal = stop_signal;
+		stop_signal = 0;
+		fprintf(stderr, "rocelab run: interrupted while writing %s: finishing the files "
+			"(interrupt again to stop now)\n", dir);
+	}
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	roce_progress_finish(prog);
 	/* a capture cut short (a full disk) loses its tail, not the run's other files */
 	cap_err = roce_fabric_capture_error(fab, &cap_errno);
+	/* frames sent = delivered + dropped + in flight, or rocelab lost count of some: a bug */
+	balanced = roce_fabric_balance(fab, &bal);
+	if (!balanced)
+		fprintf(stderr, "rocelab run: %s: internal error: the frames do not add up: %s "
+			"(a bug in rocelab; the files are written to look into it)\n", sc->file,
+			roce_fabric_balance_text(&bal, err, sizeof(err)));
 	if (cap_err != NULL)
 		fprintf(stderr, "rocelab run: %s%s\n", cap_err, cap_errno != ENOSPC ? "" :
 			"; --set capture.snaplen=128 keeps only the headers");
-	else if (run_rc != 0) {
+	else if (run_rc != 0 && !(run_rc == -EPROTO && !balanced)) {
 		fprintf(stderr, "rocelab run: %s: the run failed: %s\n", sc->file,
 			run_rc == -EIO ? "the capture could not be written" : strerror(-run_rc));
 		goto out_fab;
@@ -410,14 +521,27 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "rocelab run: stopped by %s at %.1f us of the scenario's %.1f us\n",
 			stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
 			(double)roce_fabric_now(fab) / ROCE_US, (double)sc->duration / ROCE_US);
-	if (report(fab, dir, wall_now() - t0, quiet) == 0 && cap_err == NULL)
+	if (report(fab, dir, wall_now() - t0, quiet) == 0 && cap_err == NULL && balanced)
 		ret = cut ? 128 + stop_signal : EXIT_SUCCESS;
+	if (write_signal != 0) {
+		/* the run was done, but asked to stop: it did, once the files were whole */
+		fprintf(stderr, "rocelab run: %s: %s\n", dir, ret == EXIT_SUCCESS ?
+			"every file written whole after the interrupt" :
+			"the files were finished after the interrupt (an error above)");
+		if (ret == EXIT_SUCCESS)
+			ret = 128 + write_signal;
+	}
 out_fab:
 	roce_fabric_destroy(fab);
 out_trace:
 	if (trace != NULL && trace != stdout)
 		fclose(trace);
 out_sc:
+	if (writing) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		writing = 0;
+	}
 	roce_scenario_destroy(sc);
 	return ret;
 }

@@ -66,9 +66,17 @@ static bool capture_failed(struct demo *d, const char *name, const struct roce_f
 	const char *why = roce_fabric_capture_error(fab, &e);
 	bool only = why != NULL && ret == -EIO;
 	char *out = only ? d->cap_err : d->err;
+	struct roce_fabric_balance b;
+	char text[256];
 
 	if (only && d->cap_err[0] != '\0')
 		return true;
+	if (ret == -EPROTO && !roce_fabric_balance(fab, &b)) {
+		/* as rocelab run says it: a bug of ours, with the counts to look into it */
+		snprintf(out, sizeof(d->err), "%s: internal error: the frames do not add up: %s",
+			 name, roce_fabric_balance_text(&b, text, sizeof(text)));
+		return false;
+	}
 	snprintf(out, sizeof(d->err), "%s: %s%s", name, why != NULL ? why : otherwise,
 		 why != NULL && e == ENOSPC ? "; the demo's captures take some 400 MB "
 		 "(--quick less): free some space, or give --out DIR on another disk" : "");

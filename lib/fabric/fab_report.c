@@ -680,13 +680,30 @@ static bool host_interfaces(const struct roce_scenario *sc)
 	return sc->pcie_bps != 0;
 }
 
+/* "64: TTL expiry 40, tail 24" (the causes that dropped anything, in enum order), or "0". */
+static const char *drop_causes(const struct roce_fabric_balance *b, char *buf, size_t len)
+{
+	size_t used;
+
+	snprintf(buf, len, "%" PRIu64, roce_fabric_balance_dropped(b));
+	for (int c = 0, n = 0; c < ROCE_DROP_NUM; c++) {
+		if (b->dropped[c] == 0)
+			continue;
+		used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s %" PRIu64, n++ == 0 ? ": " : ", ",
+			 roce_drop_cause_name[c], b->dropped[c]);
+	}
+	return buf;
+}
+
 /* ---- what stands out ---- */
 
 #define FINDING_PAUSED 0.10	/* a sender paused this share of the run is worth a line */
 #define FINDING_UNFAIR 2.0	/* a pattern's fastest flow this many times its slowest: a line */
-#define FINDING_KINDS 13	/* stopped short; deadlock; error, corrupt, stalled, not started,
-				 * slow; resends; switch, link and NIC drops; pauses; shares: each
-				 * one at most */
+#define FINDING_KINDS 15	/* stopped short; deadlock; error, corrupt, stalled, not started,
+				 * slow; resends; switch buffer drops, switch forwarding drops,
+				 * link, NIC buffer and NIC discards; pauses; shares: each one at
+				 * most */
 ROCE_STATIC_ASSERT(FINDING_KINDS <= ROCE_FINDINGS_MAX);
 
 static void finding(struct roce_findings *fd, const char *fmt, ...)
@@ -918,13 +935,50 @@ static void flow_findings(const struct roce_fabric *fab, struct roce_findings *f
 			timeouts, timeouts == 1 ? "" : "s");
 }
 
-/* Frames lost: in switches by reason, on links, in NICs' receive buffers. */
+/*
+ * The switch port with the most frames dropped by @p cause (TTL, no route, malformed: counted
+ * per port): "sw1 p0" into @p where, the node it faces ("sw0") into @p from.
+ * @return that port's count
+ */
+static uint64_t port_drops_worst(const struct roce_fabric *fab, enum roce_drop_cause cause,
+				 char *where, size_t len, char *from, size_t flen)
+{
+	const struct roce_scenario *sc = roce_fabric_scenario(fab);
+	uint64_t worst = 0;
+
+	for (int s = 0; s < sc->nswitches; s++)
+		for (int p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_pstats ps;
+			char peer[64];
+			uint64_t d;
+
+			roce_switch_pstats(roce_fabric_switch(fab, s), (uint16_t)p, &ps);
+			d = cause == ROCE_DROP_TTL ? ps.drop_ttl :
+			    cause == ROCE_DROP_NO_ROUTE ? ps.drop_no_route : ps.drop_malformed;
+			if (d > worst) {
+				worst = d;
+				fab_name(where, len, "%s p%d", sc->sw[s].name, p);
+				fab_name(from, flen, "%s", peer_name(fab, s, p, peer, sizeof(peer)));
+				from[strcspn(from, " ")] = '\0';	/* the node, not its port */
+			}
+		}
+	return worst;
+}
+
+/*
+ * Frames lost: in switches' buffers by reason; frames switches could not forward (TTL, no
+ * route, malformed), each cause explained; on links by cause; in NICs' receive buffers; and
+ * frames NICs discarded on arrival (ICRC, no QP, ...).
+ */
 static void loss_findings(const struct roce_fabric *fab, struct roce_findings *fd)
 {
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
-	uint64_t tail = 0, hdrm = 0, wd = 0, worst = 0, link = 0, nic;
-	char where[96] = "";
+	uint64_t tail = 0, hdrm = 0, wd = 0, worst = 0, nic;
+	struct roce_fabric_balance b;
+	char where[96] = "", text[400] = "";
+	size_t used;
 
+	(void)roce_fabric_balance(fab, &b);
 	for (int s = 0; s < sc->nswitches; s++)
 		for (int p = 0; p < sc->sw[s].conf.nports; p++)
 			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
@@ -946,20 +1000,65 @@ static void loss_findings(const struct roce_fabric *fab, struct roce_findings *f
 		finding(fd, "switches dropped %" PRIu64 " frames (tail %" PRIu64 ", headroom %"
 			PRIu64 ", watchdog %" PRIu64 "), most at %s (%" PRIu64 ")",
 			tail + hdrm + wd, tail, hdrm, wd, where, worst);
-	for (int l = 0; l < sc->nlinks; l++)
-		for (int d = 0; d < 2; d++) {
-			struct roce_link_stats st;
+	/* frames a switch took in and could not forward: one sentence, a clause per cause */
+	for (int c = ROCE_DROP_TTL; c <= ROCE_DROP_MALFORMED; c++) {
+		char from[64];
+		uint64_t most;
 
-			roce_link_stats(roce_fabric_link(fab, l), d, &st);
-			link += st.dropped + st.down_drops + st.mtu_drops;
-		}
-	if (link != 0)
-		finding(fd, "links lost %" PRIu64 " frames (impairments, down, or above the MTU)",
-			link);
+		if (b.dropped[c] == 0)
+			continue;
+		most = port_drops_worst(fab, c, where, sizeof(where), from, sizeof(from));
+		used = strlen(text);
+		snprintf(text + used, sizeof(text) - used, "%s%s: %" PRIu64 " frames, most at %s (%"
+			 PRIu64 ") from %s", used == 0 ? "" : "; ", roce_drop_cause_name[c],
+			 b.dropped[c], where, most, from);
+		used = strlen(text);
+		if (c == ROCE_DROP_TTL)
+			/* a frame's TTL (64 from a NIC) does not run out on a fabric's few hops */
+			snprintf(text + used, sizeof(text) - used, ": a routing loop through %.*s and "
+				 "%s, the frames going round it until their IP TTL reached 1 (see "
+				 "the `route.` keys of those switches)", (int)strcspn(where, " "),
+				 where, from);
+		else
+			snprintf(text + used, sizeof(text) - used, ": %s", c == ROCE_DROP_NO_ROUTE ?
+				 "no route to their destination" : "not IP, or cut short");
+	}
+	if (text[0] != '\0')
+		finding(fd, "switches dropped frames they could not forward: %s", text);
+	text[0] = '\0';
+	for (int c = ROCE_DROP_LINK_LOSS; c <= ROCE_DROP_LINK_MTU; c++) {
+		static const char *const why[] = {
+			[ROCE_DROP_LINK_LOSS] = "loss impairment or drop rule",
+			[ROCE_DROP_LINK_DOWN] = "sent while the link was down, or on it when it went "
+						"down",
+			[ROCE_DROP_LINK_MTU] = "longer than the link's MTU",
+		};
+
+		if (b.dropped[c] == 0)
+			continue;
+		used = strlen(text);
+		snprintf(text + used, sizeof(text) - used, "%s%s %" PRIu64 " (%s)", used == 0 ? "" :
+			 ", ", roce_drop_cause_name[c], b.dropped[c], why[c]);
+	}
+	if (text[0] != '\0')
+		finding(fd, "links lost %" PRIu64 " frames: %s", b.dropped[ROCE_DROP_LINK_LOSS] +
+			b.dropped[ROCE_DROP_LINK_DOWN] + b.dropped[ROCE_DROP_LINK_MTU], text);
 	nic = host_counter(fab, "rx_out_of_buffer");
 	if (nic != 0 && nic != UINT64_MAX)
 		finding(fd, "NICs dropped %" PRIu64 " frames their host interface could not take "
 			"(`rx_out_of_buffer`): no switch counts them", nic);
+	text[0] = '\0';
+	if (b.dropped[ROCE_DROP_NIC_ICRC] != 0)
+		snprintf(text, sizeof(text), "ICRC error %" PRIu64 " (bits flipped on the way: a "
+			 "link's `corrupt`; the sender resends them)", b.dropped[ROCE_DROP_NIC_ICRC]);
+	used = strlen(text);
+	if (b.dropped[ROCE_DROP_NIC_DISCARD] != 0)
+		snprintf(text + used, sizeof(text) - used, "%sother %" PRIu64 " (malformed, no such "
+			 "QP, wrong QP state, opcode or Q_Key: see counters.txt)", used == 0 ? "" :
+			 ", ", b.dropped[ROCE_DROP_NIC_DISCARD]);
+	if (text[0] != '\0')
+		finding(fd, "NICs discarded %" PRIu64 " frames on arrival: %s",
+			b.dropped[ROCE_DROP_NIC_ICRC] + b.dropped[ROCE_DROP_NIC_DISCARD], text);
 }
 
 /* The sending queues PFC paused longest (switch egresses, NICs), over FINDING_PAUSED of the run. */
@@ -1157,7 +1256,8 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	const struct roce_scenario *sc = roce_fabric_scenario(fab);
 	struct roce_table *t = roce_table_create("Fabric", 2, hdr);
 	uint64_t events, hops, drops = 0, pauses = 0, marks = 0, link_drops = 0;
-	char dl[300];
+	struct roce_fabric_balance bal;
+	char dl[300], causes[ROCE_DROP_NUM * 48];	/* every cause: name and a 20-digit count */
 
 	if (t == NULL)
 		return NULL;
@@ -1168,17 +1268,14 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 				struct roce_switch_qstats q;
 
 				roce_switch_qstats(roce_fabric_switch(fab, s), (uint16_t)p, prio, &q);
-				drops += q.drop_tail + q.drop_headroom + q.drop_watchdog;
 				pauses += q.pause_tx;
 				marks += q.ecn_marked;
 			}
-	for (int l = 0; l < sc->nlinks; l++)
-		for (int d = 0; d < 2; d++) {
-			struct roce_link_stats st;
-
-			roce_link_stats(roce_fabric_link(fab, l), d, &st);
-			link_drops += st.dropped + st.down_drops + st.mtu_drops;
-		}
+	(void)roce_fabric_balance(fab, &bal);	/* a mismatch: the row below shows it */
+	for (int c = ROCE_DROP_TAIL; c <= ROCE_DROP_MALFORMED; c++)
+		drops += bal.dropped[c];
+	for (int c = ROCE_DROP_LINK_LOSS; c <= ROCE_DROP_LINK_MTU; c++)
+		link_drops += bal.dropped[c];
 	roce_table_add(t, "virtual time");
 	roce_table_add(t, "%.1f us", (double)roce_fabric_now(fab) / ROCE_US);
 	if (sc->discard) {
@@ -1191,6 +1288,14 @@ struct roce_table *roce_fabric_summary_table(const struct roce_fabric *fab, doub
 	roce_table_add(t, "%" PRIu64, drops);
 	roce_table_add(t, "link losses (impairments, down, MTU)");
 	roce_table_add(t, "%" PRIu64, link_drops);
+	/* every drop, switch, link and NIC, by cause; then where all the frames went */
+	roce_table_add(t, "frames dropped, by cause");
+	roce_table_add(t, "%s", drop_causes(&bal, causes, sizeof(causes)));
+	roce_table_add(t, "frames sent = delivered + dropped + in flight");
+	roce_table_add(t, "%" PRIu64 " = %" PRIu64 " + %" PRIu64 " + %" PRIu64 "%s",
+		       roce_fabric_balance_sent(&bal), bal.delivered + bal.switch_taken,
+		       roce_fabric_balance_dropped(&bal), roce_fabric_balance_in_flight(&bal),
+		       roce_fabric_balance_ok(&bal) ? "" : " (does not add up: a bug)");
 	roce_table_add(t, "PFC XOFF sent by switches (per priority)");
 	roce_table_add(t, "%" PRIu64, pauses);
 	roce_table_add(t, "ECN marks");

@@ -2,7 +2,9 @@
  * A scenario brought to life: devices on hosts, switches, links, shortest-path routes with ECMP,
  * flows driven by their completions, scheduled link events, and time series sampled on a timer.
  */
+#include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1169,6 +1171,13 @@ int roce_fabric_finish(struct roce_fabric *fab)
 	}
 	if (rc != NULL && rc->progress != NULL)
 		rc->progress(rc->progress_arg, roce_engine_now(fab->eng), roce_engine_now(fab->eng));
+	if (ret == 0) {
+		struct roce_fabric_balance b;
+
+		/* every frame sent is delivered, dropped for a counted cause, or still in flight */
+		if (!roce_fabric_balance(fab, &b))
+			ret = -EPROTO;
+	}
 	return ret;
 }
 
@@ -1332,6 +1341,133 @@ void roce_fabric_work(const struct roce_fabric *fab, uint64_t *events, uint64_t 
 			roce_link_stats(fab->link[l], d, &st);
 			*hops += st.rx_frames;
 		}
+}
+
+/* ---- where the frames went ---- */
+
+const char *const roce_drop_cause_name[ROCE_DROP_NUM] = {
+	[ROCE_DROP_TAIL] = "tail",
+	[ROCE_DROP_HEADROOM] = "headroom",
+	[ROCE_DROP_WATCHDOG] = "PFC watchdog",
+	[ROCE_DROP_TTL] = "TTL expiry",
+	[ROCE_DROP_NO_ROUTE] = "no route",
+	[ROCE_DROP_MALFORMED] = "malformed",
+	[ROCE_DROP_LINK_LOSS] = "link loss",
+	[ROCE_DROP_LINK_DOWN] = "link down",
+	[ROCE_DROP_LINK_MTU] = "above the MTU",
+	[ROCE_DROP_NIC_BUFFER] = "NIC receive buffer",
+	[ROCE_DROP_NIC_ICRC] = "NIC ICRC error",
+	[ROCE_DROP_NIC_DISCARD] = "NIC discard",
+};
+
+/* The device counters of each NIC cause: a frame the NIC drops bumps exactly one of them. */
+static const char *const nic_discards[] = {
+	"rx_malformed", "rx_no_qp", "rx_bad_qp_state", "rx_qkey_violations", "rx_opcode_errors",
+};
+
+static uint64_t dev_counter(const struct roce_device *dev, const char *name)
+{
+	uint64_t v = roce_device_counter_by_name(dev, name);
+
+	assert(v != UINT64_MAX);	/* a counter renamed: this table must follow */
+	return v;
+}
+
+bool roce_fabric_balance(const struct roce_fabric *fab, struct roce_fabric_balance *b)
+{
+	const struct roce_scenario *sc = fab->sc;
+	uint64_t nic_rx = 0;
+
+	memset(b, 0, sizeof(*b));
+	for (int s = 0; s < sc->nswitches; s++)
+		for (uint16_t p = 0; p < sc->sw[s].conf.nports; p++) {
+			struct roce_switch_pstats ps;
+
+			roce_switch_pstats(fab->sw[s], p, &ps);
+			b->switch_sent += ps.pfc_tx;
+			b->switch_taken += ps.pfc_rx;
+			b->dropped[ROCE_DROP_TTL] += ps.drop_ttl;
+			b->dropped[ROCE_DROP_NO_ROUTE] += ps.drop_no_route;
+			b->dropped[ROCE_DROP_MALFORMED] += ps.drop_malformed;
+			for (int prio = 0; prio < ROCE_NPRIO; prio++) {
+				struct roce_switch_qstats q;
+
+				roce_switch_qstats(fab->sw[s], p, prio, &q);
+				b->dropped[ROCE_DROP_TAIL] += q.drop_tail;
+				b->dropped[ROCE_DROP_HEADROOM] += q.drop_headroom;
+				b->dropped[ROCE_DROP_WATCHDOG] += q.drop_watchdog;
+				b->in_switches += q.qframes;
+			}
+		}
+	for (int l = 0; l < sc->nlinks; l++)
+		for (int d = 0; d < 2; d++) {
+			struct roce_link_stats st;
+
+			roce_link_stats(fab->link[l], d, &st);
+			b->duplicated += st.duplicated;
+			b->dropped[ROCE_DROP_LINK_LOSS] += st.dropped;
+			b->dropped[ROCE_DROP_LINK_DOWN] += st.down_drops;
+			b->dropped[ROCE_DROP_LINK_MTU] += st.mtu_drops;
+			b->in_links += st.in_flight;
+		}
+	for (int h = 0; h < sc->nhosts; h++) {
+		const struct roce_device *dev = fab->host[h].dev;
+
+		b->nic_sent += dev_counter(dev, "tx_frames");
+		nic_rx += dev_counter(dev, "rx_frames");
+		b->dropped[ROCE_DROP_NIC_BUFFER] += dev_counter(dev, "rx_out_of_buffer");
+		b->dropped[ROCE_DROP_NIC_ICRC] += dev_counter(dev, "rx_icrc_errors");
+		for (size_t i = 0; i < ROCE_DIM(nic_discards); i++)
+			b->dropped[ROCE_DROP_NIC_DISCARD] += dev_counter(dev, nic_discards[i]);
+		b->in_nics += roce_device_rx_held(dev);
+	}
+	/* what the NICs took in is what reached them less what they dropped or still hold */
+	b->delivered = nic_rx - b->dropped[ROCE_DROP_NIC_BUFFER] - b->dropped[ROCE_DROP_NIC_ICRC] -
+		       b->dropped[ROCE_DROP_NIC_DISCARD] - b->in_nics;
+	return roce_fabric_balance_ok(b);
+}
+
+uint64_t roce_fabric_balance_sent(const struct roce_fabric_balance *b)
+{
+	return b->nic_sent + b->switch_sent + b->duplicated;
+}
+
+uint64_t roce_fabric_balance_dropped(const struct roce_fabric_balance *b)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; c < ROCE_DROP_NUM; c++)
+		n += b->dropped[c];
+	return n;
+}
+
+uint64_t roce_fabric_balance_in_flight(const struct roce_fabric_balance *b)
+{
+	return b->in_links + b->in_switches + b->in_nics;
+}
+
+bool roce_fabric_balance_ok(const struct roce_fabric_balance *b)
+{
+	return roce_fabric_balance_sent(b) == b->delivered + b->switch_taken +
+	       roce_fabric_balance_dropped(b) + roce_fabric_balance_in_flight(b);
+}
+
+const char *roce_fabric_balance_text(const struct roce_fabric_balance *b, char *buf, size_t len)
+{
+	uint64_t sent = roce_fabric_balance_sent(b);
+	uint64_t ends = b->delivered + b->switch_taken + roce_fabric_balance_dropped(b) +
+			roce_fabric_balance_in_flight(b);
+	int n;
+
+	n = snprintf(buf, len, "sent %" PRIu64 " = delivered %" PRIu64 " + taken by switches %"
+		     PRIu64 " + dropped %" PRIu64 " + in flight %" PRIu64, sent, b->delivered,
+		     b->switch_taken, roce_fabric_balance_dropped(b),
+		     roce_fabric_balance_in_flight(b));
+	if (sent != ends && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ": %" PRIu64 " frame%s %s", sent > ends ?
+			 sent - ends : ends - sent, (sent > ends ? sent - ends : ends - sent) == 1 ?
+			 "" : "s", sent > ends ? "unaccounted for" : "counted twice");
+	return buf;
 }
 
 /* Series of a kind that are worth showing: every flow; queues that ever held or paused. */

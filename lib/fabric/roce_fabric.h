@@ -171,7 +171,8 @@ void roce_fabric_destroy(struct roce_fabric *fab);
 /**
  * Run the workload until every flow is done or sc->duration: roce_fabric_start(), then
  * roce_fabric_advance() to the end, then roce_fabric_finish().
- * @return 0; -EIO (the capture could not be written), -ENOMEM
+ * @return 0; -EIO (the capture could not be written), -ENOMEM, -EPROTO (the frames do not
+ *         add up: roce_fabric_balance())
  */
 int roce_fabric_run(struct roce_fabric *fab, const struct roce_run_conf *rc);
 
@@ -188,8 +189,10 @@ bool roce_fabric_advance(struct roce_fabric *fab, roce_time_t until);
 bool roce_fabric_cut(const struct roce_fabric *fab);
 
 /**
- * Take the last sample, close the capture. @return 0, -EIO (the capture could not be written
- * whole: roce_fabric_capture_error() says why and where; everything else of the run is there)
+ * Take the last sample, close the capture, and check that every frame of the run is accounted
+ * for (roce_fabric_balance()). @return 0, -EIO (the capture could not be written whole:
+ * roce_fabric_capture_error() says why and where; everything else of the run is there),
+ * -ENOMEM, -EPROTO (the frames do not add up: a bug; the results are all there to look at)
  */
 int roce_fabric_finish(struct roce_fabric *fab);
 
@@ -256,6 +259,74 @@ bool roce_fabric_deadlock(const struct roce_fabric *fab, char *buf, size_t len);
 uint32_t roce_fabric_deadlocks(const struct roce_fabric *fab, roce_time_t *at, bool *now);
 /** Engine events fired, and frame hops (frames delivered by all links) of the run. */
 void roce_fabric_work(const struct roce_fabric *fab, uint64_t *events, uint64_t *hops);
+
+/*
+ * Every place a frame can end other than its destination, one cause each. The switch causes
+ * are its counters (roce_switch_qstats / roce_switch_pstats), the link causes the links'
+ * (roce_link_stats), the NIC causes the devices' counters of the same names.
+ */
+enum roce_drop_cause {
+	ROCE_DROP_TAIL,			/* switch: lossy class, buffer or queue full (drop_tail) */
+	ROCE_DROP_HEADROOM,		/* switch: lossless class, headroom full (drop_headroom) */
+	ROCE_DROP_WATCHDOG,		/* switch: a stuck queue drained by the PFC watchdog */
+	ROCE_DROP_TTL,			/* switch: IP TTL / hop limit expired (drop_ttl) */
+	ROCE_DROP_NO_ROUTE,		/* switch: no route to the destination (drop_no_route) */
+	ROCE_DROP_MALFORMED,		/* switch: not IP, or truncated (drop_malformed) */
+	ROCE_DROP_LINK_LOSS,		/* link: loss impairment or drop rule, or no mbuf (dropped) */
+	ROCE_DROP_LINK_DOWN,		/* link: sent while down, or in flight when it went down */
+	ROCE_DROP_LINK_MTU,		/* link: L3 length above the link's MTU (mtu_drops) */
+	ROCE_DROP_NIC_BUFFER,		/* NIC: host interface receive buffer full (rx_out_of_buffer) */
+	ROCE_DROP_NIC_ICRC,		/* NIC: ICRC mismatch, a corrupted frame (rx_icrc_errors) */
+	ROCE_DROP_NIC_DISCARD,		/* NIC: malformed, no such QP, wrong opcode, QP state or Q_Key */
+	ROCE_DROP_NUM,
+};
+
+/** Short name of each cause ("TTL expiry", "tail", ...), for tables and findings. */
+extern const char *const roce_drop_cause_name[ROCE_DROP_NUM];
+
+/*
+ * Where the frames of a run went. A frame is counted once where it starts: put on its port by
+ * a NIC (data, ACKs, CNPs, its PFC frames) or by a switch as its own (PFC), or copied by a link
+ * (duplication impairment); and once where it ends: handed to a NIC's transport, taken by a
+ * switch as a PFC frame it acts on, or dropped (by cause); or it is still in flight: on a
+ * link, in a switch's egress queue, or in a NIC's receive buffer. A frame a switch forwards
+ * neither starts nor ends there. Frames a NIC never sent (no mbuf, a full CNP queue) are not
+ * frames yet and count nowhere.
+ */
+struct roce_fabric_balance {
+	uint64_t nic_sent;		/* frames NICs put on their ports (tx_frames) */
+	uint64_t switch_sent;		/* PFC frames switches sent (pfc_tx) */
+	uint64_t duplicated;		/* copies links delivered besides the original */
+	uint64_t delivered;		/* frames NICs took in: rx_frames less the NIC drops and
+					 * the frames still in their receive buffers */
+	uint64_t switch_taken;		/* PFC frames switches received and acted on (pfc_rx) */
+	uint64_t dropped[ROCE_DROP_NUM]; /* by cause */
+	uint64_t in_links;		/* on a wire or propagating (roce_link_stats.in_flight) */
+	uint64_t in_switches;		/* in switch egress queues */
+	uint64_t in_nics;		/* in NICs' receive buffers (roce_device_rx_held()) */
+};
+
+/**
+ * Count where every frame of the run went, from the switches', links' and NICs' counters.
+ * @param b  receives the counts
+ * @return true when they add up: sent (NICs + switches + link copies) == delivered + taken
+ *         by switches + dropped + in flight; false is a bug in the accounting of some frame
+ */
+bool roce_fabric_balance(const struct roce_fabric *fab, struct roce_fabric_balance *b);
+
+/** The sums of @p b: frames sent (all three sources), dropped (all causes), in flight. */
+uint64_t roce_fabric_balance_sent(const struct roce_fabric_balance *b);
+uint64_t roce_fabric_balance_dropped(const struct roce_fabric_balance *b);
+uint64_t roce_fabric_balance_in_flight(const struct roce_fabric_balance *b);
+
+/** Whether the counts of @p b add up (roce_fabric_balance()'s result for them). */
+bool roce_fabric_balance_ok(const struct roce_fabric_balance *b);
+
+/**
+ * One line: "sent S = delivered D + taken by switches P + dropped X + in flight F", with the
+ * difference when the sides differ. @return @p buf
+ */
+const char *roce_fabric_balance_text(const struct roce_fabric_balance *b, char *buf, size_t len);
 
 /* Time series gathered at every sample (for reports): one per flow, and per watched queue. */
 struct roce_series {

@@ -31,6 +31,12 @@ uint64_t roce_device_counter(const struct roce_device *dev, int i);
 /** Value of the counter called @p name, or UINT64_MAX if there is none. */
 uint64_t roce_device_counter_by_name(const struct roce_device *dev, const char *name);
 
+/**
+ * Frames in the receive buffer of the device's host interface now: taken from the port
+ * (rx_frames) but not yet written to host memory. 0 without a host interface (conf.host_bps).
+ */
+uint32_t roce_device_rx_held(const struct roce_device *dev);
+
 void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st);
 
 /* What a QP's requester is waiting on (roce_qp_wait()). */

@@ -158,6 +158,11 @@ void roce_device_set_trace(struct roce_device *dev, FILE *f)
 	tr_nic(dev)->trace = f;
 }
 
+uint32_t roce_device_rx_held(const struct roce_device *dev)
+{
+	return tr_nic(dev)->dma_len;
+}
+
 void tr_trace(struct roce_qp *qp, const char *fmt, ...)
 {
 	FILE *f = tr_nic(qp->dev)->trace;
