@@ -61,6 +61,14 @@ def ng_epb(ifc, data, order="<"):
                     order=order)
 
 
+def pcap(linktype, frames=()):
+    """A classic pcap (microseconds) of @linktype holding @frames."""
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype)
+    for i, f in enumerate(frames):
+        out += struct.pack("<IIII", 1, i, len(f), len(f)) + f
+    return out
+
+
 def setup(rocelab, d):
     """The inputs the cases point at: a good capture, its copies and cuts, and text files."""
     good = os.path.join(d, "good.pcap")
@@ -98,6 +106,17 @@ def setup(rocelab, d):
     # two snapshot lengths
     eth = raw[40:40 + struct.unpack("<I", raw[32:36])[0]]
     sll = struct.pack(">HHH8sH", 0, 1, 6, eth[6:12] + b"\0\0", 0x0800) + eth[14:]
+    # link types dissect cannot decode (raw IP: 101), with frames and without; Ethernet that is
+    # not RoCE (an ARP request); an empty Ethernet capture; Linux cooked (read as Ethernet)
+    ip = eth[14:]
+    write(os.path.join(d, "raw.pcap"), pcap(101, [ip, ip]))
+    write(os.path.join(d, "raw0.pcap"), pcap(101))
+    arp = (b"\xff" * 6 + b"\x02\0\0\0\0\x01" + b"\x08\x06" +
+           struct.pack(">HHBBH", 1, 0x0800, 6, 4, 1) + b"\x02\0\0\0\0\x01" +
+           bytes([10, 0, 0, 1]) + b"\0" * 6 + bytes([10, 0, 0, 2]))
+    write(os.path.join(d, "arp.pcap"), pcap(1, [arp]))
+    write(os.path.join(d, "empty.pcap"), pcap(1))
+    write(os.path.join(d, "sll.pcap"), pcap(113, [sll]))
     write(os.path.join(d, "empty.pcapng"), ng_shb())
     write(os.path.join(d, "noidb.pcapng"), ng_shb() + ng_epb(0, eth))
     write(os.path.join(d, "mixed.pcapng"),
@@ -122,6 +141,22 @@ CASES = [
     ("dissect: not a capture", ["dissect", "text.pcap"], 1, ["text.pcap"], []),
     ("dissect: pcapng packet without an interface", ["dissect", "noidb.pcapng"], 1,
      ["noidb.pcapng", "Interface Description"], []),
+    # nothing decoded: a link type that is not Ethernet is a failure, in every output format
+    ("dissect: raw IP", ["dissect", "raw.pcap"], 1,
+     ["raw.pcap", "(RAW)", "not Ethernet", "nothing decoded"], []),
+    ("dissect -v: raw IP", ["dissect", "-v", "raw.pcap"], 1, ["raw.pcap", "nothing decoded"],
+     []),
+    ("dissect jsonl: raw IP", ["dissect", "--format=jsonl", "raw.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
+    ("dissect --summary: raw IP", ["dissect", "--summary", "raw.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
+    ("dissect: raw IP without frames", ["dissect", "raw0.pcap"], 1,
+     ["raw0.pcap", "not Ethernet"], []),
+    ("dissect: Ethernet, then raw IP", ["dissect", "good.pcap", "raw.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
+    ("dissect --summary: raw IP, then Ethernet", ["dissect", "--summary", "raw.pcap",
+                                                  "good.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
     ("dissect: pcapng of two link types", ["dissect", "mixed.pcapng"], 1,
      ["mixed.pcapng", "frame 2", "link type 113 (LINUX_SLL)", "-F pcap"], []),
     ("dissect: pcapng of two snapshot lengths", ["dissect", "snaplens.pcapng"], 1,
@@ -255,6 +290,14 @@ FULL = [
 QUIET = [
     ("dissect: pcapng without interfaces", ["dissect", "empty.pcapng"]),
     ("dissect --summary: pcapng without interfaces", ["dissect", "--summary", "empty.pcapng"]),
+    # decoded, though there is no RoCE (or nothing at all) in them: exit 0
+    ("dissect: an empty pcap", ["dissect", "empty.pcap"]),
+    ("dissect jsonl: an empty pcap", ["dissect", "--format=jsonl", "empty.pcap"]),
+    ("dissect: Ethernet, no RoCE (ARP)", ["dissect", "arp.pcap"]),
+    ("dissect --summary: Ethernet, no RoCE", ["dissect", "--summary", "arp.pcap"]),
+    ("dissect -v: Ethernet, no RoCE", ["dissect", "-v", "arp.pcap"]),
+    ("dissect: Linux cooked", ["dissect", "sll.pcap"]),
+    ("dissect: a filter that keeps nothing", ["dissect", "--qp", "0x999", "good.pcap"]),
 ]
 
 
@@ -536,6 +579,13 @@ def main():
                 if os.path.exists(os.path.join(d, f)):
                     fail("%s: left %s behind" % (name, f))
             print("%-40s exit %d  %s" % (name, p.returncode, line))
+        # the good file's frames are printed before the bad one is refused
+        res = subprocess.run([rocelab, "dissect", "good.pcap", "raw.pcap"], cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        if "==> good.pcap <==" not in res.stdout.decode() or \
+                "RC_RDMA_WRITE_ONLY" not in res.stdout.decode():
+            fail("dissect good.pcap raw.pcap: good.pcap's frames not printed: %r"
+                 % res.stdout[:300])
         full_disk(rocelab, d, shim)
         outputs(rocelab, d)
         for name, args in QUIET:

@@ -282,7 +282,7 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 	if (r->linktype != DLT_EN10MB) {
 		const char *name = pcap_datalink_val_to_name(r->linktype);
 
-		snprintf(r->err, sizeof(r->err), "%s: link type %d (%s) is not Ethernet; skipped",
+		snprintf(r->err, sizeof(r->err), "%s: link type %d (%s) is not Ethernet: nothing decoded",
 			 r->path, r->linktype, name != NULL ? name : "unknown");
 		r->sticky = -ENOTSUP;
 	}
