@@ -299,12 +299,14 @@ static int run(int argc, char **argv)
 	conf.drop_psn = psns;
 	ls = roce_live_open(&conf, err, sizeof(err));
 	if (ls == NULL) {
-		/* a port that cannot be probed is a bad --port: a usage error */
+		/*
+		 * a port that cannot be probed is a bad --port: a usage error; a --capture
+		 * refused (the line starts with its name) may point to --force
+		 */
 		e = errno;
 		rocelab_out_error("switch", NULL, err, conf.capture != NULL &&
 				  strncmp(err, conf.capture, strlen(conf.capture)) == 0 ? e : 0);
-		errno = e;
-		rc = errno == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		rc = e == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 		goto out;
 	}
 	for (int i = 0; i < nroutes; i++) {

@@ -167,12 +167,15 @@ int roce_out_open(struct roce_out *o, const char *path, unsigned int flags, char
 		goto err;
 	}
 	if (S_ISREG(st.st_mode)) {
-		/* a file replaced keeps its permissions (and, for root, owner) as a truncating
-		 * open would; best effort: the data is what matters */
+		/*
+		 * A file replaced keeps its permissions (and, for root, owner) as a truncating
+		 * open would; not set-user/group-ID bits, which no capture should carry. Best
+		 * effort: the data is what matters.
+		 */
 		if (fchown(fd, st.st_uid, st.st_gid) != 0) {
 			/* not ours to give away: the new file is the writer's */
 		}
-		if (fchmod(fd, st.st_mode & 07777) != 0) {
+		if (fchmod(fd, st.st_mode & 0777) != 0) {
 			/* as created: 0666 less the umask */
 		}
 	}
