@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 /*
- * Every file rocelab writes goes through this (docs/architecture.md, "Output files"): the
+ * Every file rocelab writes goes through this (docs/craft.md, "Output files"): the
  * target is checked before a byte is written and again before the rename, so that
  *  - a symbolic link, FIFO, device node, socket or directory of that name is refused, never
  *    followed, opened or replaced (`-o /dev/null` as root must not replace /dev/null);
