@@ -5,10 +5,18 @@ one line on stderr naming what was wrong, leave every input file byte-identical,
 file behind where it says so, and finish within a timeout. A signal (a crash, a sanitizer abort)
 fails the case. Runs under the ASan build too (tests/run).
 
-Usage: cli_errors.py ROCELAB
+Every command that writes a file is also pointed at what it must not replace (a symbolic link,
+a FIFO, a device node, a read-only file, a directory, a text file where a capture goes): one
+line, exit 1, the target byte-identical with the same inode and mode, nothing left beside it.
+
+Usage: cli_errors.py ROCELAB [FULL_DISK_SHIM]
+  FULL_DISK_SHIM  tests/full_disk.c built: an LD_PRELOAD library that fills the disk for the
+                  "full disk" cases (skipped without it)
 """
 import hashlib
 import os
+import shutil
+import stat
 import struct
 import subprocess
 import sys
@@ -53,6 +61,14 @@ def ng_epb(ifc, data, order="<"):
                     order=order)
 
 
+def pcap(linktype, frames=()):
+    """A classic pcap (microseconds) of @linktype holding @frames."""
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype)
+    for i, f in enumerate(frames):
+        out += struct.pack("<IIII", 1, i, len(f), len(f)) + f
+    return out
+
+
 def setup(rocelab, d):
     """The inputs the cases point at: a good capture, its copies and cuts, and text files."""
     good = os.path.join(d, "good.pcap")
@@ -66,6 +82,11 @@ def setup(rocelab, d):
                                          "va=0x1000 dmalen=0x0fff0000")):
         subprocess.run([rocelab, "craft", "-o", os.path.join(d, name), frame], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    # RC requests a responder can be set up from (replay --responder)
+    subprocess.run([rocelab, "craft", "-o", os.path.join(d, "resp.pcap"),
+                    "op=RC_SEND_ONLY qp=0x11 psn=7 len=16",
+                    "op=RC_ACKNOWLEDGE qp=0x12 psn=7 src=10.0.0.2 dst=10.0.0.1"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
     raw = open(good, "rb").read()
     write(os.path.join(d, "cut.pcap"), raw[:60])		# a record header promising more
     write(os.path.join(d, "short.pcap"), raw[:10])		# not even a file header
@@ -80,15 +101,22 @@ def setup(rocelab, d):
           b"[scenario]\nname = x\n[topology]\nkind = custom\n[host.a]\n[host.b]\n"
           b"[link.ab]\na = a\nb = b\n[flow.w]\nsrc = a\ndst = c\nsize = 4K\n")
     os.symlink("good.pcap", os.path.join(d, "alias.pcap"))
-    # a run whose capture meets a full disk (/dev/full: every write fails with ENOSPC)
-    os.mkdir(os.path.join(d, "full"))
-    os.symlink("/dev/full", os.path.join(d, "full", "capture.pcap"))
-    os.mkdir(os.path.join(d, "demofull"))
-    os.symlink("/dev/full", os.path.join(d, "demofull", "zerocopy.pcap"))
+    os.link(os.path.join(d, "good.pcap"), os.path.join(d, "hardlink.pcap"))
     # pcapng: no interface at all (tshark: empty), a packet without one, two link types,
     # two snapshot lengths
     eth = raw[40:40 + struct.unpack("<I", raw[32:36])[0]]
     sll = struct.pack(">HHH8sH", 0, 1, 6, eth[6:12] + b"\0\0", 0x0800) + eth[14:]
+    # link types dissect cannot decode (raw IP: 101), with frames and without; Ethernet that is
+    # not RoCE (an ARP request); an empty Ethernet capture; Linux cooked (read as Ethernet)
+    ip = eth[14:]
+    write(os.path.join(d, "raw.pcap"), pcap(101, [ip, ip]))
+    write(os.path.join(d, "raw0.pcap"), pcap(101))
+    arp = (b"\xff" * 6 + b"\x02\0\0\0\0\x01" + b"\x08\x06" +
+           struct.pack(">HHBBH", 1, 0x0800, 6, 4, 1) + b"\x02\0\0\0\0\x01" +
+           bytes([10, 0, 0, 1]) + b"\0" * 6 + bytes([10, 0, 0, 2]))
+    write(os.path.join(d, "arp.pcap"), pcap(1, [arp]))
+    write(os.path.join(d, "empty.pcap"), pcap(1))
+    write(os.path.join(d, "sll.pcap"), pcap(113, [sll]))
     write(os.path.join(d, "empty.pcapng"), ng_shb())
     write(os.path.join(d, "noidb.pcapng"), ng_shb() + ng_epb(0, eth))
     write(os.path.join(d, "mixed.pcapng"),
@@ -113,6 +141,22 @@ CASES = [
     ("dissect: not a capture", ["dissect", "text.pcap"], 1, ["text.pcap"], []),
     ("dissect: pcapng packet without an interface", ["dissect", "noidb.pcapng"], 1,
      ["noidb.pcapng", "Interface Description"], []),
+    # nothing decoded: a link type that is not Ethernet is a failure, in every output format
+    ("dissect: raw IP", ["dissect", "raw.pcap"], 1,
+     ["raw.pcap", "(RAW)", "not Ethernet", "nothing decoded"], []),
+    ("dissect -v: raw IP", ["dissect", "-v", "raw.pcap"], 1, ["raw.pcap", "nothing decoded"],
+     []),
+    ("dissect jsonl: raw IP", ["dissect", "--format=jsonl", "raw.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
+    ("dissect --summary: raw IP", ["dissect", "--summary", "raw.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
+    ("dissect: raw IP without frames", ["dissect", "raw0.pcap"], 1,
+     ["raw0.pcap", "not Ethernet"], []),
+    ("dissect: Ethernet, then raw IP", ["dissect", "good.pcap", "raw.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
+    ("dissect --summary: raw IP, then Ethernet", ["dissect", "--summary", "raw.pcap",
+                                                  "good.pcap"], 1,
+     ["raw.pcap", "nothing decoded"], []),
     ("dissect: pcapng of two link types", ["dissect", "mixed.pcapng"], 1,
      ["mixed.pcapng", "frame 2", "link type 113 (LINUX_SLL)", "-F pcap"], []),
     ("dissect: pcapng of two snapshot lengths", ["dissect", "snaplens.pcapng"], 1,
@@ -140,6 +184,9 @@ CASES = [
     # fixup
     ("fixup: output is the input", ["fixup", "good.pcap", "./good.pcap"], 2,
      ["same file"], []),
+    ("fixup: IN IN", ["fixup", "good.pcap", "good.pcap"], 2, ["same file"], []),
+    ("fixup: output is a hard link to the input", ["fixup", "good.pcap", "hardlink.pcap"], 2,
+     ["same file"], []),
     ("fixup: output is a link to the input", ["fixup", "good.pcap", "alias.pcap"], 2,
      ["same file"], []),
     ("fixup: cut input", ["fixup", "cut.pcap", "x4.pcap"], 1,
@@ -166,8 +213,6 @@ CASES = [
      ["o3"]),
     ("run: unknown --set key", ["run", "good.ini", "--set", "scenario.nope=1", "--out", "o4"],
      1, ["scenario.nope"], ["o4"]),
-    ("run: capture on a full disk", ["run", "good.ini", "--out", "full", "--quiet"], 1,
-     ["capture.pcap", "No space left on device", "snaplen"], []),
     ("run: bad seed", ["run", "typo.ini", "--seed", "x"], 2, ["--seed", "'x'"], []),
     ("run: trace over the scenario", ["run", "typo.ini", "--trace", "typo.ini"], 2,
      ["--trace"], []),
@@ -187,8 +232,6 @@ CASES = [
      ["--capture", "--dev"], ["p1.pcap"]),
     ("perf: snaplen below a header", ["perf", "write_bw", "--pcap", "p2.pcap", "--snaplen",
                                       "10"], 2, ["--snaplen", "'10'"], ["p2.pcap"]),
-    ("perf: capture on a full disk", ["perf", "write_bw", "-n", "5", "--pcap", "/dev/full"], 1,
-     ["/dev/full", "No space left on device", "--snaplen"], []),
     ("perf: capture in no directory", ["perf", "write_bw", "--pcap", "nodir/p3.pcap"], 1,
      ["nodir/p3.pcap", "No such file"], []),
     ("perf: snaplen without a capture", ["perf", "write_bw", "--snaplen", "128"], 2,
@@ -205,8 +248,6 @@ CASES = [
     ("switch: one port twice", ["switch", "--port", "net_null0", "--port", "net_null0"], 2,
      ["net_null0", "twice"], []),
     ("demo: unknown option", ["demo", "--bogus"], 2, ["--bogus"], []),
-    ("demo: capture on a full disk", ["demo", "--quick", "--out", "demofull"], 1,
-     ["zerocopy.pcap", "No space left on device", "--out DIR"], []),
     # a driver no bus knows: our line only, not the EAL's two before it
     ("switch: no such driver", ["switch", "--port", "net_nosuch0", "--port", "net_null1"], 2,
      ["net_nosuch0", "no driver called"], []),
@@ -231,17 +272,286 @@ CASES = [
      ["rcap.pcap"]),
 ]
 
+# A full disk (FULL_DISK_SHIM: writes to files matching the pattern fail with ENOSPC): name,
+# pattern, argv after rocelab, exit code, words the line must hold
+FULL = [
+    ("run: capture on a full disk", "capture.pcap.*",
+     ["run", "good.ini", "--out", "full", "--quiet"], 1,
+     ["capture.pcap", "No space left on device", "snaplen"]),
+    ("perf: capture on a full disk", "full.pcap.*",
+     ["perf", "write_bw", "-n", "5", "--pcap", "full.pcap"], 1,
+     ["full.pcap", "No space left on device", "--snaplen"]),
+    ("demo: capture on a full disk", "zerocopy.pcap.*",
+     ["demo", "--quick", "--out", "demofull"], 1,
+     ["zerocopy.pcap", "No space left on device", "--out DIR"]),
+]
+
 # Input that looks odd but is fine: exit 0, nothing on stderr (name, argv after rocelab)
 QUIET = [
     ("dissect: pcapng without interfaces", ["dissect", "empty.pcapng"]),
     ("dissect --summary: pcapng without interfaces", ["dissect", "--summary", "empty.pcapng"]),
+    # decoded, though there is no RoCE (or nothing at all) in them: exit 0
+    ("dissect: an empty pcap", ["dissect", "empty.pcap"]),
+    ("dissect jsonl: an empty pcap", ["dissect", "--format=jsonl", "empty.pcap"]),
+    ("dissect: Ethernet, no RoCE (ARP)", ["dissect", "arp.pcap"]),
+    ("dissect --summary: Ethernet, no RoCE", ["dissect", "--summary", "arp.pcap"]),
+    ("dissect -v: Ethernet, no RoCE", ["dissect", "-v", "arp.pcap"]),
+    ("dissect: Linux cooked", ["dissect", "sll.pcap"]),
+    ("dissect: a filter that keeps nothing", ["dissect", "--qp", "0x999", "good.pcap"]),
 ]
 
 
+def run1(rocelab, d, args, env=None, timeout=60):
+    """Run rocelab in @d; (exit code, the lines on stderr), or None on a timeout."""
+    try:
+        p = subprocess.run([rocelab] + args, cwd=d, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout, env=env,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
+    err = p.stderr.decode("utf-8", "replace")
+    return p.returncode, [l for l in err.splitlines() if l.strip()]
+
+
+def check_one(name, res, code, words):
+    """One line naming @words, exit @code; the line, or None."""
+    if res is None:
+        fail("%s: no answer within 60 s" % name)
+        return None
+    rc, lines = res
+    line = lines[0] if lines else ""
+    if rc < 0:
+        fail("%s: killed by signal %d: %s" % (name, -rc, line))
+    elif rc != code:
+        fail("%s: exit %d, expected %d: %s" % (name, rc, code, lines))
+    if len(lines) != 1:
+        fail("%s: %d lines on stderr, expected one: %r" % (name, len(lines), lines[:4]))
+    for w in words:
+        if w not in line:
+            fail("%s: the line does not name %r: %s" % (name, w, line))
+    print("%-50s exit %d  %s" % (name, rc, line))
+    return line
+
+
+def full_disk(rocelab, d, shim):
+    """FULL, with the shim preloaded; the cases other files must survive."""
+    if shim is None:
+        print("full disk cases: no FULL_DISK_SHIM given: skipped")
+        return
+    for name, pattern, args, code, words in FULL:
+        env = dict(os.environ, LD_PRELOAD=shim, ROCELAB_FULL_DISK=pattern,
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                   ":verify_asan_link_order=0")
+        check_one(name, run1(rocelab, d, args, env=env, timeout=300), code, words)
+    # the full disk took the capture's tail, not the run's other files
+    for f in ("report.html", "flows.csv", "ports.csv", "metrics.csv", "counters.txt"):
+        path = os.path.join(d, "full", f)
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            fail("run: capture on a full disk: %s not written" % f)
+    # the demo's first step lost its capture; the tour went on: every step, and its page
+    for f in ("report.html", "degrade.pcap"):
+        path = os.path.join(d, "demofull", f)
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            fail("demo: capture on a full disk: %s not written" % f)
+
+
+# ---- outputs: what a command that writes a file must not replace ----
+
+# The commands that write a file the user names (OUT stands for it): name, argv, whether OUT
+# is a capture (a text file there is refused; --force replaces it), the option giving --force
+WRITERS = [
+    ("craft -o", ["craft", "-o", "OUT", "op=RC_SEND_ONLY len=16"], True, True),
+    ("fixup", ["fixup", "../good.pcap", "OUT"], True, True),
+    ("perf --pcap", ["perf", "write_bw", "-n", "5", "--pcap", "OUT"], True, True),
+    ("perf --dev --capture", ["perf", "write_bw", "--dev", "net_null0", "--ip", "10.0.0.1",
+                              "--capture", "OUT"], True, False),
+    ("replay --capture", ["replay", "../good.pcap", "--dev", "net_null0", "--capture", "OUT"],
+     True, False),
+    ("replay --responder --pcap", ["replay", "--responder", "--pcap", "OUT", "../resp.pcap"],
+     True, True),
+    ("switch --capture", ["switch", "--port", "net_null0", "--port", "net_null1", "--capture",
+                          "OUT", "--duration", "0.1"], True, False),
+    ("run --trace", ["run", "../good.ini", "--quiet", "--out", "runout", "--trace", "OUT"],
+     False, True),
+    ("run --out DIR (capture.pcap)", ["run", "../good.ini", "--quiet", "--out", "rdir"], True,
+     False),
+    ("run --out DIR (report.html)", ["run", "../good.ini", "--quiet", "--out", "rdir"], False,
+     False),
+    ("learn --out DIR (encap.html)", ["learn", "encap", "--quick", "--out", "ldir"], False,
+     False),
+]
+
+# where OUT is for the commands that write into a directory of theirs
+IN_DIR = {"run --out DIR (capture.pcap)": "rdir/capture.pcap",
+          "run --out DIR (report.html)": "rdir/report.html",
+          "learn --out DIR (encap.html)": "ldir/encap.html"}
+
+
+def snapshot(path):
+    """What must not change: type, inode, mode, and the bytes or the link's text."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        what = os.readlink(path)
+    elif stat.S_ISREG(st.st_mode):
+        what = digest(path)
+    elif stat.S_ISDIR(st.st_mode):
+        what = sorted(os.listdir(path))
+    else:
+        what = None
+    return (st.st_ino, st.st_mode, what)
+
+
+def make_target(kind, path, good):
+    """Put a @kind where @path is; False if this machine cannot (mknod without root)."""
+    if kind == "symlink":
+        write(path + ".victim", b"the file a link points to\n")
+        os.symlink(os.path.basename(path) + ".victim", path)
+    elif kind == "dangling symlink":
+        os.symlink("nowhere", path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        try:    # /dev/null's numbers, in our own directory: /dev/null itself is never touched
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except OSError:
+            return False
+    elif kind == "read-only":
+        shutil.copyfile(good, path)
+        os.chmod(path, 0o444)
+    elif kind == "directory":
+        os.mkdir(path)
+        write(os.path.join(path, "keep"), b"x")
+    elif kind == "text":
+        write(path, b"notes I typed, not a capture\n")
+    return True
+
+
+# kind: words the refusal names
+REFUSED = {
+    "symlink": ["symbolic link"],
+    "dangling symlink": ["symbolic link"],
+    "fifo": ["FIFO"],
+    "device": ["device"],
+    "read-only": ["read-only"],
+    "directory": ["directory"],
+    "text": ["not a pcap or pcapng capture"],
+}
+
+
+def fresh(d, sub):
+    path = os.path.join(d, sub)
+    shutil.rmtree(path, ignore_errors=True)
+    os.mkdir(path)
+    return path
+
+
+def leftovers(dirpath):
+    return [f for f in os.listdir(dirpath) if f.endswith(".partial")]
+
+
+def outputs(rocelab, d):
+    """Each writer against each kind of target it must refuse, then the happy paths."""
+    good = os.path.join(d, "good.pcap")
+    for wname, args, capture, _ in WRITERS:
+        for kind, words in REFUSED.items():
+            if kind == "text" and not capture:
+                continue    # a text output replaces a text file: below
+            w = fresh(d, "w")
+            rel = IN_DIR.get(wname, "OUT")
+            if "/" in rel:
+                os.mkdir(os.path.join(w, rel.split("/")[0]))
+            target = os.path.join(w, rel)
+            if not make_target(kind, target, good):
+                print("%s: %s: cannot make one here: skipped" % (wname, kind))
+                continue
+            victim = target + ".victim"
+            before = snapshot(target)
+            vbefore = snapshot(victim) if os.path.lexists(victim) else None
+            name = "%s over a %s" % (wname, kind)
+            line = check_one(name, run1(rocelab, w, [a if a != "OUT" else rel for a in args]),
+                             1, [rel] + words + (["--force"] if kind == "text" and _ else []))
+            if snapshot(target) != before:
+                fail("%s: %s changed" % (name, rel))
+            if vbefore is not None and snapshot(victim) != vbefore:
+                fail("%s: the file the link points to changed" % name)
+            where = os.path.dirname(target)
+            if leftovers(where):
+                fail("%s: left %s behind" % (name, leftovers(where)))
+            if line is not None and "(see 'rocelab help" in line:
+                fail("%s: a refusal is not a usage error: %s" % (name, line))
+    # --out DIR that is not a directory: refused, the file as it was
+    for cmd in (["run", "../good.ini", "--quiet"], ["demo", "--quick"], ["learn", "encap"]):
+        w = fresh(d, "w")
+        write(os.path.join(w, "notdir"), b"a file, not a directory\n")
+        before = snapshot(os.path.join(w, "notdir"))
+        check_one("%s --out FILE" % cmd[0], run1(rocelab, w, cmd + ["--out", "notdir"]), 1,
+                  ["notdir", "Not a directory"])
+        if snapshot(os.path.join(w, "notdir")) != before:
+            fail("%s --out FILE: the file changed" % cmd[0])
+    happy(rocelab, d)
+
+
+def happy(rocelab, d):
+    """What a command may replace, and how it leaves it."""
+    w = fresh(d, "w")
+    craft = ["craft", "-o", "c.pcap"]
+    # a new file, then the same name again: a capture replaces a capture
+    for i, frame in enumerate(("op=RC_SEND_ONLY psn=1", "op=RC_SEND_ONLY psn=2")):
+        res = run1(rocelab, w, craft + [frame])
+        if res is None or res[0] != 0:
+            fail("craft: %s c.pcap: %r" % ("a new" if i == 0 else "over its own", res))
+    os.chmod(os.path.join(w, "c.pcap"), 0o640)
+    res = run1(rocelab, w, craft + ["op=RC_SEND_ONLY psn=3"])
+    if res is None or res[0] != 0:
+        fail("craft over a pcap: %r" % (res,))
+    elif stat.S_IMODE(os.stat(os.path.join(w, "c.pcap")).st_mode) != 0o640:
+        fail("craft over a pcap: its mode 0640 was not kept")
+    # an empty file is no one's data: a capture goes there
+    write(os.path.join(w, "empty.pcap"), b"")
+    res = run1(rocelab, w, ["craft", "-o", "empty.pcap", "op=RC_SEND_ONLY"])
+    if res is None or res[0] != 0 or os.path.getsize(os.path.join(w, "empty.pcap")) == 0:
+        fail("craft over an empty file: %r" % (res,))
+    # a pcapng is a capture too
+    write(os.path.join(w, "ng.pcapng"), ng_shb())
+    res = run1(rocelab, w, ["fixup", "../good.pcap", "ng.pcapng"])
+    if res is None or res[0] != 0:
+        fail("fixup over a pcapng: %r" % (res,))
+    # --force: a text file replaced
+    write(os.path.join(w, "notes.txt"), b"notes\n")
+    res = run1(rocelab, w, ["craft", "--force", "-o", "notes.txt", "op=RC_SEND_ONLY"])
+    if res is None or res[0] != 0 or open(os.path.join(w, "notes.txt"), "rb").read(4) != \
+            b"\x4d\x3c\xb2\xa1":
+        fail("craft --force over a text file: %r" % (res,))
+    # --force does not reach what is not a regular file
+    os.mkfifo(os.path.join(w, "fifo"))
+    check_one("craft --force over a FIFO", run1(rocelab, w, ["craft", "--force", "-o", "fifo",
+                                                              "op=RC_SEND_ONLY"]), 1, ["FIFO"])
+    # a text output replaces a text file (the trace of an earlier run, say)
+    write(os.path.join(w, "trace.txt"), b"an old trace\n")
+    res = run1(rocelab, w, ["run", "../good.ini", "--quiet", "--out", "r", "--trace",
+                            "trace.txt"])
+    if res is None or res[0] != 0 or open(os.path.join(w, "trace.txt"), "rb").read() == \
+            b"an old trace\n":
+        fail("run --trace over a text file: %r" % (res,))
+    # a run into its own directory again: every file replaced
+    res = run1(rocelab, w, ["run", "../good.ini", "--quiet", "--out", "r"])
+    if res is None or res[0] != 0:
+        fail("run --out into an earlier run's directory: %r" % (res,))
+    # a symlink to a directory is a directory to write into: not replaced, written through
+    os.symlink("r", os.path.join(w, "rlink"))
+    res = run1(rocelab, w, ["run", "../good.ini", "--quiet", "--out", "rlink"])
+    if res is None or res[0] != 0 or not os.path.islink(os.path.join(w, "rlink")):
+        fail("run --out through a link to a directory: %r" % (res,))
+    if leftovers(w) or leftovers(os.path.join(w, "r")):
+        fail("happy paths: left %s behind" % (leftovers(w) + leftovers(os.path.join(w, "r"))))
+    print("%-50s ok" % "outputs: new, own kind, empty, --force, text over text")
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     rocelab = os.path.abspath(sys.argv[1])
+    shim = os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else None
     with tempfile.TemporaryDirectory(prefix="rocelab-cli-") as d:
         setup(rocelab, d)
         inputs = {f: digest(os.path.join(d, f)) for f in os.listdir(d)
@@ -269,16 +579,15 @@ def main():
                 if os.path.exists(os.path.join(d, f)):
                     fail("%s: left %s behind" % (name, f))
             print("%-40s exit %d  %s" % (name, p.returncode, line))
-        # the full disk took the capture's tail, not the run's other files
-        for f in ("report.html", "flows.csv", "ports.csv", "metrics.csv", "counters.txt"):
-            path = os.path.join(d, "full", f)
-            if not os.path.isfile(path) or os.path.getsize(path) == 0:
-                fail("run: capture on a full disk: %s not written" % f)
-        # the demo's first step lost its capture; the tour went on: every step, and its page
-        for f in ("report.html", "degrade.pcap"):
-            path = os.path.join(d, "demofull", f)
-            if not os.path.isfile(path) or os.path.getsize(path) == 0:
-                fail("demo: capture on a full disk: %s not written" % f)
+        # the good file's frames are printed before the bad one is refused
+        res = subprocess.run([rocelab, "dissect", "good.pcap", "raw.pcap"], cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        if "==> good.pcap <==" not in res.stdout.decode() or \
+                "RC_RDMA_WRITE_ONLY" not in res.stdout.decode():
+            fail("dissect good.pcap raw.pcap: good.pcap's frames not printed: %r"
+                 % res.stdout[:300])
+        full_disk(rocelab, d, shim)
+        outputs(rocelab, d)
         for name, args in QUIET:
             try:
                 p = subprocess.run([rocelab] + args, cwd=d, stdout=subprocess.PIPE,

@@ -40,13 +40,17 @@ def start(rocelab, out):
 
 
 def wait_running(p, out):
-    """Until the run writes frames (it is past parsing and set-up), at most 60 s."""
-    cap = os.path.join(out, "capture.pcap")
+    """Until the run writes frames (it is past parsing and set-up), at most 60 s. The capture
+    is written beside its name (capture.pcap.PID.N.partial) and renamed at the end."""
     for _ in range(600):
         if p.poll() is not None:
             return False
-        if os.path.exists(cap) and os.path.getsize(cap) > (1 << 20):
-            return True
+        try:
+            if any(os.path.getsize(os.path.join(out, f)) > (1 << 20)
+                   for f in os.listdir(out) if f.startswith("capture.pcap")):
+                return True
+        except OSError:     # not made yet, or renamed while we looked
+            pass
         time.sleep(0.1)
     return False
 

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "roce_file.h"
 #include "roce_io.h"
 #include "roce_wire.h"
 
@@ -1398,6 +1399,138 @@ START_TEST(summary_pfc_time)
 }
 END_TEST
 
+/* ---- output files (lib/common/roce_file.h), as the pcap writer uses them ---- */
+
+/* The inode, mode and size of @p path (lstat: a link is itself). */
+static void snap(const char *path, struct stat *st)
+{
+	ck_assert_int_eq(lstat(path, st), 0);
+}
+
+static void same(const char *path, const struct stat *before)
+{
+	struct stat st;
+
+	snap(path, &st);
+	ck_assert_uint_eq(st.st_ino, before->st_ino);
+	ck_assert_uint_eq(st.st_mode, before->st_mode);
+	ck_assert_int_eq(st.st_size, before->st_size);
+}
+
+START_TEST(out_refusals)
+{
+	static const char text[] = "not a capture\n";
+	char link[512], fifo[512], ro[512], txt[512], dir[512], err[512];
+	struct roce_pcap_writer *w;
+	struct stat st[5];
+	FILE *f;
+
+	tmp_path(txt, sizeof(txt), "out-notes.txt");
+	tmp_path(link, sizeof(link), "out-link.pcap");
+	tmp_path(fifo, sizeof(fifo), "out-fifo.pcap");
+	tmp_path(ro, sizeof(ro), "out-ro.pcap");
+	tmp_path(dir, sizeof(dir), "out-dir.pcap");
+	f = fopen(txt, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(symlink(txt, link), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	write_frames(ro, 1);
+	ck_assert_int_eq(chmod(ro, 0444), 0);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snap(txt, &st[0]);
+	snap(link, &st[1]);
+	snap(fifo, &st[2]);
+	snap(ro, &st[3]);
+	snap(dir, &st[4]);
+
+	w = roce_pcap_create(link, err, sizeof(err));
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(errno, ELOOP);
+	ck_assert_msg(strstr(err, "symbolic link") != NULL, "%s", err);
+	w = roce_pcap_create(fifo, err, sizeof(err));	/* never opened: no hang */
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(errno, ENOTSUP);
+	w = roce_pcap_create("/dev/null", err, sizeof(err));
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(errno, ENOTSUP);
+	w = roce_pcap_create(ro, err, sizeof(err));	/* as root too */
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(errno, EROFS);
+	w = roce_pcap_create(dir, err, sizeof(err));
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(errno, EISDIR);
+	w = roce_pcap_create(txt, err, sizeof(err));
+	ck_assert_ptr_null(w);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_msg(strstr(err, "not a pcap") != NULL, "%s", err);
+	same(txt, &st[0]);
+	same(link, &st[1]);
+	same(fifo, &st[2]);
+	same(ro, &st[3]);
+	same(dir, &st[4]);
+
+	/* --force: a text file replaced, keeping its mode; a link still not */
+	ck_assert_int_eq(chmod(txt, 0600), 0);
+	roce_out_force = true;
+	w = roce_pcap_create(link, err, sizeof(err));
+	ck_assert_ptr_null(w);
+	write_frames(txt, 2);
+	roce_out_force = false;
+	snap(txt, &st[0]);
+	ck_assert_uint_eq(st[0].st_mode & 07777, 0600);
+	ck_assert_int_gt(st[0].st_size, (off_t)sizeof(text));
+	/* a capture goes over a capture */
+	write_frames(txt, 1);
+	unlink(link);
+	unlink(fifo);
+	chmod(ro, 0644);
+	unlink(ro);
+	rmdir(dir);
+	unlink(txt);
+}
+END_TEST
+
+START_TEST(out_commit_checks_again)
+{
+	char path[512], victim[512], err[512];
+	struct roce_pcap_writer *w;
+	struct roce_out o;
+	struct stat st;
+	uint8_t buf[256];
+	int len = make_frame(buf, sizeof(buf), ROCE_OP_RC_SEND_ONLY, 1, 16);
+
+	tmp_path(path, sizeof(path), "out-swap.pcap");
+	tmp_path(victim, sizeof(victim), "out-victim");
+	write_frames(victim, 1);
+	snap(victim, &st);
+	/* the name becomes a link while the file is written: the link and its file stay */
+	w = roce_pcap_create(path, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	ck_assert_int_eq(roce_pcap_write(w, 1, buf, (uint32_t)len), 0);
+	ck_assert_int_eq(symlink(victim, path), 0);
+	ck_assert_int_eq(roce_pcap_close_writer(w), -EIO);
+	ck_assert_int_eq(readlink(path, err, sizeof(err)), (ssize_t)strlen(victim));
+	same(victim, &st);
+	unlink(path);
+	/* discarded: nothing under the name, nothing beside it */
+	w = roce_pcap_create(path, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	roce_pcap_discard_writer(w);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	/* a text output: any regular file is replaced, and "-" is standard output */
+	ck_assert_int_eq(roce_out_open(&o, victim, 0, err, sizeof(err)), 0);
+	fputs("text\n", o.f);
+	ck_assert_int_eq(roce_out_commit(&o, err, sizeof(err)), 0);
+	ck_assert_int_eq(roce_out_check(victim, ROCE_OUT_PCAP, err, sizeof(err)), -EEXIST);
+	ck_assert_int_eq(roce_out_open(&o, "-", ROCE_OUT_PCAP, err, sizeof(err)), 0);
+	ck_assert_ptr_eq(o.f, stdout);
+	ck_assert_int_eq(roce_out_commit(&o, err, sizeof(err)), 0);
+	unlink(victim);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -1414,6 +1547,11 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, pcap_empty_pcapng);
 	tcase_add_test(tc, pcap_mixed_linktypes);
 	tcase_add_test(tc, pcap_mixed_byte_orders);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("out");
+	tcase_add_test(tc, out_refusals);
+	tcase_add_test(tc, out_commit_checks_again);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jsonl");

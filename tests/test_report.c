@@ -938,9 +938,18 @@ START_TEST(report_write_errors)
 {
 	struct roce_report *r = roce_report_create("x");
 
+	char path[] = "/tmp/rocelab-report-XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(path);
 	ck_assert_int_eq(roce_report_write(r, "/nonexistent-dir/report.html"), -ENOENT);
+	/* a device is never written or replaced: /dev/null stays /dev/null */
+	ck_assert_int_eq(roce_report_write(r, "/dev/null"), -ENOTSUP);
 	roce_report_chart(r, NULL);	/* a failed chart_create: remembered */
-	ck_assert_int_eq(roce_report_write(r, "/dev/null"), -ENOMEM);
+	ck_assert_int_eq(roce_report_write(r, path), -ENOMEM);
+	ck_assert_int_ne(access(path, F_OK), 0);	/* no half page left behind */
 	roce_report_destroy(r);
 	roce_report_destroy(NULL);
 }

@@ -7,13 +7,14 @@
 #include <unistd.h>
 
 #include "rocelab.h"
+#include "roce_file.h"
 #include "roce_io.h"
 #include "roce_wire.h"
 
 #define FRAME_MAX 65536
 
 static const char usage[] =
-	"usage: rocelab craft [-o OUT.pcap] [--count N] [--psn-step] [--ts-step NS]\n"
+	"usage: rocelab craft [-o OUT.pcap] [--count N] [--psn-step] [--ts-step NS] [--force]\n"
 	"                     (FRAME... | -f FILE)\n"
 	"\n"
 	"Write RoCEv2, RoCEv1, PFC and PAUSE frames described as key=value words to a pcap\n"
@@ -24,6 +25,8 @@ static const char usage[] =
 	"  --count N      write each frame N times (default 1)\n"
 	"  --psn-step     add 1 to the PSN of each repetition\n"
 	"  --ts-step NS   nanoseconds between frames (default 1000)\n"
+	"  --force        replace OUT even if it is a file that is not a pcap or pcapng capture\n"
+	"                 (never a link, FIFO, device, directory or read-only file)\n"
 	"\n"
 	"A FRAME argument that holds blanks is one frame; consecutive single key=value arguments\n"
 	"make one frame; ';' also ends a frame. Keys (defaults: rocev2 RC_SEND_ONLY 10.0.0.1 >\n"
@@ -43,8 +46,8 @@ static const char usage[] =
 	"example: rocelab craft -o w.pcap 'op=RC_RDMA_WRITE_FIRST qp=0x11 psn=100 va=0x1000\n"
 	"         rkey=0x55 dmalen=8192 len=1024 ecn=ce' 'op=RC_ACKNOWLEDGE qp=0x11 psn=100'\n"
 	"\n"
-	"Exit status: 0 written; 1 a bad line in FILE or an I/O error (no output file is left\n"
-	"behind); 2 bad arguments.\n";
+	"Exit status: 0 written; 1 a bad line in FILE, an I/O error or OUT refused (OUT is left as\n"
+	"it was); 2 bad arguments.\n";
 
 struct craft_opts {
 	const char *out;	/* output path */
@@ -177,12 +180,13 @@ static int run(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "psn-step", no_argument, NULL, 'p' },
 		{ "ts-step", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct craft_opts o = { .out = NULL, .count = 1, .ts_step = 1000 };
 	struct craft_state st = { .o = &o };
-	char err[512], tmp[4096];
+	char err[512];
 	int opt, rc, wrc;
 
 	optind = 1;
@@ -207,6 +211,9 @@ static int run(int argc, char **argv)
 			if (rocelab_parse_uint(optarg, UINT32_MAX, &o.ts_step) != 0)
 				return rocelab_usage_error(argv[0], "--ts-step '%s': expected nanoseconds",
 							   optarg);
+			break;
+		case 'F':
+			roce_out_force = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -238,30 +245,26 @@ static int run(int argc, char **argv)
 	if (o.file != NULL && rocelab_same_file(o.file, o.out))
 		return rocelab_usage_error(argv[0], "-o '%s' is the frame file: write to another file",
 					   o.out);
-	/* into a file beside OUT, renamed over it when every frame is written: an error leaves
-	 * OUT as it was */
-	if (strcmp(o.out, "-") != 0 &&
-	    snprintf(tmp, sizeof(tmp), "%s.%d.partial", o.out, (int)getpid()) >= (int)sizeof(tmp))
-		return rocelab_usage_error(argv[0], "-o '%s': path too long", o.out);
-	st.w = roce_pcap_create(strcmp(o.out, "-") != 0 ? tmp : "-", err, sizeof(err));
+	/* the writer writes beside OUT and renames over it at close: an error, or a frame
+	 * refused, discards it and leaves OUT as it was */
+	st.w = roce_pcap_create(o.out, err, sizeof(err));
 	if (st.w == NULL) {
-		fprintf(stderr, "rocelab craft: %s\n", err);
+		rocelab_out_error(argv[0], NULL, err, errno);
 		return EXIT_FAILURE;
 	}
 	rc = o.file != NULL ? craft_file(&st) : craft_args(&st, argc - optind, argv + optind);
-	wrc = roce_pcap_close_writer(st.w);
-	if (rc == 0 && wrc != 0) {
+	if (rc == 0 && roce_pcap_flush_writer(st.w) != 0) {
 		fprintf(stderr, "rocelab craft: %s: write failed\n", o.out);
 		rc = -EIO;
 	}
-	if (rc == 0 && strcmp(o.out, "-") != 0 && rename(tmp, o.out) != 0) {
-		fprintf(stderr, "rocelab craft: %s: %s\n", o.out, strerror(errno));
-		rc = -EIO;
-	}
 	if (rc != 0) {
-		if (strcmp(o.out, "-") != 0)
-			unlink(tmp);
+		roce_pcap_discard_writer(st.w);
 		return o.file == NULL && rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	wrc = roce_pcap_close_writer(st.w);
+	if (wrc != 0) {
+		fprintf(stderr, "rocelab craft: %s: write failed\n", o.out);
+		return EXIT_FAILURE;
 	}
 	if (strcmp(o.out, "-") != 0)
 		fprintf(stderr, "rocelab craft: wrote %llu frame%s to %s\n",

@@ -44,8 +44,10 @@ static const char usage[] =
 	"  --link-speed RATE   link speed for PFC/PAUSE quanta, e.g. 25G, 100G (default), 400G\n"
 	"  --no-icrc           do not verify ICRCs (faster)\n"
 	"\n"
-	"Exit status: 0 all files read; 1 a file could not be read or broke off (the frames\n"
-	"before the break are printed first); 2 bad arguments.\n";
+	"Exit status: 0 all files read (frames that are not RoCE, a filter that keeps none and a\n"
+	"capture without frames included); 1 a file could not be read, broke off (the frames\n"
+	"before the break are printed first) or is of a link type that is not Ethernet or Linux\n"
+	"cooked (nothing decoded; the other files are); 2 bad arguments.\n";
 
 /* "100G", "25g", "400000M", "1e11": bits per second. */
 static int parse_rate(const char *s, uint64_t *bps)
@@ -151,11 +153,14 @@ static int dissect_file(const char *path, const struct dissect_opts *o, bool hea
 		fprintf(stderr, "rocelab dissect: %s\n", err);
 		return 1;
 	}
-	if (roce_pcap_linktype(r) != 1) {	/* DLT_EN10MB */
-		/* not a failure: the file is well formed, just not Ethernet */
+	if (roce_pcap_linktype(r) != 1) {	/* DLT_EN10MB, or Linux cooked read as it */
+		/*
+		 * Well formed, but not one frame of it can be decoded: a failure, as replay says,
+		 * or a script would take a page of nothing for a capture without RoCE in it
+		 */
 		fprintf(stderr, "rocelab dissect: %s\n", roce_pcap_error(r));
 		roce_pcap_close(r);
-		return 0;
+		return 1;
 	}
 	if (o->summary) {
 		sum = roce_summary_create(o->link_bps);

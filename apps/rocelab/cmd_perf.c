@@ -11,6 +11,7 @@
 #include "cmd_perf.h"
 #include "rocelab.h"
 #include "roce_capture.h"
+#include "roce_file.h"
 #include "roce_io.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
@@ -59,6 +60,7 @@ static const char usage[] =
 	"                        after it completes, a slow consumer; with few receives (-r)\n"
 	"                        the sender meets RNR NAKs and waits (virtual time only)\n"
 	"  --pcap FILE           write every frame to FILE\n"
+	"  --force               let --pcap or --capture replace a file that is not a capture\n"
 	"  --snaplen N           --pcap and --capture keep the first N bytes of each frame\n"
 	"                        (14-65535; 128 keeps every header), as tcpdump -s\n"
 	"  --trace               print every retry, NAK and timer decision on stderr\n"
@@ -100,7 +102,7 @@ enum {
 	OPT_LOSS = 256, OPT_GBITS, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_SNAPLEN, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
-	OPT_RECV_DELAY, OPT_MIN_RNR,
+	OPT_RECV_DELAY, OPT_MIN_RNR, OPT_FORCE,
 };
 
 #define MAX_CC_PARAMS 32
@@ -136,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
 	{ "recv-delay", required_argument, NULL, OPT_RECV_DELAY },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -368,7 +371,7 @@ static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max,
 	if (conf->pcap != NULL) {
 		conf->pcap_writer = roce_pcap_create_snap(conf->pcap, conf->snaplen, err, sizeof(err));
 		if (conf->pcap_writer == NULL) {
-			fprintf(stderr, "rocelab perf: %s\n", err);
+			rocelab_out_error("perf", NULL, err, errno);
 			return EXIT_FAILURE;
 		}
 	}
@@ -629,6 +632,9 @@ static int run(int argc, char **argv)
 		case OPT_PCAP:
 			conf.pcap = optarg;
 			break;
+		case OPT_FORCE:
+			roce_out_force = true;
+			break;
 		case OPT_SNAPLEN:
 			if (!parse_u64("--snaplen", optarg, 14, 65535, &v))
 				return EXIT_USAGE;
@@ -763,13 +769,19 @@ static int run(int argc, char **argv)
 	if (conf.snaplen != 0 && conf.pcap == NULL && capture == NULL)
 		return rocelab_usage_error("perf", "--snaplen goes with --pcap or --capture");
 	if (capture != NULL) {
-		char cerr[256];
+		char cerr[512];
+		int rc;
 
 		if (live.dev == NULL)
 			return rocelab_usage_error("perf", "--capture is the real port's capture: "
 						   "give --dev (in virtual time, --pcap FILE)");
-		if (roce_capture_all_ports(capture, conf.snaplen, cerr, sizeof(cerr)) != 0)
+		rc = roce_capture_all_ports(capture, conf.snaplen, cerr, sizeof(cerr));
+		if (rc == -EBUSY)
 			return rocelab_usage_error("perf", "--capture: %s", cerr);
+		if (rc != 0) {	/* refused, or cannot be created: as --pcap's */
+			rocelab_out_error("perf", "--capture", cerr, -rc);
+			return EXIT_FAILURE;
+		}
 	}
 	if (live.dev != NULL || live.peer != NULL)
 		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);

@@ -11,6 +11,7 @@
 
 #include "rocelab.h"
 #include "roce_capture.h"
+#include "roce_file.h"
 #include "roce_io.h"
 #include "roce_replay.h"
 
@@ -34,6 +35,7 @@ static const char usage[] =
 	"                        frame whose ICRC was wrong in FILE stays wrong the same way\n"
 	"  --capture FILE        write every frame the port sends and receives (pcap, ns)\n"
 	"  --snaplen N           --capture keeps the first N bytes of each frame (14-65535)\n"
+	"  --force               let --capture or --pcap replace a file that is not a capture\n"
 	"  dpdk-dumpcap can attach with rocelab --eal --pdump replay ... (hugepages; docs/live.md)\n"
 	"\n"
 	"Into an emulated responder: the RC requests of one responder QP are fed, at their\n"
@@ -53,7 +55,7 @@ static const char usage[] =
 
 enum {
 	OPT_DEV = 256, OPT_SPEED, OPT_LOOP, OPT_SMAC, OPT_DMAC, OPT_SIP, OPT_DIP, OPT_QPN,
-	OPT_CAPTURE, OPT_RESPONDER, OPT_RESPONDER_IP, OPT_MTU, OPT_PCAP,
+	OPT_CAPTURE, OPT_RESPONDER, OPT_RESPONDER_IP, OPT_MTU, OPT_PCAP, OPT_FORCE,
 	OPT_SNAPLEN,
 };
 
@@ -74,6 +76,7 @@ static const struct option long_opts[] = {
 	{ "responder-ip", required_argument, NULL, OPT_RESPONDER_IP },
 	{ "mtu", required_argument, NULL, OPT_MTU },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -100,7 +103,7 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 	if (capture != NULL) {
 		cap = roce_capture_open(capture, snaplen, err, sizeof(err));
 		if (cap == NULL) {
-			fprintf(stderr, "rocelab replay: --capture: %s\n", err);
+			rocelab_out_error("replay", "--capture", err, errno);
 			return EXIT_FAILURE;
 		}
 		c.cap = cap;
@@ -143,9 +146,9 @@ static int run_port(const struct roce_replay_port_conf *conf, const char *captur
 
 		roce_capture_stats(cap, &cs);
 		if (rc != 0 && cs.tx_frames == 0 && cs.rx_frames == 0) {
-			/* the port never ran: no empty capture left behind to mistake for a result */
-			roce_capture_close(cap);
-			unlink(capture);
+			/* the port never ran: no empty capture left behind to mistake for a result,
+			 * and a file of that name stays as it was */
+			roce_capture_discard(cap);
 			return status;
 		}
 		printf("capture: %s: %llu frames sent, %llu received\n", capture,
@@ -166,7 +169,7 @@ static int run_responder(const struct roce_replay_resp_conf *conf)
 
 	rc = roce_replay_responder(conf, &res, err, sizeof(err));
 	if (rc != 0) {
-		fprintf(stderr, "rocelab replay: %s\n", err);
+		rocelab_out_error("replay", NULL, err, -rc);	/* -EEXIST: --pcap refused */
 		return EXIT_FAILURE;
 	}
 	return res.differing || res.missing || res.extra ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -269,6 +272,9 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_PCAP:
 			rc_conf.out_pcap = optarg;
+			break;
+		case OPT_FORCE:
+			roce_out_force = true;
 			break;
 		case 'v':
 			rc_conf.verbose = true;

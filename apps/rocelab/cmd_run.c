@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rocelab.h"
+#include "roce_file.h"
 #include "roce_fabric.h"
 #include "roce_report.h"
 
@@ -94,6 +95,8 @@ static const char *const out_name[OUT_FILES] = {
 static char out_path[OUT_FILES][4096];		/* DIR/NAME of each, set before the run */
 static const char *out_dir;
 static volatile sig_atomic_t out_next;		/* the file being written (or next), 0..OUT_FILES */
+static char out_tmp[4096];			/* its temporary file (roce_out), while out_tmp_set */
+static volatile sig_atomic_t out_tmp_set;
 
 static void say(const char *s)
 {
@@ -132,6 +135,8 @@ static void on_signal(int sig)
 		return;
 	}
 	/* the second: stop now, leaving only whole files of this run */
+	if (out_tmp_set)
+		unlink(out_tmp);
 	for (int i = out_next; i < OUT_FILES; i++)
 		unlink(out_path[i]);
 	say("rocelab run: stopped by a second ");
@@ -204,7 +209,8 @@ struct out_file {
  */
 static int write_out(const char *dir, const struct out_file *o, const struct roce_fabric *fab)
 {
-	char path[4096];
+	char path[4096], err[512];
+	struct roce_out out;
 	FILE *f;
 	int rc;
 
@@ -212,26 +218,55 @@ static int write_out(const char *dir, const struct out_file *o, const struct roc
 	for (int i = 0; i < OUT_FILES; i++)
 		if (strcmp(o->name, out_name[i]) == 0)
 			out_next = i;	/* a second signal from now on removes this one */
-	f = fopen(path, "w");
-	if (f == NULL) {
-		rc = -errno;
-		fprintf(stderr, "rocelab run: %s: %s\n", path, strerror(-rc));
+	/* beside PATH, renamed over it: never over a link or a FIFO (roce_file.h) */
+	rc = roce_out_open(&out, path, 0, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "rocelab run: %s\n", err);
 		return rc;
 	}
+	snprintf(out_tmp, sizeof(out_tmp), "%s", out.tmp);
+	out_tmp_set = 1;
+	f = out.f;
 	errno = 0;
 	rc = o->table != NULL ? roce_table_write_csv(o->table, f) :
 	     o->report != NULL ? roce_report_write_stream(o->report, f) : o->write(fab, f);
 	if (rc == -EIO && errno != 0)
 		rc = -errno;	/* the reason the stream gave: ENOSPC, ... */
-	if (fflush(f) != 0 && rc == 0)
-		rc = -errno;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
 	if (rc != 0) {
-		unlink(path);
+		roce_out_discard(&out);
+		out_tmp_set = 0;
 		fprintf(stderr, "rocelab run: %s: %s (not written)\n", path, strerror(-rc));
+		return rc;
 	}
+	rc = roce_out_commit(&out, err, sizeof(err));
+	out_tmp_set = 0;
+	if (rc != 0)
+		fprintf(stderr, "rocelab run: %s\n", err);
 	return rc;
+}
+
+/*
+ * Every file of DIR (report()'s and the capture), checked before the run rather than refused
+ * after it (roce_file.h). @return 0, or -errno with one line on stderr
+ */
+static int check_outputs(const char *dir)
+{
+	static const char *const names[] = {
+		"capture.pcap", "report.html", "flows.csv", "ports.csv", "metrics.csv", "counters.txt",
+	};
+	char path[4096], err[512];
+
+	for (size_t i = 0; i < ROCE_DIM(names); i++) {
+		int rc;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		rc = roce_out_check(path, i == 0 ? ROCE_OUT_PCAP : 0, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "rocelab run: %s\n", err);
+			return rc;
+		}
+	}
+	return 0;
 }
 
 /* A finding on the terminal: its `code` without the backquotes report.html turns into markup. */
@@ -368,6 +403,7 @@ static int run(int argc, char **argv)
 	int run_rc;
 	const char *cap_err;
 	int cap_errno;
+	struct roce_out trace_out;	/* --trace FILE */
 	FILE *trace = NULL;
 	bool quiet = false;
 	int nset = 0, opt, ret = EXIT_FAILURE;
@@ -454,12 +490,14 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "rocelab run: cannot create %s: %s\n", dir, strerror(errno));
 		goto out_sc;
 	}
+	if (check_outputs(dir) != 0)
+		goto out_sc;
 	if (trace_path != NULL) {
-		trace = strcmp(trace_path, "-") == 0 ? stdout : fopen(trace_path, "w");
-		if (trace == NULL) {
-			fprintf(stderr, "rocelab run: %s: %s\n", trace_path, strerror(errno));
+		if (roce_out_open(&trace_out, trace_path, 0, err, sizeof(err)) != 0) {
+			fprintf(stderr, "rocelab run: --trace: %s\n", err);
 			goto out_sc;
 		}
+		trace = trace_out.f;
 	}
 	fab = roce_fabric_create(sc, err, sizeof(err));
 	if (fab == NULL) {
@@ -534,8 +572,10 @@ static int run(int argc, char **argv)
 out_fab:
 	roce_fabric_destroy(fab);
 out_trace:
-	if (trace != NULL && trace != stdout)
-		fclose(trace);
+	if (trace != NULL && roce_out_commit(&trace_out, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rocelab run: --trace: %s\n", err);
+		ret = EXIT_FAILURE;
+	}
 out_sc:
 	if (writing) {
 		sigaction(SIGINT, &old_int, NULL);

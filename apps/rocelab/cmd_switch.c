@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rocelab.h"
+#include "roce_file.h"
 #include "roce_io.h"
 #include "roce_live.h"
 
@@ -41,6 +42,7 @@ static const char usage[] =
 	"  --capture FILE        write every frame every port receives and sends (pcap, ns)\n"
 	"  --snaplen N           --capture keeps the first N bytes of each frame (14-65535;\n"
 	"                        128 keeps every header), as tcpdump -s\n"
+	"  --force               let --capture replace a file that is not a capture\n"
 	"  --duration S          stop after S seconds (default: at SIGINT or SIGTERM)\n"
 	"  --seed N              the RNG of --loss and ECN marking (default 1)\n"
 	"\n"
@@ -52,7 +54,7 @@ static const char usage[] =
 
 enum {
 	OPT_PORT = 256, OPT_RATE, OPT_SET, OPT_ROUTE, OPT_LOSS, OPT_DROP_PSN, OPT_CAPTURE, OPT_SNAPLEN,
-	OPT_DURATION, OPT_SEED,
+	OPT_DURATION, OPT_SEED, OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -158,7 +161,7 @@ static int run(int argc, char **argv)
 	struct roce_live_switch *ls;
 	struct sigaction sa;
 	roce_time_t duration = ROCE_TIME_NEVER;
-	int nsets = 0, nroutes = 0, opt, rc = EXIT_USAGE;
+	int nsets = 0, nroutes = 0, opt, e, rc = EXIT_USAGE;
 	char err[512];
 	double d;
 	uint64_t v;
@@ -218,6 +221,9 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_CAPTURE:
 			conf.capture = optarg;
+			break;
+		case OPT_FORCE:
+			roce_out_force = true;
 			break;
 		case OPT_SNAPLEN:
 			if (rocelab_parse_uint(optarg, 65535, &v) != 0 || v < 14) {
@@ -293,9 +299,14 @@ static int run(int argc, char **argv)
 	conf.drop_psn = psns;
 	ls = roce_live_open(&conf, err, sizeof(err));
 	if (ls == NULL) {
-		/* a port that cannot be probed is a bad --port: a usage error */
-		fprintf(stderr, "rocelab switch: %s\n", err);
-		rc = errno == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		/*
+		 * a port that cannot be probed is a bad --port: a usage error; a --capture
+		 * refused (the line starts with its name) may point to --force
+		 */
+		e = errno;
+		rocelab_out_error("switch", NULL, err, conf.capture != NULL &&
+				  strncmp(err, conf.capture, strlen(conf.capture)) == 0 ? e : 0);
+		rc = e == EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 		goto out;
 	}
 	for (int i = 0; i < nroutes; i++) {

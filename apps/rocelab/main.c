@@ -42,6 +42,12 @@ int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+void rocelab_out_error(const char *cmd, const char *what, const char *err, int e)
+{
+	fprintf(stderr, "rocelab %s: %s%s%s%s\n", cmd, what != NULL ? what : "",
+		what != NULL ? ": " : "", err, e == EEXIST ? " (--force replaces it)" : "");
+}
+
 bool rocelab_same_file(const char *in, const char *out)
 {
 	struct stat a, b;

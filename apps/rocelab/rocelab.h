@@ -47,6 +47,13 @@ int rocelab_parse_uint(const char *s, uint64_t max, uint64_t *out);
 void rocelab_register_tailqs(void);
 #endif
 
+/**
+ * Print "rocelab CMD: [WHAT: ]ERR" on stderr for an output file refused or not created
+ * (roce_file.h), adding how to replace it when @p e is EEXIST (not a capture: --force).
+ * @param what  the option that named the file, or NULL
+ */
+void rocelab_out_error(const char *cmd, const char *what, const char *err, int e);
+
 /** Print "rocelab CMD: MSG" on stderr and return EXIT_USAGE. */
 int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

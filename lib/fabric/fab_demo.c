@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fab_private.h"
+#include "roce_file.h"
 #include "roce_report.h"
 #include "roce_tcpmodel.h"
 
@@ -743,6 +744,12 @@ err:
 	return -EIO;
 }
 
+/* Every file the tour writes into its directory. */
+static const char *const demo_files[] = {
+	"zerocopy.pcap", "lossless.pcap", "lossy-1e-4.pcap", "incast-pfc.pcap", "incast-dcqcn.pcap",
+	"degrade.pcap", "report.html",
+};
+
 int roce_demo_run(const struct roce_demo_conf *conf, struct roce_demo_result *res, char *err,
 		  size_t errlen)
 {
@@ -754,6 +761,14 @@ int roce_demo_run(const struct roce_demo_conf *conf, struct roce_demo_result *re
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
+	/* a name in DIR that will not be replaced stops the tour before it starts, not after */
+	for (size_t i = 0; conf->out_dir != NULL && i < ROCE_DIM(demo_files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", conf->out_dir, demo_files[i]);
+		rc = roce_out_check(path, strstr(demo_files[i], ".pcap") != NULL ? ROCE_OUT_PCAP : 0,
+				    err, errlen);
+		if (rc != 0)
+			return rc;
+	}
 	d.rep = roce_report_create("rocelab demo");
 	if (d.rep == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -768,7 +783,7 @@ int roce_demo_run(const struct roce_demo_conf *conf, struct roce_demo_result *re
 		snprintf(path, sizeof(path), "%s/report.html", conf->out_dir);
 		rc = roce_report_write(d.rep, path);
 		if (rc != 0)
-			fab_name(d.err, sizeof(d.err), "%s: %s", path, strerror(-rc));
+			fab_name(d.err, sizeof(d.err), "%s: %s", path, roce_out_strerror(rc));
 	}
 	if (rc == 0 && d.cap_err[0] != '\0') {	/* every step ran; a capture is cut short */
 		snprintf(d.err, sizeof(d.err), "%s", d.cap_err);

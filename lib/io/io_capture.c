@@ -65,6 +65,16 @@ int roce_capture_close(struct roce_capture *cap)
 	return rc;
 }
 
+void roce_capture_discard(struct roce_capture *cap)
+{
+	if (cap == NULL)
+		return;
+	roce_pcap_discard_writer(cap->w);
+	if (cap == all_ports)
+		all_ports = NULL;
+	free(cap);
+}
+
 void roce_capture_stats(const struct roce_capture *cap, struct roce_capture_stats *st)
 {
 	*st = cap->st;

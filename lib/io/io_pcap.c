@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 
 #include "roce_common.h"
+#include "roce_file.h"
 #include "roce_io.h"
 
 #define PCAP_SNAPLEN 65535	/* what the writer declares; frames longer are cut */
@@ -69,6 +70,7 @@ struct roce_pcap_writer {
 	uint64_t base_ns;		/* added to every time: roce_pcap_writer_resume() */
 	uint32_t snaplen;		/* bytes kept of a frame; the rest only counted */
 	char *wbuf;			/* the file's stdio buffer (glibc ignores a size alone) */
+	struct roce_out out;		/* written beside the target, renamed over it at close */
 	uint8_t buf[PCAP_SNAPLEN];	/* flattens chained mbufs; allocated once */
 };
 
@@ -280,7 +282,7 @@ struct roce_pcap_reader *roce_pcap_open(const char *path, const char *bpf, char 
 	if (r->linktype != DLT_EN10MB) {
 		const char *name = pcap_datalink_val_to_name(r->linktype);
 
-		snprintf(r->err, sizeof(r->err), "%s: link type %d (%s) is not Ethernet; skipped",
+		snprintf(r->err, sizeof(r->err), "%s: link type %d (%s) is not Ethernet: nothing decoded",
 			 r->path, r->linktype, name != NULL ? name : "unknown");
 		r->sticky = -ENOTSUP;
 	}
@@ -513,13 +515,13 @@ struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaple
 		}
 		return w;
 	}
-	/* a file of its own buffer: stdio's 4 KiB made a write(2) every four frames */
-	fp = fopen(path, "wb");
-	if (fp == NULL) {
+	/* never over a link, a device or a file that is not a capture (roce_file.h) */
+	if (roce_out_open(&w->out, path, ROCE_OUT_PCAP, err, errlen) != 0) {
 		e = errno;
-		set_err(err, errlen, "%s: cannot create: %s", path, strerror(e));
 		goto err_close;
 	}
+	fp = w->out.f;
+	/* a file of its own buffer: stdio's 4 KiB made a write(2) every four frames */
 	w->wbuf = malloc(WRITE_BUF_SIZE);
 	if (w->wbuf != NULL)
 		setvbuf(fp, w->wbuf, _IOFBF, WRITE_BUF_SIZE);
@@ -527,7 +529,7 @@ struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaple
 	if (w->d == NULL) {
 		e = errno != 0 ? errno : EIO;
 		set_err(err, errlen, "%s: cannot write: %s", path, pcap_geterr(w->p));
-		fclose(fp);
+		roce_out_discard(&w->out);
 		free(w->wbuf);
 		goto err_close;
 	}
@@ -622,17 +624,39 @@ int roce_pcap_writer_fault(const struct roce_pcap_writer *w, uint64_t *ts_ns)
 	return w->failed;
 }
 
-int roce_pcap_close_writer(struct roce_pcap_writer *w)
+/* Close the file; then keep it under its name (@p keep), or remove it. */
+static int close_writer(struct roce_pcap_writer *w, bool keep)
 {
+	char err[ERR_LEN];
 	int rc = 0;
 
-	if (w == NULL)
-		return 0;
 	if (roce_pcap_flush_writer(w) != 0)
 		rc = -EIO;
 	pcap_dump_close(w->d);	/* closes the file, then its buffer can go */
+	w->out.f = NULL;
+	if (w->out.tmp[0] == '\0') {
+		/* standard output (libpcap's own, closed above) */
+	} else if (!keep) {
+		roce_out_discard(&w->out);
+	} else if (roce_out_commit(&w->out, err, sizeof(err)) != 0) {
+		/* the name turned into a link or a FIFO while we wrote: say why it is missing */
+		ROCE_LOG(ERR, "%s", err);
+		rc = -EIO;
+	}
 	pcap_close(w->p);
 	free(w->wbuf);
 	free(w);
 	return rc;
+}
+
+int roce_pcap_close_writer(struct roce_pcap_writer *w)
+{
+	/* a file cut by a write error keeps the frames before the cut (roce_pcap_writer_fault) */
+	return w == NULL ? 0 : close_writer(w, true);
+}
+
+void roce_pcap_discard_writer(struct roce_pcap_writer *w)
+{
+	if (w != NULL)
+		close_writer(w, false);
 }

@@ -20,7 +20,8 @@ struct roce_capture_stats {
 /**
  * Create a capture file (pcap, nanosecond timestamps, Ethernet). Every frame a port attached
  * to it receives or sends is written with its wall-clock time (CLOCK_REALTIME).
- * @param path     file name; "-" is standard output
+ * @param path     file name; "-" is standard output. Refused if it is not a regular, writable
+ *                 capture or empty file (roce_file.h)
  * @param snaplen  bytes kept of each frame (tcpdump -s); 0: all of it
  * @param err      receives one line naming the file and the reason
  * @return the capture, or NULL with errno set
@@ -28,8 +29,14 @@ struct roce_capture_stats {
 struct roce_capture *roce_capture_open(const char *path, uint32_t snaplen, char *err,
 				       size_t errlen);
 
-/** Flush and close; NULL is a no-op. @return 0, or -EIO if a write failed on the way */
+/**
+ * Flush, close and put the file under its name (it is written beside it until then); NULL is
+ * a no-op. @return 0, or -EIO if a write failed on the way
+ */
 int roce_capture_close(struct roce_capture *cap);
+
+/** Close and remove the file: its name keeps what it held before. NULL is a no-op. */
+void roce_capture_discard(struct roce_capture *cap);
 
 /** Read the counters. */
 void roce_capture_stats(const struct roce_capture *cap, struct roce_capture_stats *st);

@@ -81,9 +81,12 @@ int roce_pcap_linktype(const struct roce_pcap_reader *r);
 void roce_pcap_close(struct roce_pcap_reader *r);
 
 /**
- * Create a pcap file (LINKTYPE_ETHERNET, nanosecond resolution, snaplen 65535).
+ * Create a pcap file (LINKTYPE_ETHERNET, nanosecond resolution, snaplen 65535). The frames go
+ * to a file beside @p path, renamed over it at roce_pcap_close_writer(); an existing @p path
+ * that is not a regular, writable capture (or empty) file is refused (roce_file.h).
  * @param path  file name; "-" writes standard output
- * @return a writer, or NULL with errno set and @p err filled
+ * @return a writer, or NULL with errno set and @p err filled (-EEXIST: not a capture, see
+ *         roce_out_force)
  */
 struct roce_pcap_writer *roce_pcap_create(const char *path, char *err, size_t errlen);
 
@@ -119,8 +122,15 @@ void roce_pcap_writer_resume(struct roce_pcap_writer *w, uint64_t gap_ns);
  */
 int roce_pcap_writer_fault(const struct roce_pcap_writer *w, uint64_t *ts_ns);
 
-/** Flush and close; NULL is a no-op. @return 0 or -EIO if a write failed on the way */
+/**
+ * Flush, close and rename the file over its name; NULL is a no-op. A file cut by a failed write
+ * keeps its frames before the cut. @return 0 or -EIO if a write failed on the way, or the name
+ * became something that is not replaced (logged)
+ */
 int roce_pcap_close_writer(struct roce_pcap_writer *w);
+
+/** Close and remove the file: its name keeps what it held before. NULL is a no-op. */
+void roce_pcap_discard_writer(struct roce_pcap_writer *w);
 
 /* ---- dissection output (io_dissect.c) and capture summaries (io_summary.c) ---- */
 

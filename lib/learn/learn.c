@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "learn_private.h"
+#include "roce_file.h"
 
 static const struct roce_lesson *const lessons[] = {
 	&roce_lesson_encap,
@@ -72,46 +73,57 @@ void learn_table(const struct roce_learn_conf *conf, struct roce_report *rep,
 	roce_report_table(rep, t);
 }
 
-static FILE *open_out(const struct roce_learn_conf *conf, const char *file, char *path, size_t size)
+/*
+ * The first picture of a lesson that could not be written, "PATH: reason", or "": the lesson
+ * goes on, and roce_learn_run() fails with it at the end (one line, not one per picture).
+ */
+static char pic_err[600];
+
+/* A picture beside the pages: written beside its name, renamed over it (roce_file.h). */
+static FILE *open_out(const struct roce_learn_conf *conf, const char *file, struct roce_out *o)
 {
-	FILE *f;
+	char path[4096], err[512];
 
 	if (conf->out_dir == NULL)
 		return NULL;
-	snprintf(path, size, "%s/%s", conf->out_dir, file);
-	f = fopen(path, "w");
-	if (f == NULL)
-		fprintf(stderr, "rocelab learn: cannot write %s: %s\n", path, strerror(errno));
-	return f;
+	snprintf(path, sizeof(path), "%s/%s", conf->out_dir, file);
+	if (roce_out_open(o, path, 0, err, sizeof(err)) != 0) {
+		if (pic_err[0] == '\0')
+			snprintf(pic_err, sizeof(pic_err), "%s", err);
+		return NULL;
+	}
+	return o->f;
 }
 
-static void close_out(FILE *f, const char *path)
+static void close_out(struct roce_out *o)
 {
-	if (fclose(f) != 0)
-		fprintf(stderr, "rocelab learn: cannot write %s: %s\n", path, strerror(errno));
+	char err[512];
+
+	if (roce_out_commit(o, err, sizeof(err)) != 0 && pic_err[0] == '\0')
+		snprintf(pic_err, sizeof(pic_err), "%s", err);
 }
 
 void learn_chart(const struct roce_learn_conf *conf, struct roce_report *rep, struct roce_chart *c,
 		 const char *file)
 {
-	char path[4096];
+	struct roce_out o;
 	FILE *f;
 
-	if (c != NULL && (f = open_out(conf, file, path, sizeof(path))) != NULL) {
+	if (c != NULL && (f = open_out(conf, file, &o)) != NULL) {
 		roce_chart_write_svg(c, f);
-		close_out(f, path);
+		close_out(&o);
 	}
 	roce_report_chart(rep, c);
 }
 
 void learn_write_file(const struct roce_learn_conf *conf, const char *file, const char *text)
 {
-	char path[4096];
-	FILE *f = open_out(conf, file, path, sizeof(path));
+	struct roce_out o;
+	FILE *f = open_out(conf, file, &o);
 
 	if (f != NULL) {
 		fputs(text, f);
-		close_out(f, path);
+		close_out(&o);
 	}
 }
 
@@ -126,12 +138,17 @@ int roce_learn_run(const struct roce_lesson *l, const struct roce_learn_conf *co
 		return learn_nomem(err, errlen);
 	if (conf->out != NULL)
 		fprintf(conf->out, "# %s\n\n", l->title);
+	pic_err[0] = '\0';
 	rc = l->run(conf, rep, err, errlen);
+	if (rc == 0 && pic_err[0] != '\0') {
+		snprintf(err, errlen, "cannot write %s", pic_err);
+		rc = -EIO;
+	}
 	if (rc == 0 && conf->out_dir != NULL) {
 		snprintf(path, sizeof(path), "%s/%s.html", conf->out_dir, l->name);
 		rc = roce_report_write(rep, path);
 		if (rc != 0)
-			snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+			snprintf(err, errlen, "cannot write %s: %s", path, roce_out_strerror(rc));
 		else if (conf->out != NULL)
 			fprintf(conf->out, "The page, with its pictures: %s\n\n", path);
 	}
@@ -228,7 +245,7 @@ int roce_learn_index(const struct roce_lesson *const *l, size_t n,
 	snprintf(path, sizeof(path), "%s/index.html", conf->out_dir);
 	rc = roce_report_write(rep, path);
 	if (rc != 0)
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "cannot write %s: %s", path, roce_out_strerror(rc));
 	else if (conf->out != NULL)
 		fprintf(conf->out, "The lessons' index: %s\n", path);
 	roce_report_destroy(rep);

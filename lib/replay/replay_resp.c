@@ -1039,7 +1039,7 @@ int roce_replay_responder(const struct roce_replay_resp_conf *conf,
 	if (rc == 0 && conf->out_pcap != NULL) {
 		c->out = roce_pcap_create(conf->out_pcap, err, errlen);
 		if (c->out == NULL)
-			rc = -EIO;
+			rc = -errno;	/* -EEXIST: not a capture, --force */
 	}
 	if (rc == 0)
 		rc = host_up(c, err, errlen);

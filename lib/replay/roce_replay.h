@@ -155,7 +155,8 @@ struct roce_replay_resp_result {
  * capture's, frame by frame (docs/replay.md).
  * @param err  receives one line on failure (the file, or what could not be inferred)
  * @return 0 (compared: look at @p res); -EINVAL (unreadable capture, no RC request in it);
- *         -ENOMEM; -EIO (@p conf->out_pcap could not be written)
+ *         -ENOMEM; -EIO (@p conf->out_pcap could not be written); roce_pcap_create()'s
+ *         -errno (@p conf->out_pcap refused or not created: -EEXIST not a capture)
  */
 int roce_replay_responder(const struct roce_replay_resp_conf *conf,
 			  struct roce_replay_resp_result *res, char *err, size_t errlen);

@@ -5,6 +5,7 @@
 
 #include "rocelab_config.h"
 #include "report_private.h"
+#include "roce_file.h"
 
 enum item_kind {
 	ITEM_HEADING,	/* <h2> */
@@ -561,18 +562,18 @@ int roce_report_write_stream(struct roce_report *r, FILE *f)
 
 int roce_report_write(struct roce_report *r, const char *path)
 {
-	bool std = strcmp(path, "-") == 0;
-	FILE *f = std ? stdout : fopen(path, "w");
+	char err[512];
+	struct roce_out o;
 	int ret;
 
-	if (f == NULL)
-		return -errno;
-	ret = roce_report_write_stream(r, f);
-	if (std) {
-		if (fflush(f) != 0 && ret == 0)
-			ret = -errno;
-	} else if (fclose(f) != 0 && ret == 0) {
-		ret = -errno;
+	/* beside PATH, then renamed over it: never over a link or a device (roce_file.h) */
+	ret = roce_out_open(&o, path, 0, err, sizeof(err));
+	if (ret != 0)
+		return ret;
+	ret = roce_report_write_stream(r, o.f);
+	if (ret != 0) {
+		roce_out_discard(&o);
+		return ret;
 	}
-	return ret;
+	return roce_out_commit(&o, err, sizeof(err));
 }
