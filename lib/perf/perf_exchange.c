@@ -362,26 +362,38 @@ void perf_key_pack(const struct perf_key *k, char out[PERF_KEY_MSG])
 	snprintf(out + n, (size_t)(PERF_KEY_MSG - n), "%08x:", k->srqn);
 }
 
+/*
+ * Only hex digits and colons before the NUL: sscanf's %x would take a sign, blanks or a "0x"
+ * too, and a "-1" would give a QPN of 32 bits that the 24-bit field cannot carry back.
+ */
+static bool hex_and_colons(const char *text)
+{
+	return text[strspn(text, "0123456789abcdefABCDEF:")] == '\0';
+}
+
 int perf_key_parse(const char *msg, size_t len, struct perf_key *k)
 {
 	char text[PERF_KEY_MSG + 1];
 	unsigned int f[6 + 16 + 1];
 	unsigned long long vaddr;
 	const char *p;
-	int n;
+	int n = -1;
 
 	if (len > PERF_KEY_MSG)
 		len = PERF_KEY_MSG;
 	memcpy(text, msg, len);
 	text[len] = '\0';
-	if (sscanf(text, "%4x:%4x:%6x:%6x:%8x:%16llx:%n", &f[0], &f[1], &f[2], &f[3], &f[4],
-		   &vaddr, &n) != 6)
+	/* %n stays unset when a literal after the last conversion does not match: sscanf still
+	 * counts the conversions (fuzz_exchange found p running off the buffer) */
+	if (!hex_and_colons(text) ||
+	    sscanf(text, "%4x:%4x:%6x:%6x:%8x:%16llx:%n", &f[0], &f[1], &f[2], &f[3], &f[4],
+		   &vaddr, &n) != 6 || n < 0)
 		return -EPROTO;
 	p = text + n;
 	for (int i = 0; i < 17; i++) {
-		int m;
+		int m = -1;
 
-		if (sscanf(p, i < 16 ? "%2x:%n" : "%8x%n", &f[6 + i], &m) != 1)
+		if (sscanf(p, i < 16 ? "%2x:%n" : "%8x%n", &f[6 + i], &m) != 1 || m < 0)
 			return -EPROTO;
 		p += m;
 	}
@@ -494,14 +506,15 @@ int perf_pp_parse(const char *msg, size_t len, struct perf_pp_dest *d)
 {
 	char text[PERF_PP_MSG + 1];
 	unsigned int lid, qpn, psn;
-	int n;
+	int n = -1;
 
 	if (len > PERF_PP_MSG)
 		len = PERF_PP_MSG;
 	memcpy(text, msg, len);
 	text[len] = '\0';
-	if (sscanf(text, "%4x:%6x:%6x:%n", &lid, &qpn, &psn, &n) != 3 ||
-	    strlen(text + n) != 32)
+	/* n < 0: the ':' after the PSN did not match (sscanf still says 3; fuzz_exchange) */
+	if (!hex_and_colons(text) || sscanf(text, "%4x:%6x:%6x:%n", &lid, &qpn, &psn, &n) != 3 ||
+	    n < 0 || strlen(text + n) != 32 || strspn(text + n, "0123456789abcdefABCDEF") != 32)
 		return -EPROTO;
 	for (int i = 0; i < 16; i++) {
 		unsigned int b;
