@@ -463,7 +463,7 @@ static void pingpong_defaults(struct roce_perf_conf *conf, struct roce_perf_live
 /* Options of perftest that ibv_*_pingpong does not have (or has with another meaning). */
 static bool perftest_only(int opt)
 {
-	return (opt > 0 && opt < 256 && strchr("abDqctuIAQoRNST", opt) != NULL) || opt == OPT_PSN ||
+	return (opt > 0 && opt < 256 && strchr("abDqctuIAQoRNSTV", opt) != NULL) || opt == OPT_PSN ||
 	       opt == OPT_CC || opt == OPT_CC_PARAM || opt == OPT_ECN || opt == OPT_LOSS ||
 	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY || opt == OPT_ALL_MAX ||
 	       opt == OPT_POST_LIST || opt == OPT_OUT_JSON || opt == OPT_OUT_JSON_FILE ||
@@ -584,7 +584,7 @@ static int run(int argc, char **argv)
 	optind = 2;
 	opterr = 0;
 	live.hello_timeout = ROCE_PERF_HELLO_TIMEOUT;
-	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:othV" :
+	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:oth" :
 				  ":s:abn:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:FhVNS:T:l:", long_opts,
 				  NULL)) != -1) {
 		if (pp && (opt == 'o' || opt == 't' || opt == OPT_ODP || opt == OPT_TS))
