@@ -469,7 +469,8 @@ static int exchange_pingpong(struct roce_perf_live_ctx *c)
 	memcpy(mine.gid, c->me[0].gid, 16);
 	if ((rc = post_lat_recvs(c)) != 0)
 		return rc;
-	perf_oob_deadline(&c->oob, c->live.hello_timeout);
+	/* the server's read only: the client's answer comes after the server's ARP (connect_all) */
+	perf_oob_deadline(&c->oob, c->server ? c->live.hello_timeout : 0);
 	rc = c->server ? perf_pp_server_read(&c->oob, &theirs) :
 	     perf_pp_client(&c->oob, &mine, &theirs);
 	perf_oob_deadline(&c->oob, 0);

@@ -154,10 +154,10 @@ struct roce_perf_live {
 	bool mtu_set;			/* conf->mtu was chosen by the user; else the port's MTU decides */
 	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
 					 * port's speed */
-	uint8_t sl;			/* pingpong's -l: service level of the address vector */
+	uint8_t sl;			/* perftest's -S, pingpong's -l: the address vector's SL */
 	double hello_timeout;		/* seconds a connected peer has for the exchange's opening
-					 * (versions, system data, MTU, the first keys; the
-					 * pingpong's address); 0: @timeout per message alone */
+					 * (versions, system data, MTU, the first keys; a pingpong
+					 * server: the client's address); 0: @timeout per message */
 	bool wait_forever;		/* server: wait for a client without @timeout (host mode) */
 	const volatile int *stop;	/* server: non-zero ends the wait for a client (errno
 					 * EINTR), e.g. set by a signal handler; may be NULL */
