@@ -14,6 +14,7 @@ Usage: cli_errors.py ROCELAB [FULL_DISK_SHIM]
                   "full disk" cases (skipped without it)
 """
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -264,6 +265,32 @@ CASES = [
      2, ["'ifce'", "iface"], []),
     ("perf: an empty device argument", ["perf", "write_bw", "--dev", "net_null0,size=64,",
                                         "--ip", "10.0.0.1"], 2, ["empty argument"], []),
+    # perftest's flags: its rules, or rocelab's reason
+    ("perf: -n below perftest's 5", ["perf", "write_bw", "-n", "1"], 2,
+     ["-n '1'", "at least 5"], []),
+    ("perf: -n 4 in a latency test", ["perf", "read_lat", "-n", "4"], 2, ["at least 5"], []),
+    ("perf: --cpu_util", ["perf", "write_bw", "--cpu_util"], 2, ["--cpu_util", "CPU"], []),
+    ("perf: --ipv6 in virtual time", ["perf", "write_bw", "--ipv6"], 2, ["--ipv6", "IPv4"], []),
+    ("perf: --ipv6 with an IPv4 --ip", ["perf", "write_bw", "--ipv6", "--dev", "net_null0",
+                                        "--ip", "10.0.0.1"], 2, ["--ipv6", "IPv6"], []),
+    ("perf: a post list in a latency test", ["perf", "write_lat", "-l", "2"], 2,
+     ["post list", "BW tests only"], []),
+    ("perf: -n not a multiple of -l", ["perf", "write_bw", "-n", "10", "-l", "4"], 2,
+     ["-n 10", "multiple of post list size"], []),
+    ("perf: -l not a multiple of -Q", ["perf", "write_bw", "-n", "8", "-l", "4", "-Q", "3"], 2,
+     ["-l 4", "-Q 3"], []),
+    ("perf: -T out of range", ["perf", "write_bw", "-T", "256"], 2, ["-T", "'256'"], []),
+    ("perf: -S out of range", ["perf", "write_bw", "-S", "16"], 2, ["-S", "'16'"], []),
+    ("perf: --out_json_file alone", ["perf", "write_bw", "--out_json_file", "j1.json"], 2,
+     ["--out_json"], ["j1.json"]),
+    ("perf: --out_json into no directory", ["perf", "write_bw", "-n", "5", "-s", "64",
+                                            "--out_json", "--out_json_file", "nodir/j2.json"],
+     1, ["nodir/j2.json"], []),
+    ("perf: bad --hello-timeout", ["perf", "write_bw", "--hello-timeout", "-1"], 2,
+     ["--hello-timeout", "'-1'"], []),
+    ("perf: -N is not a pingpong's", ["perf", "rc_pingpong", "-N"], 2, ["'-N'"], []),
+    ("perf: --report-both is not a pingpong's", ["perf", "rc_pingpong", "--report-both"], 2,
+     ["'--report-both'", "rc_pingpong"], []),
     ("replay: snaplen without a capture", ["replay", "good.pcap", "--dev", "net_ring0",
                                            "--snaplen", "128"], 2, ["--snaplen", "--capture"],
      []),
@@ -298,6 +325,12 @@ QUIET = [
     ("dissect -v: Ethernet, no RoCE", ["dissect", "-v", "arp.pcap"]),
     ("dissect: Linux cooked", ["dissect", "sll.pcap"]),
     ("dissect: a filter that keeps nothing", ["dissect", "--qp", "0x999", "good.pcap"]),
+    ("perf -h", ["perf", "write_bw", "-h"]),
+    ("perf --version", ["perf", "write_bw", "--version"]),
+    ("perf rc_pingpong --help", ["perf", "rc_pingpong", "--help"]),
+    ("perf: perftest's report flags", ["perf", "write_bw", "-n", "8", "-s", "64", "-N", "-T", "96",
+                                       "-S", "3", "-l", "4", "--report-both", "--out_json",
+                                       "--out_json_file", "j3.json"]),
 ]
 
 
@@ -599,6 +632,17 @@ def main():
             if p.returncode != 0 or err:
                 fail("%s: exit %d, expected 0 and no message: %s" % (name, p.returncode, err))
             print("%-40s exit %d" % (name, p.returncode))
+        # --out_json: perftest's JSON, -N's zero peak, -l's CQ moderation and post list
+        try:
+            with open(os.path.join(d, "j3.json")) as f:
+                j = json.load(f)
+            if (j["test_info"]["test"] != "RDMA_Write_Post_List_BW_Test" or
+                    j["test_info"]["CQ_Moderation"] != 4 or j["test_info"]["TOS"] != 96 or
+                    j["results"]["BW_peak"] != 0 or j["results"]["n_iterations"] != 8 or
+                    not j["results"]["BW_average"] > 0):
+                fail("perf --out_json: unexpected content %s" % j)
+        except (OSError, ValueError, KeyError) as e:
+            fail("perf --out_json: %s" % e)
         for f, h in inputs.items():
             if digest(os.path.join(d, f)) != h:
                 fail("input %s changed" % f)

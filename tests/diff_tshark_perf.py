@@ -121,7 +121,7 @@ def check(rocelab, args, pcap):
 def check_all_and_snaplen(rocelab, d):
     bad = 0
     pcap = os.path.join(d, "all.pcap")
-    r = subprocess.run([rocelab, "perf", "write_bw", "-a", "-n", "3", "--pcap", pcap],
+    r = subprocess.run([rocelab, "perf", "write_bw", "-a", "-n", "5", "--pcap", pcap],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return fail("write_bw -a: rocelab perf exited %d: %s" % (r.returncode, r.stderr.strip()))
@@ -148,7 +148,7 @@ def check_all_and_snaplen(rocelab, d):
                     "open: the sizes did not share one QP pair" % (len(flows), col["retx"],
                                                                    col["gaps"], col["open"]))
     small = os.path.join(d, "all64.pcap")
-    r = subprocess.run([rocelab, "perf", "write_bw", "-a", "--all-max", "64", "-n", "3",
+    r = subprocess.run([rocelab, "perf", "write_bw", "-a", "--all-max", "64", "-n", "5",
                         "--pcap", small], capture_output=True, text=True)
     rows = [l.split()[0] for l in r.stdout.splitlines() if l.split() and l.split()[0].isdigit()]
     print("write_bw -a --all-max 64: sizes %s" % rows)

@@ -14,6 +14,7 @@
 #include "roce_engine.h"
 #include "roce_io.h"
 #include "roce_perf.h"
+#include "perf_private.h"
 #include "roce_transport.h"
 #include "roce_verbs.h"
 #include "roce_wire.h"
@@ -2736,6 +2737,60 @@ START_TEST(test_host_pfc_thresholds)
 }
 END_TEST
 
+/*
+ * perftest's exchange parsers on a peer's bytes. The first two are fuzz_exchange's first finding
+ * (7 Dec 2026): a message whose ':' after the last number is missing made sscanf count its
+ * conversions with %n unset, and the parser read on from an uninitialised offset.
+ */
+START_TEST(test_exchange_parsers)
+{
+	/* fuzz/crashes/exchange-crash-9f9e2b30...: a pingpong address without its third ':' */
+	static const char pp_cut[] = "0000:0000:0000ffff0a4d0002";
+	/* a key message without the ':' after the VAddr; then one as perftest 6.06 writes it */
+	static const char key_cut[] = "0000:0010:000011:5397dd:00000100:00007f1a77e39000";
+	static const char key_ok[] = "0000:0010:000011:5397dd:00000100:00007f1a77e39000:00:00:00:"
+				     "00:00:00:00:00:00:00:ff:ff:0a:4d:00:02:00000000:";
+	struct perf_pp_dest d;
+	struct perf_key k, k2;
+	char packed[PERF_KEY_MSG], text[16];
+	double v;
+	uint8_t mtu;
+
+	memset(&k, 0, sizeof(k));	/* compared whole below, padding included */
+	memset(&k2, 0, sizeof(k2));
+	ck_assert_int_eq(perf_pp_parse(pp_cut, sizeof(pp_cut), &d), -EPROTO);
+	ck_assert_int_eq(perf_key_parse(key_cut, sizeof(key_cut), &k), -EPROTO);
+	/* sscanf's %x would take a sign: "-1" is not a 24-bit QPN */
+	ck_assert_int_eq(perf_key_parse("0000:0010:-1:5397dd:00000100:00007f1a77e39000:00:00:00:"
+					"00:00:00:00:00:00:00:ff:ff:0a:4d:00:02:00000000:", 104, &k),
+			 -EPROTO);
+	ck_assert_int_eq(perf_key_parse(key_ok, sizeof(key_ok), &k), 0);
+	ck_assert_uint_eq(k.qpn, 0x11);
+	ck_assert_uint_eq(k.vaddr, 0x7f1a77e39000ull);
+	ck_assert_uint_eq(k.gid[15], 2);
+	perf_key_pack(&k, packed);
+	ck_assert_str_eq(packed, key_ok);
+	ck_assert_int_eq(perf_key_parse(packed, sizeof(packed), &k2), 0);
+	ck_assert_int_eq(memcmp(&k, &k2, sizeof(k)), 0);
+
+	ck_assert_int_eq(perf_version_parse("6.06\0\0\0\0\0\0\0\0\0\0\0", 16, &v), 0);
+	ck_assert(v > 6.05 && v < 6.07);
+	ck_assert_int_eq(perf_version_parse("5.69", 4, &v), -EPROTO);
+	ck_assert_int_eq(perf_version_parse("nan", 3, &v), -EPROTO);
+	ck_assert_int_eq(perf_version_parse("1e999", 5, &v), -EPROTO);
+	ck_assert_int_eq(perf_version_parse("GET / HTTP/1.1\r\n", 16, &v), -EPROTO);
+	ck_assert_int_eq(perf_mtu_parse("5", 2, &mtu), 0);
+	ck_assert_uint_eq(mtu, 5);
+	ck_assert_int_eq(perf_mtu_parse("6", 2, &mtu), -EPROTO);
+	ck_assert_int_eq(perf_mtu_parse("5A", 2, &mtu), -EPROTO);
+
+	/* a peer's bytes in a message: escaped, cut to fit, terminated */
+	ck_assert_str_eq(perf_oob_printable("a\r\n\x1b", 4, text, sizeof(text)), "a\\x0d\\x0a...");
+	ck_assert_str_eq(perf_oob_printable("6.06\0junk", 9, text, sizeof(text)), "6.06");
+	ck_assert_str_eq(perf_oob_printable("\\", 1, text, sizeof(text)), "\\x5c");
+}
+END_TEST
+
 static Suite *transport_suite(void)
 {
 	Suite *s = suite_create("transport");
@@ -2798,6 +2853,10 @@ static Suite *transport_suite(void)
 	tc = tcase_create("host_interface");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_host_pfc_thresholds, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("exchange");
+	tcase_add_test(tc, test_exchange_parsers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
 
 #include "cmd_perf.h"
 #include "rocelab.h"
+#include "rocelab_config.h"
 #include "roce_capture.h"
 #include "roce_file.h"
 #include "roce_io.h"
@@ -30,7 +31,8 @@ static const char usage[] =
 	"  -b, --bidirectional   both sides send (real time, bandwidth tests); each side\n"
 	"                        reports its own size and iterations with both sides' rates\n"
 	"                        summed, as perftest -b\n"
-	"  -n, --iters N         iterations per QP (default 5000 bw, 1000 lat)\n"
+	"  -n, --iters N         iterations per QP, at least 5 as perftest's (default 5000 bw,\n"
+	"                        1000 lat)\n"
 	"  -D, --duration S      run S seconds of virtual time instead of -n\n"
 	"  -q, --qp N            QPs (default 1)\n"
 	"  -m, --mtu N           256, 512, 1024, 2048 or 4096 (default 4096)\n"
@@ -43,6 +45,21 @@ static const char usage[] =
 	"  -Q, --cq-mod N        one signaled completion every N sends (default 1)\n"
 	"  -o, --outs N          outstanding READs/atomics (default 16)\n"
 	"  --report_gbits        report Gb/s instead of MB/s\n"
+	"  -N, --noPeak          no peak bandwidth: its column reads 0, as perftest's\n"
+	"  -l, --post_list N     N requests per post (bandwidth tests; -n a multiple of N; the\n"
+	"                        CQ moderation becomes N unless -Q, which must divide N)\n"
+	"  -T, --tos N           IP traffic class byte (DSCP << 2 | ECN, 0-255) of the data\n"
+	"                        and its answers; the DSCP picks the priority (docs/transport.md)\n"
+	"  -S, --sl N            service level 0-15: kept in the address vector, but a RoCEv2\n"
+	"                        frame has no LRH to carry it (the priority comes from -T)\n"
+	"  --out_json            also write the set-up and the last row as perftest's JSON to\n"
+	"                        perftest_out.json, or to --out_json_file FILE\n"
+	"  --report-both         with -b, also this side's and the peer's rows apart (perftest's\n"
+	"                        \"Local results\" and \"Remote results\")\n"
+	"  --ipv6                perftest's IPv6 GID: in real time, --ip must be IPv6 (the GID\n"
+	"                        is --ip's address)\n"
+	"  -h, --help            this text;  -V, --version  perftest's version rocelab speaks\n"
+	"  (--cpu_util: not measured; rocelab's own cost is on its 'emulator:' line)\n"
 	"  (-R, --rdma_cm: perftest's rdma_cm connection set-up, not supported yet)\n"
 	"rocelab's own:\n"
 	"  --loss P              drop each frame with probability P (both directions)\n"
@@ -83,6 +100,9 @@ static const char usage[] =
 	"  -d DEV, -i 1, -x IDX, -F  perftest's; accepted and change nothing (one port, one GID)\n"
 	"  --serve-forever       host mode (server): serve clients one after another until\n"
 	"                        SIGINT or SIGTERM; a failed client does not end it\n"
+	"  --hello-timeout S     a connected peer must send the exchange's opening (version,\n"
+	"                        system data, MTU, first keys) within S s (default 5; 0: only\n"
+	"                        --timeout per message): a stalled client frees a host soon\n"
 	"  --all-max N           -a's largest size, a power of two from 2 to 8388608 (default);\n"
 	"                        in virtual time, with rocelab peers, or as a perftest\n"
 	"                        write_bw/read_bw/read_lat server, which follows the client's\n"
@@ -102,7 +122,8 @@ enum {
 	OPT_LOSS = 256, OPT_GBITS, OPT_CAPTURE, OPT_DROP_PSN, OPT_DROP_NTH, OPT_SEED, OPT_RATE, OPT_DELAY, OPT_PSN,
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_SNAPLEN, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
-	OPT_RECV_DELAY, OPT_MIN_RNR, OPT_FORCE,
+	OPT_RECV_DELAY, OPT_MIN_RNR, OPT_FORCE, OPT_HELLO_TIMEOUT, OPT_SL, OPT_POST_LIST,
+	OPT_OUT_JSON, OPT_OUT_JSON_FILE, OPT_REPORT_BOTH, OPT_CPU_UTIL, OPT_IPV6,
 };
 
 #define MAX_CC_PARAMS 32
@@ -152,13 +173,24 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "bad-rkey", no_argument, NULL, OPT_BAD_RKEY },
 	{ "serve-forever", no_argument, NULL, OPT_SERVE },
+	{ "hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "noPeak", no_argument, NULL, 'N' },
+	{ "tos", required_argument, NULL, 'T' },
+	{ "post_list", required_argument, NULL, OPT_POST_LIST },
+	{ "out_json", no_argument, NULL, OPT_OUT_JSON },
+	{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
+	{ "report-both", no_argument, NULL, OPT_REPORT_BOTH },
+	{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
+	{ "ipv6", no_argument, NULL, OPT_IPV6 },
 	/* ibv_*_pingpong's own */
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "CPU-freq", no_argument, NULL, 'F' },
 	{ "ib-port", required_argument, NULL, 'i' },
 	{ "gid-idx", required_argument, NULL, 'g' },
-	{ "sl", required_argument, NULL, 'l' },
+	{ "sl", required_argument, NULL, OPT_SL },	/* perftest's -S, the pingpong's -l */
 	{ "events", no_argument, NULL, 'e' },
 	{ "odp", no_argument, NULL, OPT_ODP },
 	{ "ts", no_argument, NULL, OPT_TS },
@@ -265,6 +297,8 @@ void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", c->nqp);
 	printf(" Connection type : %s\t\tUsing SRQ      : OFF\n", conn);
 	printf(" TX depth        : %u\n", c->tx_depth);
+	if (c->post_list > 1)
+		printf(" Post List       : %u\n", c->post_list);
 	if (!roce_perf_is_lat(c->test))
 		printf(" CQ Moderation   : %u\n", c->cq_mod);
 	printf(" Mtu             : %u[B]\n", roce_mtu_bytes(c->mtu));
@@ -273,6 +307,8 @@ void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
 	printf(" Max inline data : %u[B]\n", c->inline_size);
 	printf(" rdma_cm QPs\t : OFF\n");
 	printf(" Data ex. method : Ethernet\n");
+	if (c->tos != 0)
+		printf(" TOS             : %u\n", c->tos);
 	printf(RESULT_LINE);
 	if (roce_perf_is_lat(c->test))
 		printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
@@ -306,9 +342,87 @@ void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_re
 		double k = gbits ? 1 : 1e9 / 8 / 1048576;	/* perftest's MB is 2^20 bytes */
 
 		printf(" %-7u    %-10llu       %-7.2f            %-7.2f\t\t   %-7.6f\n", r->size,
-		       (unsigned long long)r->iters, r->bw_peak_gbps * k, r->bw_avg_gbps * k,
-		       r->msg_rate_mpps);
+		       (unsigned long long)r->iters, c->no_peak ? 0 : r->bw_peak_gbps * k,
+		       r->bw_avg_gbps * k, r->msg_rate_mpps);
 	}
+}
+
+/* @p s as a JSON string's contents. */
+static void json_str(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+}
+
+int perf_write_json(const char *path, const struct roce_perf_conf *c,
+		    const struct roce_perf_result *r, bool gbits, bool duplex, const char *device)
+{
+	static const char *const verb[] = {
+		[ROCE_PERF_WRITE_BW] = "RDMA_Write", [ROCE_PERF_READ_BW] = "RDMA_Read",
+		[ROCE_PERF_SEND_BW] = "Send", [ROCE_PERF_ATOMIC_BW] = "Atomic",
+		[ROCE_PERF_WRITE_LAT] = "RDMA_Write", [ROCE_PERF_READ_LAT] = "RDMA_Read",
+		[ROCE_PERF_SEND_LAT] = "Send",
+	};
+	bool lat = roce_perf_is_lat(c->test);
+	double k = gbits ? 1 : 1e9 / 8 / 1048576;
+	struct roce_out out;
+	char err[512];
+	FILE *f;
+
+	/* beside PATH, renamed over it: never over a link, a FIFO or a device (roce_file.h) */
+	if (roce_out_open(&out, path, 0, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rocelab perf: --out_json: %s\n", err);
+		return -1;
+	}
+	f = out.f;
+	/* perftest 6.x's write_test_info_to_file() and write_{bw,lat}_report_to_file() */
+	fprintf(f, "{\n\"test_info\": {\n\"test\": \"%s_%s%s%s%sTest\",\n", verb[c->test],
+		c->test == ROCE_PERF_ATOMIC_BW ? (c->cmp_swap ? "CMP_AND_SWAP_" : "FETCH_AND_ADD_") :
+		"", duplex ? "Bidirectional_" : "", c->post_list > 1 ? "Post_List_" : "",
+		lat ? "Latency_" : "BW_");
+	fprintf(f, "\"Dual_port\": \"OFF\",\n\"Device\": \"");
+	json_str(f, device);
+	fprintf(f, "\",\n\"Number_of_qps\": %u,\n\"Transport_type\": \"IB\",\n", c->nqp);
+	fprintf(f, "\"Connection_type\": \"%s\",\n\"Using_SRQ\": \"OFF\",\n",
+		c->qp_type == ROCE_QPT_RC ? "RC" : c->qp_type == ROCE_QPT_UC ? "UC" : "UD");
+	fprintf(f, "\"TX_depth\": %u,\n", c->tx_depth);
+	if (c->post_list > 1)
+		fprintf(f, "\"Post_List\": %u,\n", c->post_list);
+	if (!lat)
+		fprintf(f, "\"CQ_Moderation\": %u,\n", c->cq_mod);
+	fprintf(f, "\"Mtu\": %u,\n\"Link_type\": \"Ethernet\",\n\"GID_index\": 1,\n",
+		roce_mtu_bytes(c->mtu));
+	fprintf(f, "\"Max_inline_data\": %u,\n", c->inline_size);
+	if (c->test == ROCE_PERF_READ_BW || c->test == ROCE_PERF_READ_LAT ||
+	    c->test == ROCE_PERF_ATOMIC_BW)
+		fprintf(f, "\"Outstand_reads\": %u,\n", c->max_rd_atomic);
+	fprintf(f, "\"rdma_cm_QPs\": \"OFF\",\n\"Data_ex_method\": \"Ethernet\"");
+	if (c->tos != 0)
+		fprintf(f, ",\n\"TOS\": %u", c->tos);
+	fprintf(f, "\n},\n\"results\": {\n");
+	if (lat)
+		fprintf(f, "\"MsgSize\": %u,\n\"n_iterations\": %llu,\n\"t_min\": %.2f,\n"
+			"\"t_max\": %.2f,\n\"t_typical\": %.2f,\n\"t_avg\": %.2f,\n\"t_stdev\": %.2f,\n"
+			"\"percentile_99\": %.2f,\n\"percentile_99.9\": %.2f\n", r->size,
+			(unsigned long long)r->iters, r->lat_min, r->lat_max, r->lat_typical,
+			r->lat_avg, r->lat_stdev, r->lat_p99, r->lat_p999);
+	else
+		fprintf(f, "\"MsgSize\": %u,\n\"n_iterations\": %llu,\n\"BW_peak\": %.2f,\n"
+			"\"BW_average\": %.2f,\n\"MsgRate\": %.6f\n", r->size,
+			(unsigned long long)r->iters, c->no_peak ? 0 : r->bw_peak_gbps * k,
+			r->bw_avg_gbps * k, r->msg_rate_mpps);
+	fprintf(f, "}\n}\n");
+	if (roce_out_commit(&out, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rocelab perf: --out_json: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 static void print_emulator(const struct roce_perf_result *r)
@@ -352,17 +466,22 @@ static void pingpong_defaults(struct roce_perf_conf *conf, struct roce_perf_live
 /* Options of perftest that ibv_*_pingpong does not have (or has with another meaning). */
 static bool perftest_only(int opt)
 {
-	return (opt > 0 && opt < 256 && strchr("abDqctuIAQoR", opt) != NULL) || opt == OPT_PSN ||
+	return (opt > 0 && opt < 256 && strchr("abDqctuIAQoRNSTV", opt) != NULL) || opt == OPT_PSN ||
 	       opt == OPT_CC || opt == OPT_CC_PARAM || opt == OPT_ECN || opt == OPT_LOSS ||
-	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY || opt == OPT_ALL_MAX;
+	       opt == OPT_DROP_PSN || opt == OPT_DROP_NTH || opt == OPT_DELAY || opt == OPT_ALL_MAX ||
+	       opt == OPT_POST_LIST || opt == OPT_OUT_JSON || opt == OPT_OUT_JSON_FILE ||
+	       opt == OPT_REPORT_BOTH || opt == OPT_CPU_UTIL || opt == OPT_IPV6;
 }
 
 /*
  * The test in virtual time, at one size or (-a) at each: one capture holds them all, each size's
  * frames 1 ms after the last one's.
  */
-static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max, bool gbits)
+static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max,
+			const struct perf_report_opts *rep)
 {
+	static const char device[] = "rocelab0 (emulated, virtual time)";
+	bool gbits = rep->gbits;
 	uint32_t psn[2][ROCE_PERF_MAX_QP];
 	struct roce_perf_result res;
 	char link[96], err[512];
@@ -377,7 +496,7 @@ static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max,
 	}
 	snprintf(link, sizeof(link), "model link %.0f Gb/s, %.0f ns", (double)conf->rate_bps / 1e9,
 		 (double)conf->delay / ROCE_NS);
-	perf_print_header(conf, gbits, false, "rocelab0 (emulated, virtual time)", link);
+	perf_print_header(conf, gbits, false, device, link);
 	for (uint32_t size = all ? 2 : conf->size; ; size *= 2) {
 		int rc;
 
@@ -409,6 +528,8 @@ static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max,
 		conf->resume_psn = psn;
 	}
 	conf->resume_psn = NULL;
+	if (rep->json != NULL && perf_write_json(rep->json, conf, &res, gbits, false, device) != 0)
+		status = EXIT_FAILURE;
 	printf(RESULT_LINE);
 	print_emulator(&res);
 	if (conf->verify && status == 0)
@@ -435,14 +556,15 @@ static int perf_virtual(struct roce_perf_conf *conf, bool all, uint32_t all_max,
 static int run(int argc, char **argv)
 {
 	struct roce_perf_conf conf;
-	bool all = false, gbits = false, size_set = false;
+	bool all = false, size_set = false;
 	const char *cc_params[MAX_CC_PARAMS];
 	struct roce_perf_live live = { .timeout = 30 };
 	uint64_t v;
 	double d;
 	int test, opt, ncc = 0;
-	bool pp = false, serve = false;
+	bool pp = false, serve = false, cq_mod_set = false, ipv6 = false;
 	const char *capture = NULL;
+	struct perf_report_opts rep = { .gbits = false };
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("perf", "no TEST given (write_bw, read_bw, send_bw, "
@@ -464,8 +586,10 @@ static int run(int argc, char **argv)
 		roce_perf_defaults(&conf, (enum roce_perf_test)test);
 	optind = 2;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:ot" :
-				  ":s:abn:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:F", long_opts, NULL)) != -1) {
+	live.hello_timeout = ROCE_PERF_HELLO_TIMEOUT;
+	while ((opt = getopt_long(argc, argv, pp ? ":p:d:i:s:m:r:n:l:eg:oth" :
+				  ":s:abn:D:q:m:c:t:r:u:I:A:Q:o:Rp:d:i:x:FhVNS:T:l:", long_opts,
+				  NULL)) != -1) {
 		if (pp && (opt == 'o' || opt == 't' || opt == OPT_ODP || opt == OPT_TS))
 			return rocelab_usage_error("perf", "'%s' (%s) is not emulated",
 						   argv[optind - 1], opt == 't' || opt == OPT_TS ?
@@ -473,7 +597,7 @@ static int run(int argc, char **argv)
 		if (pp && perftest_only(opt))
 			return rocelab_usage_error("perf", "'%s' is not an option of %s",
 						   argv[optind - 1], argv[1]);
-		if (!pp && opt > 0 && opt < 256 && strchr("gle", opt) != NULL)
+		if (!pp && opt > 0 && opt < 256 && strchr("ge", opt) != NULL)
 			return rocelab_usage_error("perf", "'%s' is an ibv_*_pingpong option, not "
 						   "one of %s", argv[optind - 1], argv[1]);
 		switch (opt) {
@@ -498,7 +622,13 @@ static int run(int argc, char **argv)
 			live.all_max = (uint32_t)v;
 			break;
 		case 'n':
-			if (!parse_u64("-n", optarg, 1, 1000000000, &conf.iters))
+			/* perftest (MIN_ITER): "Iteration num should be between 5 and ..."; the
+			 * pingpongs take any count */
+			if (!pp && rocelab_parse_uint(optarg, 1000000000, &v) == 0 && v < 5)
+				return rocelab_usage_error("perf", "-n '%s': perftest runs at least 5 "
+							   "iterations (\"Iteration num should be "
+							   "between 5 and ...\")", optarg);
+			if (!parse_u64("-n", optarg, pp ? 1 : 5, 1000000000, &conf.iters))
 				return EXIT_USAGE;
 			break;
 		case 'D':
@@ -562,6 +692,7 @@ static int run(int argc, char **argv)
 			if (!parse_u64("-Q", optarg, 1, 1024, &v))
 				return EXIT_USAGE;
 			conf.cq_mod = (uint32_t)v;
+			cq_mod_set = true;
 			break;
 		case 'o':
 			if (!parse_u64("-o", optarg, 1, 128, &v))
@@ -569,7 +700,7 @@ static int run(int argc, char **argv)
 			conf.max_rd_atomic = (uint32_t)v;
 			break;
 		case OPT_GBITS:
-			gbits = true;
+			rep.gbits = true;
 			break;
 		case 'R':	/* perftest's -R; rocelab's -R meant --report_gbits until 3 Dec 2026 */
 			return rocelab_usage_error("perf", "-R/--rdma_cm (connecting through rdma_cm) "
@@ -709,10 +840,60 @@ static int run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'l':
-			if (!parse_u64("-l", optarg, 0, 15, &v))
+			if (!pp) {	/* perftest's -l: --post_list */
+				if (!parse_u64("-l", optarg, 1, 16384, &v))
+					return EXIT_USAGE;
+				conf.post_list = (uint32_t)v;
+				break;
+			}
+			/* the pingpong's -l is the SL */
+			/* fall through */
+		case OPT_SL:
+		case 'S':
+			if (!parse_u64(opt == 'S' ? "-S" : opt == 'l' ? "-l" : "--sl", optarg, 0, 15, &v))
 				return EXIT_USAGE;
-			live.sl = (uint8_t)v;
+			live.sl = (uint8_t)v;	/* RoCEv2 has no LRH: no SL on the wire */
 			break;
+		case OPT_POST_LIST:
+			if (!parse_u64("--post_list", optarg, 1, 16384, &v))
+				return EXIT_USAGE;
+			conf.post_list = (uint32_t)v;
+			break;
+		case 'T':
+			if (!parse_u64("-T", optarg, 0, 255, &v))
+				return EXIT_USAGE;
+			conf.tos = (uint8_t)v;
+			break;
+		case 'N':
+			conf.no_peak = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_SUCCESS;
+		case 'V':	/* perftest: "Version: 6.06"; rocelab speaks that version's exchange */
+			printf("Version: %s (rocelab %s)\n", ROCE_PERF_VERSION, ROCELAB_VERSION);
+			return EXIT_SUCCESS;
+		case OPT_HELLO_TIMEOUT:
+			if (!parse_double("--hello-timeout", optarg, 0, 86400, &live.hello_timeout))
+				return EXIT_USAGE;
+			break;
+		case OPT_OUT_JSON:
+			rep.json = PERF_JSON_FILE;
+			break;
+		case OPT_OUT_JSON_FILE:
+			rep.json_file = optarg;
+			break;
+		case OPT_REPORT_BOTH:
+			rep.both = true;
+			break;
+		case OPT_IPV6:
+			ipv6 = true;
+			break;
+		case OPT_CPU_UTIL:
+			return rocelab_usage_error("perf", "--cpu_util: rocelab does not measure CPU "
+						   "utilisation (perftest's reads the whole machine's "
+						   "/proc/stat; the emulator's own cost is on its "
+						   "'emulator:' line)");
 		case OPT_ODP:
 		case OPT_TS:
 			return rocelab_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
@@ -722,6 +903,38 @@ static int run(int argc, char **argv)
 			return rocelab_usage_error("perf", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (rep.json_file != NULL && rep.json == NULL)
+		return rocelab_usage_error("perf", "--out_json_file goes with --out_json");
+	if (rep.json_file != NULL)
+		rep.json = rep.json_file;
+	if (rep.json != NULL) {
+		char jerr[512];
+		int jrc = roce_out_check(rep.json, 0, jerr, sizeof(jerr));
+
+		/* refused before the run, not after it */
+		if (jrc != 0) {
+			rocelab_out_error("perf", "--out_json", jerr, -jrc);
+			return EXIT_FAILURE;
+		}
+	}
+	if (conf.post_list > 1) {
+		/* perftest's rules (force_dependecies()) */
+		if (roce_perf_is_lat(conf.test))
+			return rocelab_usage_error("perf", "-l/--post_list: post lists are for the "
+						   "bandwidth tests (perftest: \"Post list is supported "
+						   "in BW tests only\")");
+		if (conf.duration == 0 && conf.iters % conf.post_list != 0)
+			return rocelab_usage_error("perf", "-n %llu is not a multiple of the post "
+						   "list size %u (perftest: \"Number of iterations must "
+						   "be a multiple of post list size\")",
+						   (unsigned long long)conf.iters, conf.post_list);
+		if (cq_mod_set && conf.post_list % conf.cq_mod != 0)
+			return rocelab_usage_error("perf", "-l %u is not a multiple of -Q %u "
+						   "(perftest: \"Post list size must be a multiple of "
+						   "CQ moderation\")", conf.post_list, conf.cq_mod);
+		if (!cq_mod_set)
+			conf.cq_mod = conf.post_list;	/* perftest: CQ moderation = post list */
+	}
 	if (optind < argc && live.dev != NULL && optind + 1 == argc)
 		live.peer = argv[optind++];
 	if (optind < argc)
@@ -730,6 +943,12 @@ static int run(int argc, char **argv)
 	if ((live.dev != NULL) != (live.ip_ver != 0))
 		return rocelab_usage_error("perf", "--dev and --ip go together: the port and the "
 					   "emulated host's address on it");
+	if (ipv6 && live.dev == NULL)
+		return rocelab_usage_error("perf", "--ipv6: in virtual time the emulated hosts have "
+					   "IPv4 GIDs; in real time --ip takes an IPv6 address");
+	if (ipv6 && live.ip_ver != 6)
+		return rocelab_usage_error("perf", "--ipv6: --ip is IPv4, and the emulated host's "
+					   "GID is --ip's address: give an IPv6 one");
 	if (live.all_max != 0 && !all)
 		return rocelab_usage_error("perf", "--all-max goes with -a");
 	if (conf.recv_delay > 0 && live.dev != NULL)
@@ -784,8 +1003,8 @@ static int run(int argc, char **argv)
 		}
 	}
 	if (live.dev != NULL || live.peer != NULL)
-		return serve ? perf_live_serve(&conf, &live, gbits) : perf_live_main(&conf, &live, gbits);
-	return perf_virtual(&conf, all, live.all_max ? live.all_max : ROCE_PERF_ALL_MAX, gbits);
+		return serve ? perf_live_serve(&conf, &live, &rep) : perf_live_main(&conf, &live, &rep);
+	return perf_virtual(&conf, all, live.all_max ? live.all_max : ROCE_PERF_ALL_MAX, &rep);
 }
 
 const struct rocelab_cmd cmd_perf = {

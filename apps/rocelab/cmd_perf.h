@@ -6,6 +6,16 @@
 
 #include "roce_perf.h"
 
+#define PERF_JSON_FILE "perftest_out.json"	/* perftest's --out_json default */
+
+/* How the results are reported: perftest's report options. */
+struct perf_report_opts {
+	bool gbits;			/* --report_gbits */
+	bool both;			/* --report-both: -b's local and remote rows as well */
+	const char *json;		/* --out_json: the file (--out_json_file), or NULL */
+	const char *json_file;		/* --out_json_file as given */
+};
+
 /**
  * perftest's banner and column titles; @p device and @p link fill their lines, @p duplex (-b)
  * names the test bidirectional as perftest does.
@@ -23,13 +33,22 @@ void perf_print_result(const struct roce_perf_conf *c, const struct roce_perf_re
  */
 int perf_print_failures(const struct roce_perf_result *r);
 
+/**
+ * perftest's --out_json file: the test's set-up and its last row, as perftest 6.x writes them.
+ * @return 0; -1 with one line on stderr (the file could not be written)
+ */
+int perf_write_json(const char *path, const struct roce_perf_conf *c,
+		    const struct roce_perf_result *r, bool gbits, bool duplex, const char *device);
+
 /** Run @p conf in real time on a port (a server, or a client when live->peer is set). @return exit status */
-int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits);
+int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		   const struct perf_report_opts *rep);
 
 /**
  * Host mode: serve one client after another with perf_live_main() until SIGINT or SIGTERM
  * (a second one kills). @return EXIT_SUCCESS once interrupted, whatever clients failed
  */
-int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits);
+int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		    const struct perf_report_opts *rep);
 
 #endif /* ROCELAB_CMD_PERF_H */

@@ -35,18 +35,41 @@ static void print_waiting(void *arg)
 	fflush(stdout);
 }
 
+/* perftest --report-both -b: this side's own row and the peer's, after their sum. */
+static void print_both(const struct roce_perf_conf *shown, const struct roce_perf_result *sum,
+		       bool gbits)
+{
+	struct roce_perf_result r = *sum;
+	const char *title = gbits ? " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]"
+				    "   MsgRate[Mpps]\n" :
+				    " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]"
+				    "   MsgRate[Mpps]\n";
+
+	r.bw_peak_gbps = sum->bw_peak_gbps - sum->peer_bw_peak_gbps;
+	r.bw_avg_gbps = sum->bw_avg_gbps - sum->peer_bw_avg_gbps;
+	r.msg_rate_mpps = sum->msg_rate_mpps - sum->peer_msg_rate_mpps;
+	printf(RESULT_LINE "\n Local results: \n" RESULT_LINE "%s", title);
+	perf_print_result(shown, &r, gbits);
+	r.bw_peak_gbps = sum->peer_bw_peak_gbps;
+	r.bw_avg_gbps = sum->peer_bw_avg_gbps;
+	r.msg_rate_mpps = sum->peer_msg_rate_mpps;
+	printf(RESULT_LINE "\n Remote results: \n" RESULT_LINE "%s", title);
+	perf_print_result(shown, &r, gbits);
+}
+
 /*
  * One run. @p client is set once a peer connected (whatever happened next), so that host
  * mode can tell a failed client from a port it cannot open.
  */
 static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
-		    bool gbits, int *client)
+		    const struct perf_report_opts *rep, int *client)
 {
 	struct roce_perf_live_info info;
 	struct roce_perf_live_stats st;
 	struct roce_perf_live_ctx *ctx;
 	struct roce_perf_result res;
 	struct roce_perf_conf shown = *conf;
+	bool gbits = rep->gbits;
 	struct row_print rp = { .shown = &shown, .gbits = gbits };
 	struct roce_perf_live lv = *live;
 	char err[256], device[160], link[160];
@@ -104,6 +127,11 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 		       (unsigned long long)conf->iters, usec / 1e6, usec / (double)conf->iters);
 	} else if (!pp && res.iters != 0) {
 		perf_print_result(&shown, &res, gbits);
+		if (rep->both && live->duplex)
+			print_both(&shown, &res, gbits);
+		if (rep->json != NULL &&
+		    perf_write_json(rep->json, &shown, &res, gbits, live->duplex, device) != 0)
+			status = EXIT_FAILURE;
 	}
 	printf(RESULT_LINE);
 	roce_perf_live_stats(ctx, &st);
@@ -141,11 +169,12 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	return status;
 }
 
-int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		   const struct perf_report_opts *rep)
 {
 	int client;
 
-	return run_live(conf, live, gbits, &client);
+	return run_live(conf, live, rep, &client);
 }
 
 static volatile int serve_stop;
@@ -156,7 +185,8 @@ static void on_stop(int sig)
 	serve_stop = 1;
 }
 
-int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live, bool gbits)
+int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		    const struct perf_report_opts *rep)
 {
 	struct roce_perf_live one = *live;
 	struct sigaction sa;
@@ -176,7 +206,7 @@ int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_li
 	       live->xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest", live->dev);
 	fflush(stdout);
 	while (!serve_stop) {
-		int client = 0, rc = run_live(conf, &one, gbits, &client);
+		int client = 0, rc = run_live(conf, &one, rep, &client);
 
 		if (!client) {
 			if (serve_stop)

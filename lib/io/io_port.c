@@ -98,6 +98,7 @@ struct roce_port {
 	bool bridge;			/* conf.bridge: everything to the link */
 	bool no_wire_mtu;		/* the driver has no wire MTU of its own (memif) */
 	bool gated;			/* memif: its bursts hold the interrupt thread (intr_gate) */
+	char *park_key;			/* memif listener: its devargs, to park it under at close */
 	uint64_t os_rx_base;		/* the kernel interface's rx_packets when the port started */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
@@ -930,6 +931,68 @@ static void port_poll(struct roce_engine *eng, void *arg)
 		errno = (e); \
 	} while (0)
 
+/*
+ * A memif port in the server role (memif's default) listens on a control socket, and DPDK 22.11
+ * never closes that socket when the device goes: memif_socket_remove_device() unlinks a socket
+ * file but leaves the fd open and its interrupt callback registered. On an abstract address
+ * (memif's default) the leaked listener keeps the address until the process exits, so the next
+ * probe of the same port fails "Address already in use": a --serve-forever host served one
+ * client. Closing the fd ourselves is no cure: the EAL would go on calling the driver's callback,
+ * with its freed socket, for whatever descriptor next takes that number. So a listening memif
+ * port is parked at close (stopped, its listener kept) and taken up by the next open of the same
+ * devargs, which gives it new queues on the new engine's pool.
+ */
+#define PORT_PARKED 8			/* listening memif ports kept for a later open */
+
+static struct parked_port {
+	char *devargs;			/* what it was opened with (owned); NULL: free slot */
+	uint16_t port_id;		/* its ethdev, stopped */
+	struct rte_device *rdev;	/* its device, still probed */
+} parked[PORT_PARKED];
+
+/* Does this memif devargs string make a listener (role=server, the driver's default)? */
+static bool memif_listens(const char *devargs)
+{
+	for (const char *a = strchr(devargs, ','); a != NULL; a = strchr(a + 1, ',')) {
+		size_t len = strcspn(a + 1, ",");
+
+		if ((len == 11 && strncmp(a + 1, "role=client", 11) == 0) ||
+		    (len == 10 && strncmp(a + 1, "role=slave", 10) == 0))
+			return false;
+	}
+	return true;
+}
+
+/* Take up the port parked under @p devargs, if any: @return true with p->port_id, p->rdev set. */
+static bool unpark(struct roce_port *p, const char *devargs)
+{
+	for (unsigned int i = 0; i < PORT_PARKED; i++) {
+		if (parked[i].devargs == NULL || strcmp(parked[i].devargs, devargs) != 0)
+			continue;
+		p->port_id = parked[i].port_id;
+		p->rdev = parked[i].rdev;
+		p->park_key = parked[i].devargs;
+		parked[i].devargs = NULL;
+		return true;
+	}
+	return false;
+}
+
+/* Keep a stopped listening memif port for the next open: @return false when there is no room. */
+static bool park(struct roce_port *p)
+{
+	for (unsigned int i = 0; p->park_key != NULL && i < PORT_PARKED; i++) {
+		if (parked[i].devargs != NULL)
+			continue;
+		parked[i].devargs = p->park_key;
+		parked[i].port_id = p->port_id;
+		parked[i].rdev = p->rdev;
+		p->park_key = NULL;
+		return true;
+	}
+	return false;
+}
+
 /* The ethdev a probe of @p name made: by name, then by the name of its device (a PCI address). */
 static int find_port(const char *name, uint16_t *port_id)
 {
@@ -1108,6 +1171,21 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		     conf->devargs, iface);
 		goto err_free;
 	}
+	if (unpark(p, conf->devargs)) {
+		/*
+		 * A peer that connected while the port was parked has rings set up on its old
+		 * queues: drop it (a start and a stop run memif_disconnect()) before they are
+		 * replaced, and keep the interrupt thread, where memif's handshake runs, off them
+		 * until they are.
+		 */
+		probed = true;
+		p->gated = true;
+		gate_open();
+		gate_enter();
+		(void)rte_eth_dev_start(p->port_id);
+		(void)rte_eth_dev_stop(p->port_id);
+		goto probed;
+	}
 	rc = probe_quietly(conf->devargs);
 	if (rc == 0)
 		probed = true;
@@ -1121,6 +1199,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		FAIL(ENODEV, "%s: the probe made no ethdev called '%s'", conf->devargs, name);
 		goto err_remove;
 	}
+probed:
 	rte_eth_dev_get_name_by_port(p->port_id, p->name);
 	rc = rte_eth_dev_info_get(p->port_id, &info);
 	if (rc != 0) {
@@ -1132,6 +1211,13 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	/* memif's ethdev MTU is DPDK's default 1500, but its frames are bounded only by its
 	 * (chainable) buffers: treat it as a jumbo link */
 	p->no_wire_mtu = info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0;
+	if (p->no_wire_mtu && probed && p->park_key == NULL && memif_listens(conf->devargs)) {
+		p->park_key = strdup(conf->devargs);
+		if (p->park_key == NULL) {
+			FAIL(ENOMEM, "%s: out of memory", conf->devargs);
+			goto err_remove;
+		}
+	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		ec.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	rc = rte_eth_dev_configure(p->port_id, 1, 1, &ec);
@@ -1148,6 +1234,10 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		     rte_strerror(-rc));
 		goto err_close;
 	}
+	if (p->gated) {	/* a parked port's queues are new: the interrupt thread may come */
+		gate_leave();
+		(void)rte_eth_stats_reset(p->port_id);	/* the counters are this open's */
+	}
 	p->os_rx_base = kernel_rx_packets(p->if_index);
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc != 0) {
@@ -1163,9 +1253,10 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		FAIL(-rc, "%s: the engine has no room for another poller", p->name);
 		goto err_stop;
 	}
-	p->gated = p->no_wire_mtu;	/* memif */
-	if (p->gated)
+	if (!p->gated && p->no_wire_mtu) {	/* memif; a parked one is already */
+		p->gated = true;
 		gate_open();
+	}
 	return p;
 
 err_stop:
@@ -1175,7 +1266,12 @@ err_close:
 err_remove:
 	if (probed && p->rdev != NULL)
 		rte_dev_remove(p->rdev);
+	if (p->gated) {	/* a parked port's, taken up */
+		gate_leave();
+		gate_close();
+	}
 err_free:
+	free(p->park_key);
 	free(p);
 	return NULL;
 }
@@ -1196,13 +1292,16 @@ void roce_port_close(struct roce_port *p)
 			gate_acquire((uint64_t)PORT_GATE_CLOSE_S * 1000000);
 	}
 	rte_eth_dev_stop(p->port_id);
-	rte_eth_dev_close(p->port_id);
-	if (p->rdev != NULL)
-		rte_dev_remove(p->rdev);
+	if (!park(p)) {
+		rte_eth_dev_close(p->port_id);
+		if (p->rdev != NULL)
+			rte_dev_remove(p->rdev);
+	}
 	if (p->gated) {
 		gate_leave();
 		gate_close();
 	}
+	free(p->park_key);
 	free(p);
 }
 

@@ -1,6 +1,7 @@
 /* perftest's out-of-band exchange over TCP (port 18515), byte-compatible with perftest 6.06. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -16,6 +17,7 @@
 
 #define OOB_VERSION_LEN 16	/* char version[16], NUL padded */
 #define OOB_MIN_VERSION 5.70	/* perftest refuses older peers */
+#define OOB_MAX_VERSION 100	/* above any perftest: not a version */
 #define OOB_POLL_EVERY 256	/* idle calls between two polls of the socket */
 
 static double mono(void)
@@ -31,6 +33,62 @@ static double mono(void)
 		snprintf((o)->err, sizeof((o)->err), __VA_ARGS__); \
 		return (rc); \
 	} while (0)
+
+/* "192.0.2.1 port 40000" (an IPv4-mapped address as IPv4), or "the peer". */
+static void name_peer(struct perf_oob *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char ip[INET6_ADDRSTRLEN] = "";
+	uint16_t port = 0;
+
+	snprintf(o->peer, sizeof(o->peer), "the peer");
+	if (getpeername(o->fd, (struct sockaddr *)&ss, &len) != 0)
+		return;
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+
+		if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+			inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], ip, sizeof(ip));
+		else
+			inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(s6->sin6_port);
+	} else if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+		port = ntohs(s4->sin_port);
+	}
+	if (ip[0] != '\0')
+		snprintf(o->peer, sizeof(o->peer), "%s port %u", ip, port);
+}
+
+const char *perf_oob_printable(const void *msg, size_t len, char *out, size_t size)
+{
+	const uint8_t *p = msg;
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && p[i] != '\0'; i++) {
+		char c[5];
+		int w = p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' ?
+			snprintf(c, sizeof(c), "%c", p[i]) : snprintf(c, sizeof(c), "\\x%02x", p[i]);
+
+		if (n + (size_t)w + 4 > size) {	/* room for "..." and the NUL */
+			memcpy(out + n, "...", 3);
+			n += 3;
+			break;
+		}
+		memcpy(out + n, c, (size_t)w);
+		n += (size_t)w;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+void perf_oob_deadline(struct perf_oob *o, double secs)
+{
+	o->deadline = secs > 0 ? mono() + secs : 0;
+}
 
 static void set_nodelay(int fd)
 {
@@ -139,10 +197,14 @@ int perf_oob_open(struct perf_oob *o, bool server, const char *host, uint16_t po
 
 	o->fd = -1;
 	o->server = server;
+	o->deadline = 0;
 	o->err[0] = '\0';
+	snprintf(o->peer, sizeof(o->peer), "the peer");
 	rc = server ? oob_accept(o, port, timeout) : oob_connect(o, host, port, timeout);
-	if (rc == 0)
+	if (rc == 0) {
 		set_nodelay(o->fd);
+		name_peer(o);
+	}
 	return rc;
 }
 
@@ -177,6 +239,10 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 	unsigned int spins = 0;
 	size_t want = len;
 	double end = o->timeout > 0 ? mono() + o->timeout : 0;
+	bool opening = o->deadline > 0 && (end == 0 || o->deadline < end);
+
+	if (opening)
+		end = o->deadline;
 
 	while (len > 0) {
 		ssize_t n = recv(o->fd, p, len, MSG_DONTWAIT);
@@ -193,6 +259,10 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			OOB_FAIL(o, -errno, "TCP read: %s", strerror(errno));
+		if (end != 0 && mono() > end && opening)
+			OOB_FAIL(o, -ETIMEDOUT, "the peer stalled in the exchange's opening: %zu of "
+				 "the %zu bytes of a message, and no more within --hello-timeout",
+				 want - len, want);
 		if (end != 0 && mono() > end)
 			OOB_FAIL(o, -ETIMEDOUT, "the peer sent %zu of the %zu bytes expected within "
 				 "%.0f s (is it running the same test, with the same options?)",
@@ -224,20 +294,45 @@ int perf_oob_xchg(struct perf_oob *o, const void *mine, void *theirs, size_t len
 	return rc != 0 ? rc : oob_read(o, theirs, len);
 }
 
+int perf_version_parse(const char *msg, size_t len, double *version)
+{
+	char text[OOB_VERSION_LEN + 1], *end;
+	double v;
+
+	if (len > OOB_VERSION_LEN)
+		len = OOB_VERSION_LEN;
+	memcpy(text, msg, len);
+	text[len] = '\0';
+	v = strtod(text, &end);
+	/* NaN and infinities compare false: refused with the rest */
+	if (end == text || !isfinite(v) || !(v >= OOB_MIN_VERSION && v < OOB_MAX_VERSION))
+		return -EPROTO;
+	*version = v;
+	return 0;
+}
+
+int perf_mtu_parse(const char *msg, size_t len, uint8_t *mtu)
+{
+	if (len < 2 || msg[0] < '1' || msg[0] > '5' || msg[1] != '\0')
+		return -EPROTO;
+	*mtu = (uint8_t)(msg[0] - '0');
+	return 0;
+}
+
 int perf_oob_hello(struct perf_oob *o, uint8_t my_mtu, uint8_t *peer_mtu)
 {
-	char mine[OOB_VERSION_LEN] = PERF_VERSION, theirs[OOB_VERSION_LEN + 1] = { 0 };
-	char mtu[2], rmtu[3] = { 0 };
+	char mine[OOB_VERSION_LEN] = PERF_VERSION, theirs[OOB_VERSION_LEN];
+	char mtu[2], rmtu[2], text[80];
 	uint32_t v, rv;
 	int rc;
 
 	rc = perf_oob_xchg(o, mine, theirs, OOB_VERSION_LEN);
 	if (rc != 0)
 		return rc;
-	o->peer_version = strtod(theirs, NULL);
-	if (o->peer_version < OOB_MIN_VERSION)
-		OOB_FAIL(o, -EPROTO, "the peer announces perftest version '%.16s', below %.2f", theirs,
-			 OOB_MIN_VERSION);
+	if (perf_version_parse(theirs, sizeof(theirs), &o->peer_version) != 0)
+		OOB_FAIL(o, -EPROTO, "the peer's first message '%s' is not a perftest version from "
+			 "%.2f (is it perftest?)", perf_oob_printable(theirs, sizeof(theirs), text,
+								   sizeof(text)), OOB_MIN_VERSION);
 	/* system data (>= 5.32): cycle buffer and cache line size; we keep ours, any fits */
 	v = htonl(4096);
 	if ((rc = perf_oob_xchg(o, &v, &rv, 4)) != 0)
@@ -250,9 +345,9 @@ int perf_oob_hello(struct perf_oob *o, uint8_t my_mtu, uint8_t *peer_mtu)
 	mtu[1] = '\0';
 	if ((rc = perf_oob_xchg(o, mtu, rmtu, 2)) != 0)
 		return rc;
-	if (rmtu[0] < '1' || rmtu[0] > '5' || rmtu[1] != '\0')
-		OOB_FAIL(o, -EPROTO, "the peer's MTU '%.2s' is not an ibv_mtu value (1-5)", rmtu);
-	*peer_mtu = (uint8_t)(rmtu[0] - '0');
+	if (perf_mtu_parse(rmtu, sizeof(rmtu), peer_mtu) != 0)
+		OOB_FAIL(o, -EPROTO, "the peer's MTU '%s' is not an ibv_mtu value (1-5)",
+			 perf_oob_printable(rmtu, sizeof(rmtu), text, sizeof(text)));
 	return 0;
 }
 
@@ -267,26 +362,38 @@ void perf_key_pack(const struct perf_key *k, char out[PERF_KEY_MSG])
 	snprintf(out + n, (size_t)(PERF_KEY_MSG - n), "%08x:", k->srqn);
 }
 
+/*
+ * Only hex digits and colons before the NUL: sscanf's %x would take a sign, blanks or a "0x"
+ * too, and a "-1" would give a QPN of 32 bits that the 24-bit field cannot carry back.
+ */
+static bool hex_and_colons(const char *text)
+{
+	return text[strspn(text, "0123456789abcdefABCDEF:")] == '\0';
+}
+
 int perf_key_parse(const char *msg, size_t len, struct perf_key *k)
 {
 	char text[PERF_KEY_MSG + 1];
 	unsigned int f[6 + 16 + 1];
 	unsigned long long vaddr;
 	const char *p;
-	int n;
+	int n = -1;
 
 	if (len > PERF_KEY_MSG)
 		len = PERF_KEY_MSG;
 	memcpy(text, msg, len);
 	text[len] = '\0';
-	if (sscanf(text, "%4x:%4x:%6x:%6x:%8x:%16llx:%n", &f[0], &f[1], &f[2], &f[3], &f[4],
-		   &vaddr, &n) != 6)
+	/* %n stays unset when a literal after the last conversion does not match: sscanf still
+	 * counts the conversions (fuzz_exchange found p running off the buffer) */
+	if (!hex_and_colons(text) ||
+	    sscanf(text, "%4x:%4x:%6x:%6x:%8x:%16llx:%n", &f[0], &f[1], &f[2], &f[3], &f[4],
+		   &vaddr, &n) != 6 || n < 0)
 		return -EPROTO;
 	p = text + n;
 	for (int i = 0; i < 17; i++) {
-		int m;
+		int m = -1;
 
-		if (sscanf(p, i < 16 ? "%2x:%n" : "%8x%n", &f[6 + i], &m) != 1)
+		if (sscanf(p, i < 16 ? "%2x:%n" : "%8x%n", &f[6 + i], &m) != 1 || m < 0)
 			return -EPROTO;
 		p += m;
 	}
@@ -314,8 +421,12 @@ int perf_oob_keys(struct perf_oob *o, const struct perf_key *mine, struct perf_k
 		rc = perf_oob_xchg(o, out, in, PERF_KEY_MSG);
 		if (rc != 0)
 			return rc;
-		if (perf_key_parse(in, sizeof(in), &k) != 0)
-			OOB_FAIL(o, -EPROTO, "malformed key message '%.107s'", in);
+		if (perf_key_parse(in, sizeof(in), &k) != 0) {
+			char text[120];
+
+			OOB_FAIL(o, -EPROTO, "malformed key message '%s'",
+				 perf_oob_printable(in, sizeof(in), text, sizeof(text)));
+		}
 		if (theirs != NULL)
 			theirs[i] = k;
 	}
@@ -395,14 +506,15 @@ int perf_pp_parse(const char *msg, size_t len, struct perf_pp_dest *d)
 {
 	char text[PERF_PP_MSG + 1];
 	unsigned int lid, qpn, psn;
-	int n;
+	int n = -1;
 
 	if (len > PERF_PP_MSG)
 		len = PERF_PP_MSG;
 	memcpy(text, msg, len);
 	text[len] = '\0';
-	if (sscanf(text, "%4x:%6x:%6x:%n", &lid, &qpn, &psn, &n) != 3 ||
-	    strlen(text + n) != 32)
+	/* n < 0: the ':' after the PSN did not match (sscanf still says 3; fuzz_exchange) */
+	if (!hex_and_colons(text) || sscanf(text, "%4x:%6x:%6x:%n", &lid, &qpn, &psn, &n) != 3 ||
+	    n < 0 || strlen(text + n) != 32 || strspn(text + n, "0123456789abcdefABCDEF") != 32)
 		return -EPROTO;
 	for (int i = 0; i < 16; i++) {
 		unsigned int b;
@@ -419,14 +531,15 @@ int perf_pp_parse(const char *msg, size_t len, struct perf_pp_dest *d)
 
 static int pp_read_dest(struct perf_oob *o, struct perf_pp_dest *theirs)
 {
-	char in[PERF_PP_MSG];
+	char in[PERF_PP_MSG], text[64];
 	int rc = oob_read(o, in, sizeof(in));
 
 	if (rc != 0)
 		return rc;
 	if (perf_pp_parse(in, sizeof(in), theirs) != 0)
-		OOB_FAIL(o, -EPROTO, "malformed ibv_*_pingpong address '%.51s' (expected "
-			 "LID:QPN:PSN:GID; is the peer running another test?)", in);
+		OOB_FAIL(o, -EPROTO, "malformed ibv_*_pingpong address '%s' (expected "
+			 "LID:QPN:PSN:GID; is the peer running another test?)",
+			 perf_oob_printable(in, sizeof(in), text, sizeof(text)));
 	return 0;
 }
 
@@ -460,9 +573,13 @@ int perf_pp_server_reply(struct perf_oob *o, const struct perf_pp_dest *mine)
 	rc = oob_write(o, out, sizeof(out));
 	if (rc == 0)
 		rc = oob_read(o, done, sizeof(done));
-	if (rc == 0 && memcmp(done, "done", 5) != 0)
-		snprintf(o->err, sizeof(o->err), "the client's last message is '%.5s', not \"done\"",
-			 done), rc = -EPROTO;
+	if (rc == 0 && memcmp(done, "done", 5) != 0) {
+		char text[24];
+
+		snprintf(o->err, sizeof(o->err), "the client's last message is '%s', not \"done\"",
+			 perf_oob_printable(done, sizeof(done), text, sizeof(text)));
+		rc = -EPROTO;
+	}
 	perf_oob_close(o);
 	return rc;
 }

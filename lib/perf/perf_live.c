@@ -362,6 +362,7 @@ static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 	a.ah_attr.dip = c->peer_ip;
 	a.ah_attr.ip_ver = c->live.ip_ver;
 	a.ah_attr.sl = c->live.sl;
+	a.ah_attr.traffic_class = conf->tos;
 	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
 	if (ud)
 		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
@@ -423,9 +424,9 @@ static int peer_address(struct roce_perf_live_ctx *c)
 static int oob_check(struct roce_perf_live_ctx *c, int rc)
 {
 	if (rc != 0)
-		snprintf(c->err, c->errlen, "%s exchange with the peer: %s",
+		snprintf(c->err, c->errlen, "%s exchange with %s: %s",
 			 c->live.xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest",
-			 c->oob.err);
+			 c->oob.peer, c->oob.err);
 	return rc;
 }
 
@@ -468,8 +469,11 @@ static int exchange_pingpong(struct roce_perf_live_ctx *c)
 	memcpy(mine.gid, c->me[0].gid, 16);
 	if ((rc = post_lat_recvs(c)) != 0)
 		return rc;
+	/* the server's read only: the client's answer comes after the server's ARP (connect_all) */
+	perf_oob_deadline(&c->oob, c->server ? c->live.hello_timeout : 0);
 	rc = c->server ? perf_pp_server_read(&c->oob, &theirs) :
 	     perf_pp_client(&c->oob, &mine, &theirs);
+	perf_oob_deadline(&c->oob, 0);
 	if (rc != 0)
 		return oob_check(c, rc);
 	memset(&c->peer[0], 0, sizeof(c->peer[0]));
@@ -497,6 +501,9 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 
 	if (c->live.xchg == ROCE_PERF_XCHG_PINGPONG)
 		return exchange_pingpong(c);
+	/* a real peer sends its opening at once: one that stalls in it is cut off early, so
+	 * that a half-open connection holds a --serve-forever host for seconds, not minutes */
+	perf_oob_deadline(&c->oob, c->live.hello_timeout);
 	rc = perf_oob_hello(&c->oob, (uint8_t)c->conf.mtu, &peer_mtu);
 	if (rc != 0)
 		return oob_check(c, rc);
@@ -509,6 +516,7 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 		return oob_check(c, rc);
 	if ((rc = perf_oob_keys(&c->oob, c->me, c->peer, n)) != 0)
 		return oob_check(c, rc);
+	perf_oob_deadline(&c->oob, 0);	/* from here each side may wait on the other's ARP */
 	if ((rc = connect_all(c)) != 0)
 		return rc;
 	if (c->conf.test == ROCE_PERF_SEND_BW) {
@@ -1457,9 +1465,12 @@ static int run_bw_duplex(struct roce_perf_live_ctx *c)
 			verify_writes(c, theirs.iters);
 		if (c->conf.verify && send && c->conf.duration == 0)
 			check_count(c);
-		c->res->bw_peak_gbps += theirs.bw_peak * mb;
-		c->res->bw_avg_gbps += theirs.bw_avg * mb;
-		c->res->msg_rate_mpps += theirs.msg_rate;
+		c->res->peer_bw_peak_gbps = theirs.bw_peak * mb;
+		c->res->peer_bw_avg_gbps = theirs.bw_avg * mb;
+		c->res->peer_msg_rate_mpps = theirs.msg_rate;
+		c->res->bw_peak_gbps += c->res->peer_bw_peak_gbps;
+		c->res->bw_avg_gbps += c->res->peer_bw_avg_gbps;
+		c->res->msg_rate_mpps += c->res->peer_msg_rate_mpps;
 		size_done(c, size);
 		if (send && c->live.all && (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
 			return oob_check(c, rc);

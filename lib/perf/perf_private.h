@@ -10,7 +10,8 @@
 #include "roce_verbs.h"
 
 #define PERF_KEY_MSG 108		/* a key message with a GID: 107 characters and a NUL */
-#define PERF_VERSION "6.06"		/* what we announce: perftest 6.06 (Debian 12's 4.5-0.17) */
+#define PERF_VERSION ROCE_PERF_VERSION	/* what we announce: perftest 6.06 (Debian 12's
+					 * 4.5-0.17) */
 
 /* Called while a read waits for the peer: run the engine so ARP and RoCE keep flowing. */
 typedef void (*perf_idle_fn)(void *arg);
@@ -26,9 +27,12 @@ struct perf_oob {
 	perf_idle_fn before_reply;	/* server: called once a step's message has been read, before
 					 * the answer lets the client go on; may be NULL */
 	double timeout;			/* seconds one read may wait for the peer; 0: forever */
+	double deadline;		/* CLOCK_MONOTONIC seconds by which every read must be
+					 * done (perf_oob_deadline()); 0: none */
 	const volatile int *stop;	/* non-zero ends a wait for a client (-EINTR); may be NULL */
 	double peer_version;		/* from the version step */
-	char err[160];			/* the last failure, in words */
+	char peer[64];			/* the peer's TCP address, for messages ("the peer" before) */
+	char err[200];			/* the last failure, in words */
 };
 
 /* One key message: what a side tells the other about one of its QPs. */
@@ -92,6 +96,32 @@ void perf_key_pack(const struct perf_key *k, char out[PERF_KEY_MSG]);
 
 /** Parse a key message. @return 0 or -EPROTO */
 int perf_key_parse(const char *msg, size_t len, struct perf_key *k);
+
+/**
+ * Bound every read from now on to @p secs seconds in all (0: lift the bound), so that a peer
+ * that stalls in the middle of the exchange's opening cannot hold a server for --timeout per
+ * message.
+ */
+void perf_oob_deadline(struct perf_oob *o, double secs);
+
+/**
+ * perftest's version message (char[16], NUL padded, "6.06"): a number from 5.70 (the oldest
+ * perftest will talk to) to below 100. Borrows @p msg; reads at most 16 of its @p len bytes.
+ * @return 0 with @p version set; -EPROTO (not a number, or out of that range)
+ */
+int perf_version_parse(const char *msg, size_t len, double *version);
+
+/**
+ * perftest's MTU message (>= 5.31): the ibv_mtu enum as one ASCII digit 1-5 and a NUL.
+ * @return 0 with @p mtu set (1-5); -EPROTO
+ */
+int perf_mtu_parse(const char *msg, size_t len, uint8_t *mtu);
+
+/**
+ * Bytes a peer sent, for a one-line message: up to the first NUL or @p len, non-printable
+ * bytes as \xNN, cut with "..." to fit @p size (>= 4). @return @p out, always terminated
+ */
+const char *perf_oob_printable(const void *msg, size_t len, char *out, size_t size);
 
 /* ---- ibv_{rc,uc,ud}_pingpong's exchange (rdma-core's libibverbs/examples/pingpong) ---- */
 

@@ -286,6 +286,7 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 	a.min_rnr_timer = conf->min_rnr_timer;
 	a.ah_attr.dip = peer->ip;
 	a.ah_attr.ip_ver = 4;
+	a.ah_attr.traffic_class = conf->tos;
 	memcpy(a.ah_attr.dmac, peer->mac, 6);
 	if (ud)
 		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);

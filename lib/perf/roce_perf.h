@@ -70,6 +70,10 @@ struct roce_perf_conf {
 	const char *const *cc_params;	/* ncc_params "key=value" overrides (borrowed) */
 	int ncc_params;
 	bool ecn;			/* ECT marking and CNPs even without congestion control */
+	uint8_t tos;			/* -T: the IP traffic class byte (DSCP << 2 | ECN) of the data
+					 * and its answers, perftest's GRH traffic class */
+	uint32_t post_list;		/* -l: requests per post (perftest's post list); 0 or 1: one */
+	bool no_peak;			/* -N: no peak bandwidth (its column reads 0, as perftest's) */
 };
 
 /** perftest's defaults for @p test (size 65536 bw / 2 lat, 5000 / 1000 iterations, ...). */
@@ -81,6 +85,9 @@ struct roce_perf_result {
 	double bw_peak_gbps;		/* best window of tx_depth completions */
 	double bw_avg_gbps;		/* bytes * 8 / elapsed virtual time */
 	double msg_rate_mpps;		/* messages per virtual microsecond */
+	double peer_bw_peak_gbps;	/* -b: the peer's own share of the three figures above */
+	double peer_bw_avg_gbps;	/* (perftest's --report-both "Remote results"); 0 without */
+	double peer_msg_rate_mpps;
 	double lat_min, lat_max, lat_typical, lat_avg, lat_stdev, lat_p99, lat_p999; /* usec */
 	double virtual_sec;		/* virtual time the test took */
 	double wall_sec;		/* wall-clock time it took */
@@ -119,6 +126,8 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 /* ---- real time, two processes (perf_live.c): perftest's own usage ---- */
 
 #define ROCE_PERF_TCP_PORT 18515	/* perftest's default out-of-band port */
+#define ROCE_PERF_VERSION "6.06"	/* the perftest version whose exchange rocelab speaks */
+#define ROCE_PERF_HELLO_TIMEOUT 5	/* seconds for the exchange's opening (--hello-timeout) */
 
 /* The out-of-band exchange a live run speaks on its TCP port. */
 enum roce_perf_xchg {
@@ -145,7 +154,10 @@ struct roce_perf_live {
 	bool mtu_set;			/* conf->mtu was chosen by the user; else the port's MTU decides */
 	uint64_t rate_bps;		/* the emulated NIC's line rate (its link to the port); 0: the
 					 * port's speed */
-	uint8_t sl;			/* pingpong's -l: service level of the address vector */
+	uint8_t sl;			/* perftest's -S, pingpong's -l: the address vector's SL */
+	double hello_timeout;		/* seconds a connected peer has for the exchange's opening
+					 * (versions, system data, MTU, the first keys; a pingpong
+					 * server: the client's address); 0: @timeout per message */
 	bool wait_forever;		/* server: wait for a client without @timeout (host mode) */
 	const volatile int *stop;	/* server: non-zero ends the wait for a client (errno
 					 * EINTR), e.g. set by a signal handler; may be NULL */
