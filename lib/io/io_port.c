@@ -132,7 +132,7 @@ static uint64_t kernel_rx_packets(uint32_t if_index);
 #define PORT_GATE_RETRY_US 100		/* ... then it looks this often for a gap between bursts */
 #define PORT_GATE_SPIN_US 2000		/* a burst spins this long for it, then yields between looks */
 #define PORT_GATE_LATE_US 20000		/* not there by then: bursts go ungated until it comes */
-#define PORT_GATE_CLOSE_S 2		/* a port's close waits this long for it */
+#define PORT_GATE_CLOSE_S 2		/* a port's set-up or close waits this long for it */
 
 static struct {
 	pthread_mutex_t mu;
@@ -295,6 +295,14 @@ static inline void gate_enter(void)
 		gate_acquire(PORT_GATE_LATE_US);
 	else
 		gate_call_in();		/* still on its way, or came and went while we looked */
+}
+
+/* Before a port's set-up or close: the interrupt thread held, waited for longer than a burst. */
+static void gate_enter_ctl(void)
+{
+	__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST) && !gate.broken)
+		gate_acquire((uint64_t)PORT_GATE_CLOSE_S * 1000000);
 }
 
 static inline void gate_leave(void)
@@ -1181,7 +1189,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 		probed = true;
 		p->gated = true;
 		gate_open();
-		gate_enter();
+		gate_enter_ctl();
 		(void)rte_eth_dev_start(p->port_id);
 		(void)rte_eth_dev_stop(p->port_id);
 		goto probed;
@@ -1286,11 +1294,8 @@ void roce_port_close(struct roce_port *p)
 	while (p->rxq_head != p->rxq_tail)
 		rte_pktmbuf_free(p->rxq[p->rxq_head++ & (PORT_RXQ - 1)]);
 	/* gated: a peer's leaving cannot run memif_disconnect() beside the close's own */
-	if (p->gated) {
-		__atomic_store_n(&gate.in_burst, 1, __ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&gate.held, __ATOMIC_SEQ_CST) && !gate.broken)
-			gate_acquire((uint64_t)PORT_GATE_CLOSE_S * 1000000);
-	}
+	if (p->gated)
+		gate_enter_ctl();
 	rte_eth_dev_stop(p->port_id);
 	if (!park(p)) {
 		rte_eth_dev_close(p->port_id);
