@@ -113,7 +113,14 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 
 	rc = roce_perf_live_run(ctx, &res, err, sizeof(err));
 	if (rc != 0) {
-		fprintf(stderr, "rocelab perf: %s\n", err);
+		/* one line: what stopped the run, and the completions that failed with it */
+		if (res.errors != 0)	/* the completions first: they failed first */
+			fprintf(stderr, "rocelab perf: %llu completion(s) with errors, first: %s (%s); "
+				"then %s\n", (unsigned long long)res.errors,
+				roce_wc_status_name(res.first_error),
+				roce_wc_status_str(res.first_error), err);
+		else
+			fprintf(stderr, "rocelab perf: %s\n", err);
 		status = EXIT_FAILURE;
 	}
 	if (pp && rc == 0 && res.errors == 0) {
@@ -161,7 +168,7 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	if (st.access_naks_sent != 0 || st.naks_rcvd != 0)
 		printf(" NIC: %llu NAK(s) remote access error sent, %llu error NAK(s) received\n",
 		       (unsigned long long)st.access_naks_sent, (unsigned long long)st.naks_rcvd);
-	if (perf_print_failures(&res) != 0)
+	if (rc == 0 && perf_print_failures(&res) != 0)
 		status = EXIT_FAILURE;
 	if (conf->verify && status == EXIT_SUCCESS)
 		printf(" verify: every byte and every completion checked: OK\n");

@@ -240,6 +240,11 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 	size_t want = len;
 	double end = o->timeout > 0 ? mono() + o->timeout : 0;
 	bool opening = o->deadline > 0 && (end == 0 || o->deadline < end);
+	/* a wait with no end (a server's, through the client's whole test) lasts while the peer's
+	 * frames keep coming: a peer whose link went down never closes the TCP connection */
+	bool watch = end == 0 && !opening && o->heard != NULL && o->silence > 0;
+	double heard_at = 0, look_at = 0;
+	uint64_t heard = 0;
 
 	if (opening)
 		end = o->deadline;
@@ -267,6 +272,20 @@ static int oob_read(struct perf_oob *o, void *buf, size_t len)
 			OOB_FAIL(o, -ETIMEDOUT, "the peer sent %zu of the %zu bytes expected within "
 				 "%.0f s (is it running the same test, with the same options?)",
 				 want - len, want, o->timeout);
+		if (watch && mono() >= look_at) {
+			double t = mono();
+			uint64_t h = o->heard(o->idle_arg);
+
+			if (heard_at == 0 || h != heard) {
+				heard = h;
+				heard_at = t;
+			} else if (t - heard_at > o->silence) {
+				OOB_FAIL(o, -ETIMEDOUT, "nothing from the peer for %.0f s, neither a "
+					 "frame nor the end of its test (its link down? the peer gone?)",
+					 o->silence);
+			}
+			look_at = t + 0.25;
+		}
 		if (o->idle != NULL) {
 			/* a busy loop, as the engine's: a poll() per call would cost a syscall each */
 			for (spins = 0; spins < OOB_POLL_EVERY; spins++)

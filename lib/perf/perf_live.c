@@ -187,6 +187,16 @@ static void live_idle(void *arg)
 	live_step(arg);
 }
 
+/* The peer's frames so far (any RoCE frame the port took in): while they come, it lives. */
+static uint64_t live_heard(void *arg)
+{
+	const struct roce_perf_live_ctx *c = arg;
+	struct roce_port_stats ps;
+
+	roce_port_stats(c->port, &ps);
+	return ps.rx_roce;
+}
+
 static double now_sec(const struct roce_perf_live_ctx *c)
 {
 	return (double)roce_engine_now(c->eng) / ROCE_SEC;
@@ -710,6 +720,8 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 
 	c->oob.idle = live_idle;
 	c->oob.idle_arg = c;
+	c->oob.heard = live_heard;
+	c->oob.silence = live->timeout;
 	c->oob.stop = live->stop;
 	c->oob.listening = live->listening;
 	c->oob.listening_arg = live->listening_arg;

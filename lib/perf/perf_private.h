@@ -27,6 +27,9 @@ struct perf_oob {
 	perf_idle_fn before_reply;	/* server: called once a step's message has been read, before
 					 * the answer lets the client go on; may be NULL */
 	double timeout;			/* seconds one read may wait for the peer; 0: forever */
+	uint64_t (*heard)(void *arg);	/* frames from the peer so far (with @idle_arg); may be NULL */
+	double silence;			/* a read with no timeout fails once @heard has not moved for
+					 * this long (the peer gone, its link down); 0: never */
 	double deadline;		/* CLOCK_MONOTONIC seconds by which every read must be
 					 * done (perf_oob_deadline()); 0: none */
 	const volatile int *stop;	/* non-zero ends a wait for a client (-EINTR); may be NULL */
