@@ -733,6 +733,7 @@ int roce_live_print(struct roce_live_switch *ls, FILE *out)
 		PUT("tx_dropped", es.tx_dropped);
 		PUT("tx_held", es.tx_held);	/* egress waited for the device */
 		PUT("rx_queue_full", es.rx_queue_full);
+		PUT("rx_frames", lp->st.rx_frames);	/* what follows took them */
 		PUT("to_switch", lp->st.to_switch);
 		PUT("flooded", lp->st.flooded);
 		PUT("tx_flood", lp->st.tx_flood);
