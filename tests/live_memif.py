@@ -118,6 +118,18 @@ def run_case(rocelab, tmp, name, failures):
     sys.stdout.flush()
 
 
+def memif_probe(rocelab, tmp):
+    """None if this rocelab can open memif ports (a switch with two, for 10 ms), else why not."""
+    probe = subprocess.run([rocelab, "switch", "--port", MEMIF.format(0, "server",
+                                                                     tmp + "/probe.sock"),
+                            "--port", MEMIF.format(1, "server", tmp + "/probe2.sock"),
+                            "--duration", "0.01"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+    if probe.returncode == 0:
+        return None
+    return "no memif here: %s" % probe.stdout.strip().splitlines()[-1:]
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -130,13 +142,9 @@ def main():
         return 2
     tmp = tempfile.mkdtemp(prefix="rocelab-live-memif-")
     try:
-        probe = subprocess.run([rocelab, "switch", "--port", MEMIF.format(0, "server",
-                                                                         tmp + "/probe.sock"),
-                                "--port", MEMIF.format(1, "server", tmp + "/probe2.sock"),
-                                "--duration", "0.01"], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, timeout=30)
-        if probe.returncode != 0:
-            print("skip: no memif here: %s" % probe.stdout.strip().splitlines()[-1:])
+        why = memif_probe(rocelab, tmp)
+        if why:
+            print("skip: %s" % why)
             return SKIP
         failures = []
         for n in names:

@@ -26,6 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import live_memif  # noqa: E402
 import netns  # noqa: E402
 from netns import sh  # noqa: E402
 
@@ -161,13 +162,7 @@ def main():
     failures, ran = [], 0
     netns.trap_signals()
     try:
-        probe = subprocess.run([rocelab, "switch", "--port", MEMIF.format("server",
-                                                                         tmp + "/probe.sock"),
-                                "--port", MEMIF.format("server", tmp + "/probe2.sock").replace(
-                                    "net_memif0", "net_memif1"), "--duration", "0.01"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               timeout=60)
-        have_memif = probe.returncode == 0
+        have_memif = live_memif.memif_probe(rocelab, tmp) is None
         why = "not root" if os.geteuid() != 0 else netns.usable()
         nss = None
         if not why and any(n.startswith("afpacket") for n in names):
