@@ -10,8 +10,10 @@ Cases, each a `rocelab perf` server and client running a test long enough to be 
                                          network namespaces (root)
   afpacket_link_down                     the veth taken down mid-test: both sides are left
 The survivor must exit 1 (not 0, not by a signal, not a sanitizer's abort) no later than
---timeout and a margin after the cut, with exactly one `rocelab perf:` line on stderr (DPDK's
-own start-up lines aside) and no `EAL: Error` line of DPDK's memif teardown left unexplained.
+--timeout and a margin after the cut, with exactly one `rocelab perf:` line on stderr. DPDK's
+own lines are not ours to count: the memif probe's line under --no-shconf, and the `EAL: Error:
+Invalid memory` that DPDK 22.11's memif teardown may print when the peer left first
+(docs/live.md); neither changes the exit or the line.
 
 Usage: live_peer_loss.py ROCELAB [CASE ...]; exit 77 (skip) when neither memif nor namespaces
 can be used here.
@@ -76,8 +78,8 @@ def survivor_ok(name, who, proc, out_path, err_path, t_cut, failures):
         why.append("exit %d, not 1%s" % (rc, " (a signal)" if rc < 0 or rc > 128 else ""))
     if len(ours) != 1:
         why.append("%d 'rocelab perf:' lines on stderr, not one" % len(ours))
-    if "Invalid memory" in err or "Segmentation" in err or "AddressSanitizer" in err:
-        why.append("DPDK or the sanitizer complained")
+    if "Segmentation" in err or "AddressSanitizer" in err or "runtime error" in err:
+        why.append("it crashed, or a sanitizer complained")
     if why:
         failures.append("%s: the %s: %s\n--- stderr\n%s--- stdout (tail)\n%s" %
                         (name, who, "; ".join(why), err, out[-600:]))
