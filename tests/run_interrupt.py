@@ -138,8 +138,10 @@ def caught_writing(rocelab, out):
     t = threading.Thread(target=read_lines, args=(p.stderr, lines), daemon=True)
     t.start()
     for _ in range(60000):		# 5 minutes at most, 5 ms a look
-        # any file but the capture (written during the run): the writing has begun
-        if os.path.isdir(out) and set(os.listdir(out)) - {"capture.pcap"}:
+        # any file but the capture (written during the run, beside its name until the end:
+        # capture.pcap.PID.N.partial): the writing has begun
+        if os.path.isdir(out) and [f for f in os.listdir(out)
+                                   if not f.startswith("capture.pcap")]:
             p.send_signal(signal.SIGSTOP)
             if p.poll() is None:
                 return p, lines, t
