@@ -1,6 +1,7 @@
 /* DPDK ports: an ethdev as the far end of a model link, with ARP and IPv6 ND answered and resolved. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <sched.h>
@@ -183,7 +184,7 @@ static void intr_gate(void *arg)
 /* The interrupt thread's id: the thread the EAL names so (its pthread_t is not exported). */
 static pid_t intr_thread_find(void)
 {
-	char path[64], comm[32];
+	char path[sizeof("/proc/self/task//comm") + NAME_MAX], comm[32];
 	struct dirent *d;
 	pid_t tid = 0;
 	DIR *dir;
