@@ -211,9 +211,8 @@ static pid_t intr_thread_find(void)
 
 /*
  * The first memif port opened: the interrupt thread may run on every core the data thread may,
- * not only the main lcore's (where the EAL pins it). A higher priority for it (SCHED_FIFO, or
- * nice -20) made the memif tests ten times slower on two busy cores: it then preempts the data
- * threads at every look for a gap between bursts.
+ * not only the main lcore's (where the EAL pins it). Its priority stays the process's: a higher
+ * one would preempt the data threads at each of its looks for a gap between bursts.
  */
 static void intr_thread_unpin(void)
 {
