@@ -186,6 +186,7 @@ CASES = [
     ("fixup: output is the input", ["fixup", "good.pcap", "./good.pcap"], 2,
      ["same file"], []),
     ("fixup: IN IN", ["fixup", "good.pcap", "good.pcap"], 2, ["same file"], []),
+    ("devices: unknown option", ["devices", "-x", "1"], 2, ["'-x'"], []),
     ("fixup: output is a hard link to the input", ["fixup", "good.pcap", "hardlink.pcap"], 2,
      ["same file"], []),
     ("fixup: output is a link to the input", ["fixup", "good.pcap", "alias.pcap"], 2,
@@ -482,6 +483,38 @@ def leftovers(dirpath):
     return [f for f in os.listdir(dirpath) if f.endswith(".partial")]
 
 
+def devices(rocelab, d):
+    """`rocelab devices` without rdma-core, with a libibverbs too old, and as it is here: one
+    line and exit 1 when there is nothing to list. And the executable itself must not need
+    libibverbs to start: no libibverbs in its NEEDED entries, no ibv_ symbol left undefined."""
+    cases = [
+        ("devices: no libibverbs", "/nonexistent/libibverbs.so.1", ["not installed", "libibverbs1"]),
+        ("devices: not libibverbs", "libm.so.6", ["libm.so.6", "rdma-core v32"]),
+        ("devices: as installed here", None, []),
+    ]
+    for name, lib, words in cases:
+        env = dict(os.environ)
+        env.pop("ROCELAB_LIBIBVERBS", None)
+        if lib is not None:
+            env["ROCELAB_LIBIBVERBS"] = lib
+        p = subprocess.run([rocelab, "devices"], cwd=d, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60, env=env, stdin=subprocess.DEVNULL)
+        err = p.stderr.decode("utf-8", "replace")
+        lines = [l for l in err.splitlines() if l.strip()]
+        if lib is None and p.returncode == 0 and p.stdout.strip():
+            print("%-40s exit 0  (this machine has RDMA devices)" % name)
+            continue
+        check_one(name, (p.returncode, lines), 1, words)
+    for tool, args in (("readelf", ["-d"]), ("nm", ["-D", "--undefined-only"])):
+        if shutil.which(tool) is None:
+            continue
+        out = subprocess.run([tool] + args + [rocelab], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True).stdout
+        bad = [l for l in out.splitlines() if "libibverbs" in l or " ibv_" in l or " _ibv_" in l]
+        if bad:
+            fail("%s: rocelab would need libibverbs to start: %s" % (tool, bad[:3]))
+
+
 def outputs(rocelab, d):
     """Each writer against each kind of target it must refuse, then the happy paths."""
     good = os.path.join(d, "good.pcap")
@@ -620,6 +653,7 @@ def main():
             fail("dissect good.pcap raw.pcap: good.pcap's frames not printed: %r"
                  % res.stdout[:300])
         full_disk(rocelab, d, shim)
+        devices(rocelab, d)
         outputs(rocelab, d)
         for name, args in QUIET:
             try:

@@ -12,6 +12,7 @@
 #include <rte_mempool.h>
 
 #include "roce_file.h"
+#include "roce_ibdev.h"
 #include "roce_io.h"
 #include "roce_wire.h"
 
@@ -1531,6 +1532,120 @@ START_TEST(out_commit_checks_again)
 }
 END_TEST
 
+/* ---- real devices (io_ibdev.c): the decoding and perftest's GID choice, no device needed ---- */
+
+START_TEST(ibdev_decode)
+{
+	char text[64];
+	const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 2 };
+	const uint8_t ll[16] = { 0xfe, 0x80, [8] = 0x50, 0x54, 0x00, 0xff, 0xfe, 0xc0, 0x00, 0x02 };
+
+	/* ibv_devinfo's tables (rdma-core examples/devinfo.c) */
+	ck_assert_uint_eq(roce_ibdev_lanes(1), 1);
+	ck_assert_uint_eq(roce_ibdev_lanes(2), 4);
+	ck_assert_uint_eq(roce_ibdev_lanes(4), 8);
+	ck_assert_uint_eq(roce_ibdev_lanes(8), 12);
+	ck_assert_uint_eq(roce_ibdev_lanes(16), 2);
+	ck_assert_uint_eq(roce_ibdev_lanes(3), 0);
+	ck_assert_double_eq(roce_ibdev_lane_gbps(1), 2.5);
+	ck_assert_double_eq(roce_ibdev_lane_gbps(32), 25.0);
+	ck_assert_double_eq(roce_ibdev_lane_gbps(64), 50.0);
+	ck_assert_double_eq(roce_ibdev_lane_gbps(128), 100.0);
+	ck_assert_double_eq(roce_ibdev_lane_gbps(3), 0.0);
+	ck_assert_uint_eq(roce_ibdev_mtu_bytes(1), 256);
+	ck_assert_uint_eq(roce_ibdev_mtu_bytes(3), 1024);
+	ck_assert_uint_eq(roce_ibdev_mtu_bytes(5), 4096);
+	ck_assert_uint_eq(roce_ibdev_mtu_bytes(0), 0);
+	ck_assert_uint_eq(roce_ibdev_mtu_bytes(6), 0);
+	ck_assert_str_eq(roce_ibdev_port_state_name(4), "PORT_ACTIVE");
+	ck_assert_str_eq(roce_ibdev_port_state_name(1), "PORT_DOWN");
+	ck_assert_str_eq(roce_ibdev_port_state_name(9), "invalid state");
+	ck_assert(roce_gid_is_ipv4(v4));
+	ck_assert(!roce_gid_is_ipv4(ll));
+	ck_assert_str_eq(roce_gid_text(v4, text, sizeof(text)), "192.0.2.2");
+	ck_assert_str_eq(roce_gid_text(ll, text, sizeof(text)), "fe80::5054:ff:fec0:2");
+}
+END_TEST
+
+static void gid_set(struct roce_ibdev_gid *g, uint32_t index, enum roce_gid_type type, bool v4)
+{
+	memset(g, 0, sizeof(*g));
+	g->index = index;
+	g->type = type;
+	if (v4) {
+		g->gid[10] = g->gid[11] = 0xff;
+		g->gid[12] = 10;
+		g->gid[15] = (uint8_t)index;
+	} else {
+		g->gid[0] = 0xfe;
+		g->gid[1] = 0x80;
+		g->gid[15] = (uint8_t)index;
+	}
+}
+
+START_TEST(ibdev_gid_pick)
+{
+	struct roce_ibdev_gid gids[6];
+	struct roce_ibdev_port port = { .num = 1, .ethernet = true, .gid_tbl_len = 256,
+					.gids = gids };
+	const struct roce_ibdev_gid *g;
+	char err[256];
+
+	/* a ConnectX's table: each address once as RoCE v1 and once as v2 */
+	gid_set(&gids[0], 0, ROCE_GID_ROCE_V1, false);
+	gid_set(&gids[1], 1, ROCE_GID_ROCE_V2, false);
+	gid_set(&gids[2], 2, ROCE_GID_ROCE_V1, true);
+	gid_set(&gids[3], 3, ROCE_GID_ROCE_V2, true);
+	port.n_gids = 4;
+	g = roce_ibdev_gid_pick(&port, -1, false, err, sizeof(err));
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->index, 3);
+	g = roce_ibdev_gid_pick(&port, -1, true, err, sizeof(err));
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->index, 1);
+	g = roce_ibdev_gid_pick(&port, 1, false, err, sizeof(err));	/* -x wins */
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->index, 1);
+	/* -x naming a RoCE v1 entry, or an empty slot: refused, with the RoCE v2 ones listed */
+	ck_assert_ptr_null(roce_ibdev_gid_pick(&port, 2, false, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "GID index 2 is RoCE v1, not RoCE v2") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "3 (10.0.0.3)") != NULL, "%s", err);
+	ck_assert_ptr_null(roce_ibdev_gid_pick(&port, 7, false, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "GID index 7 is empty") != NULL, "%s", err);
+	/* rxe's: RoCE v2 only, the link-local address first */
+	gid_set(&gids[0], 0, ROCE_GID_ROCE_V2, false);
+	gid_set(&gids[1], 1, ROCE_GID_ROCE_V2, true);
+	port.n_gids = 2;
+	g = roce_ibdev_gid_pick(&port, -1, false, err, sizeof(err));
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->index, 1);
+	/* no address of the family asked for */
+	port.n_gids = 1;
+	ck_assert_ptr_null(roce_ibdev_gid_pick(&port, -1, false, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "no RoCE v2 GID with an IPv4 address") != NULL, "%s", err);
+	port.n_gids = 0;
+	ck_assert_ptr_null(roce_ibdev_gid_pick(&port, -1, false, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "RoCE v2 GIDs: none") != NULL, "%s", err);
+}
+END_TEST
+
+/* Without a library to load: one line naming the package; a later call says the same. */
+START_TEST(ibdev_no_library)
+{
+	char err[256], names[64];
+
+	setenv("ROCELAB_LIBIBVERBS", "/nonexistent/libibverbs.so.1", 1);
+	ck_assert_int_lt(roce_ibdev_names(names, sizeof(names), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "apt-get install libibverbs1") != NULL ||
+		      strstr(err, "libibverbs-dev") != NULL, "%s", err);
+	errno = 0;
+	ck_assert_ptr_null(roce_ibdev_open("rxe0", err, sizeof(err)));
+	ck_assert_int_ne(errno, 0);
+	ck_assert_msg(strstr(err, "libibverbs") != NULL, "%s", err);
+	unsetenv("ROCELAB_LIBIBVERBS");
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -1552,6 +1667,12 @@ static Suite *io_suite(void)
 	tc = tcase_create("out");
 	tcase_add_test(tc, out_refusals);
 	tcase_add_test(tc, out_commit_checks_again);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ibdev");
+	tcase_add_test(tc, ibdev_decode);
+	tcase_add_test(tc, ibdev_gid_pick);
+	tcase_add_test(tc, ibdev_no_library);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("jsonl");

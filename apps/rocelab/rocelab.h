@@ -17,6 +17,7 @@ struct rocelab_cmd {
 };
 
 extern const struct rocelab_cmd cmd_demo;
+extern const struct rocelab_cmd cmd_devices;
 extern const struct rocelab_cmd cmd_dissect;
 extern const struct rocelab_cmd cmd_craft;
 extern const struct rocelab_cmd cmd_fixup;
