@@ -186,19 +186,8 @@ def main():
         return 2
     rocelab = os.path.abspath(sys.argv[1])
     rxe_vm = os.path.abspath(sys.argv[2])
-    if os.geteuid() != 0:
-        log("SKIP: needs root (rxe-vm makes a network namespace and a tap)")
-        return SKIP
-    if not os.access(rxe_vm, os.X_OK):
-        log("SKIP: no rxe-vm tool at %s" % rxe_vm)
-        return SKIP
-    why = rxe_interop.netns_unusable()
-    if why:
-        log("SKIP: network namespaces cannot be used here: %s" % why)
-        return SKIP
-    d = rxe_interop.build_vm(rxe_vm)
+    d = rxe_interop.vm_or_skip(rxe_vm)
     if d is None:
-        log("SKIP: the rxe VM cannot be built here")
         return SKIP
     tmp = tempfile.mkdtemp(prefix="rocelab-rxe-bridge-")
     script = os.path.join(tmp, "cases.sh")

@@ -224,6 +224,25 @@ def netns_unusable():
 	return netns.usable(veth=False)
 
 
+def vm_or_skip(rxe_vm):
+	"""The VM's build directory, or None (the reason logged as a skip) when this machine
+	cannot run the guest: not root, no rxe-vm tool, no namespaces, or the build fails."""
+	if os.geteuid() != 0:
+		log("SKIP: needs root (rxe-vm makes a network namespace and a tap, and installs packages)")
+		return None
+	if not os.access(rxe_vm, os.X_OK):
+		log("SKIP: no rxe-vm tool at %s" % rxe_vm)
+		return None
+	why = netns_unusable()
+	if why:
+		log("SKIP: network namespaces cannot be used here: %s" % why)
+		return None
+	d = build_vm(rxe_vm)
+	if d is None:
+		log("SKIP: the rxe VM cannot be built here")
+	return d
+
+
 def base_test(test):
 	"""The test a case runs: 'send_bw_ud' -> 'send_bw'."""
 	return TESTS.get(test, {}).get("base") or re.sub(r"_(uc|ud)$", "", test)
@@ -602,22 +621,11 @@ def main():
 	rocelab = os.path.abspath(sys.argv[1])
 	rxe_vm = os.path.abspath(sys.argv[2])
 	cases, run_known = parse_cases(sys.argv[3:])
-	if os.geteuid() != 0:
-		log("SKIP: needs root (rxe-vm makes a network namespace and a tap, and installs packages)")
-		return SKIP
-	if not os.access(rxe_vm, os.X_OK):
-		log("SKIP: no rxe-vm tool at %s" % rxe_vm)
-		return SKIP
-	why = netns_unusable()
-	if why:
-		log("SKIP: network namespaces cannot be used here: %s" % why)
-		return SKIP
 	for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
 		signal.signal(s, on_signal)
 	t_all = time.monotonic()
-	d = build_vm(rxe_vm)
+	d = vm_or_skip(rxe_vm)
 	if d is None:
-		log("SKIP: the rxe VM cannot be built here")
 		return SKIP
 	logdir = tempfile.mkdtemp(prefix="rocelab-rxe-interop-")
 	failures, summary, known_seen = [], [], []

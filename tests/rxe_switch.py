@@ -201,19 +201,8 @@ def main():
     if bad:
         print("unknown case(s) %s (known: %s)" % (bad, list(CASES)), file=sys.stderr)
         return 2
-    if os.geteuid() != 0:
-        log("SKIP: needs root (rxe-vm makes a namespace and a tap)")
-        return SKIP
-    if not os.path.exists(rxe_vm):
-        log("SKIP: no %s" % rxe_vm)
-        return SKIP
-    why = rxe_interop.netns_unusable()
-    if why:
-        log("SKIP: network namespaces cannot be used here: %s" % why)
-        return SKIP
-    d = rxe_interop.build_vm(rxe_vm)
+    d = rxe_interop.vm_or_skip(rxe_vm)
     if d is None:
-        log("SKIP: the rxe VM cannot be built")
         return SKIP
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
