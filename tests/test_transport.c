@@ -2313,6 +2313,69 @@ START_TEST(test_rc_zero_copy)
 }
 END_TEST
 
+/*
+ * UD SENDs from zero-copy memory: the payload travels by reference, apart from the headers, and
+ * the receiver's 40-byte GRH area must still hold the frame's IPv4 header (it was read from
+ * where the payload lay: garbage, or a crash, with the payload elsewhere).
+ */
+START_TEST(test_ud_zero_copy)
+{
+	struct conn c = conn_defaults(ROCE_QPT_UD);
+	struct roce_ah_attr aa = { .ip_ver = 4 };
+	const size_t map = 1 << 16;
+	struct roce_engine_stats es;
+	struct roce_mr *zmr;
+	struct roce_qp *q[2];
+	struct roce_wc wc;
+	struct roce_ah *ah;
+	uint8_t *src;
+
+	fx_setup();
+	connect_pair(q, &c);
+	src = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(src != MAP_FAILED);
+	for (size_t i = 0; i < map; i++)
+		src[i] = (uint8_t)(i * 37u + 11u);
+	zmr = roce_reg_mr(fx.h[0].pd, src, map, ROCE_ACCESS_ZERO_COPY);
+	ck_assert_ptr_nonnull(zmr);
+	aa.dip = fx.h[1].ip;
+	memcpy(aa.dmac, fx.h[1].mac, 6);
+	ah = roce_create_ah(fx.h[0].pd, &aa);
+	ck_assert_ptr_nonnull(ah);
+	for (uint32_t i = 0; i < 64; i++) {
+		struct roce_sge sge = { .addr = (uintptr_t)src + i * 1024, .length = 1024,
+					.lkey = roce_mr_lkey(zmr) };
+		struct roce_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+					   .opcode = ROCE_WR_SEND, .send_flags = ROCE_SEND_SIGNALED };
+		const uint8_t *grh = fx.h[1].buf;
+
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = roce_qp_num(q[1]);
+		wr.wr.ud.remote_qkey = QKEY;
+		memset(fx.h[1].buf, 0xaa, 2048);
+		ck_assert_int_eq(post_recv(q[1], 1, i, 0, 1064), 0);
+		ck_assert_int_eq(roce_post_send(q[0], &wr, NULL), 0);
+		ck_assert_int_eq(wait_wc(fx.h[0].scq, 1, &wc), 1);
+		wc_ok(&wc, i, ROCE_WC_SEND);
+		ck_assert_int_eq(wait_wc(fx.h[1].rcq, 1, &wc), 1);
+		wc_ok(&wc, i, ROCE_WC_RECV);
+		ck_assert_uint_eq(wc.byte_len, 1064);
+		ck_assert_mem_eq(grh, (uint8_t[20]){ 0 }, 20);
+		ck_assert_uint_eq(grh[20], 0x45);			/* IPv4, IHL 5 */
+		ck_assert_uint_eq(grh[20 + 9], 17);			/* UDP */
+		ck_assert_mem_eq(grh + 20 + 12, fx.h[0].ip.b, 4);	/* source address */
+		ck_assert_mem_eq(grh + 20 + 16, fx.h[1].ip.b, 4);	/* destination address */
+		ck_assert_mem_eq(fx.h[1].buf + 40, src + i * 1024, 1024);
+	}
+	roce_engine_stats(fx.eng, &es);
+	ck_assert_uint_ge(es.zc_frames, 64);
+	roce_destroy_ah(ah);
+	ck_assert_int_eq(roce_dereg_mr(zmr), 0);
+	fx_teardown_qps(q, 2);
+	munmap(src, map);
+}
+END_TEST
+
 /* PSN wrap: start at 0xfffff0; multi-packet messages cross 2^24, without and with loss. */
 START_TEST(test_rc_psn_wrap)
 {
@@ -2841,6 +2904,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_loss_dup_reorder);
 	tcase_add_test(tc, test_rc_corrupt);
 	tcase_add_test(tc, test_rc_zero_copy);
+	tcase_add_test(tc, test_ud_zero_copy);
 	tcase_add_test(tc, test_rc_discard);
 	tcase_add_loop_test(tc, test_rc_psn_wrap, 0, 2);
 	tcase_add_test(tc, test_uc_loss);

@@ -106,7 +106,7 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 	if (hdr_extra != 0) {
 		/* UD: the 40-byte GRH area; a RoCEv2 IPv4 header sits in its last 20 bytes */
 		uint8_t grh[ROCE_GRH_LEN] = { 0 };
-		const uint8_t *l3 = pkt->payload - pkt->payload_off + pkt->l3_off;
+		const uint8_t *l3 = pkt->frame + pkt->l3_off;
 
 		if (pkt->ip_ver == 4)
 			memcpy(grh + 20, l3, 20);

@@ -351,6 +351,8 @@ struct roce_pkt {
 	bool icrc_ok;			/* parse: stored equals computed */
 
 	/* Offsets of the layers in the frame (parse) */
+	const uint8_t *frame;		/* parse: the frame's first byte, its headers' base (a
+					 * payload received by reference is elsewhere: @payload) */
 	uint16_t l3_off;		/* IP header or GRH */
 	uint16_t l4_off;		/* UDP header (RoCEv2); past IPv6 extension headers, if any */
 	uint16_t bth_off;		/* BTH; 0 if the frame ends before a whole BTH */

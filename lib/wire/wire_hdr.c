@@ -282,6 +282,7 @@ static int parse_transport(const uint8_t *buf, uint32_t len, uint32_t end, unsig
 	parse_ext(bth + ROCE_BTH_LEN, info, pkt);
 
 	pkt->payload_off = (uint16_t)(pkt->bth_off + info->hdr_len);
+	pkt->frame = buf;
 	pkt->payload = buf + pkt->payload_off;
 	body = end - ROCE_ICRC_LEN - pkt->payload_off;
 	if (pkt->pad > body || (pkt->pad != 0 && !(info->mask & ROCE_F_PAYLOAD)))
@@ -547,6 +548,7 @@ static inline __attribute__((always_inline)) int parse_rx(const uint8_t *buf, ui
 	pkt->psn = b1 & 0xffffff;
 	pkt->payload_off = (uint16_t)payload_off;
 	parse_ext(bth + ROCE_BTH_LEN, info, pkt);
+	pkt->frame = buf;
 	pkt->payload = payload;
 	pkt->payload_len = body - pad;
 	pkt->icrc = icrc;
