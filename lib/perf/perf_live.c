@@ -24,7 +24,6 @@
 #define LIVE_WIN 4096			/* completion-count samples for the peak bandwidth */
 #define LIVE_SALT_CLIENT 0xc11e47ull	/* data pattern of the client's buffer */
 #define LIVE_SALT_SERVER 0x5e7e7ull	/* data pattern of the server's buffer */
-#define LIVE_QKEY 0x11111111		/* as perftest */
 #define LIVE_BAD_RKEY 0x5a5a0000u	/* --bad-rkey: XORed into the rkeys we advertise and use */
 #define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
 #define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
@@ -228,17 +227,7 @@ static enum roce_mtu mtu_for_port(uint32_t l3)
 /* RESET -> INIT: receives can be posted from here on (the pingpong posts them first). */
 static int init_qp(struct roce_perf_live_ctx *c, uint32_t q)
 {
-	struct roce_qp_attr a = { 0 };
-	bool ud = c->conf.qp_type == ROCE_QPT_UD;
-
-	a.qp_state = ROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = LIVE_QKEY;
-	a.qp_access_flags = c->live.xchg == ROCE_PERF_XCHG_PINGPONG ? 0 :
-			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-			    ROCE_ACCESS_REMOTE_ATOMIC;
-	return roce_modify_qp(c->qp[q], &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
-			      (ud ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS));
+	return perf_qp_init(c->qp[q], c->conf.qp_type, c->live.xchg != ROCE_PERF_XCHG_PINGPONG);
 }
 
 static int host_create(struct roce_perf_live_ctx *c)
@@ -284,20 +273,7 @@ static int host_create(struct roce_perf_live_ctx *c)
 	if (c->mr == NULL)
 		return -ENOMEM;
 	for (uint32_t q = 0; q < conf->nqp; q++) {
-		struct roce_qp_init_attr init = {
-			.send_cq = c->scq,
-			.recv_cq = c->rcq,
-			.qp_type = conf->qp_type,
-			.cap = {
-				.max_send_wr = conf->tx_depth + 1,
-				.max_recv_wr = conf->rx_depth + 1,
-				.max_send_sge = 1,
-				.max_recv_sge = 1,
-				.max_inline_data = conf->inline_size,
-			},
-		};
-
-		c->qp[q] = roce_create_qp(c->pd, &init);
+		c->qp[q] = perf_qp_create(c->pd, c->scq, c->rcq, conf);
 		if (c->qp[q] == NULL)
 			return -errno;
 		rc = init_qp(c, q);
@@ -357,50 +333,34 @@ static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	const struct perf_key *rk = &c->peer[q];
-	struct roce_qp *qp = c->qp[q];
-	struct roce_qp_attr a = { 0 };
-	bool ud = conf->qp_type == ROCE_QPT_UD, uc = conf->qp_type == ROCE_QPT_UC;
 	bool pp = c->live.xchg == ROCE_PERF_XCHG_PINGPONG;
+	struct perf_qp_path path = {
+		.dest_qpn = rk->qpn,
+		.rq_psn = rk->psn,
+		.sq_psn = c->me[q].psn,
+		.max_dest_rd_atomic = pp ? 1 : (uint8_t)c->me[q].out_reads,
+		/* the peer's out_reads, within what our requester can track */
+		.max_rd_atomic = pp ? 1 : (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads,
+									conf->max_rd_atomic)),
+		.ah = {
+			.dip = c->peer_ip,
+			.ip_ver = c->live.ip_ver,
+			.sl = c->live.sl,
+			.traffic_class = conf->tos,
+		},
+	};
 	int rc;
 
-	a.qp_state = ROCE_QPS_RTR;
-	a.path_mtu = conf->mtu;
-	a.dest_qp_num = rk->qpn;
-	a.rq_psn = rk->psn;
-	a.max_dest_rd_atomic = pp ? 1 : (uint8_t)c->me[q].out_reads;
-	a.min_rnr_timer = conf->min_rnr_timer;
-	a.ah_attr.dip = c->peer_ip;
-	a.ah_attr.ip_ver = c->live.ip_ver;
-	a.ah_attr.sl = c->live.sl;
-	a.ah_attr.traffic_class = conf->tos;
-	memcpy(a.ah_attr.dmac, c->peer_mac, 6);
-	if (ud)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
-	else if (uc)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN);
-	else
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
-				    ROCE_QP_MIN_RNR_TIMER);
+	memcpy(path.ah.dmac, c->peer_mac, 6);
+	rc = perf_qp_connect(c->qp[q], conf, &path);
 	if (rc != 0)
 		return rc;
-	if (ud && c->ah == NULL) {
-		c->ah = roce_create_ah(c->pd, &a.ah_attr);
+	if (conf->qp_type == ROCE_QPT_UD && c->ah == NULL) {
+		c->ah = roce_create_ah(c->pd, &path.ah);
 		if (c->ah == NULL)
 			return -ENOMEM;
 	}
-	a.qp_state = ROCE_QPS_RTS;
-	a.sq_psn = c->me[q].psn;
-	a.timeout = conf->timeout;
-	a.retry_cnt = conf->retry_cnt;
-	a.rnr_retry = conf->rnr_retry;
-	/* the peer's out_reads, within what our requester can track */
-	a.max_rd_atomic = pp ? 1 : (uint8_t)ROCE_MAX(1, ROCE_MIN(rk->out_reads, conf->max_rd_atomic));
-	if (ud || uc)
-		return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
-	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
-			      ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
+	return 0;
 }
 
 /*
@@ -870,7 +830,7 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 		if (conf->qp_type == ROCE_QPT_UD) {
 			wr.wr.ud.ah = c->ah;
 			wr.wr.ud.remote_qpn = c->peer[q].qpn;
-			wr.wr.ud.remote_qkey = LIVE_QKEY;
+			wr.wr.ud.remote_qkey = PERF_QKEY;
 		}
 		break;
 	}

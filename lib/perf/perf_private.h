@@ -156,6 +156,34 @@ int perf_pp_server_read(struct perf_oob *o, struct perf_pp_dest *theirs);
 /** Server, second half: write ours, read the client's "done", close. */
 int perf_pp_server_reply(struct perf_oob *o, const struct perf_pp_dest *mine);
 
+/* ---- perf_qp.c: a QP's bring-up, for every mode ---- */
+
+#define PERF_QKEY 0x11111111		/* perftest's Q_Key for UD */
+
+/* What one side connects a QP to: from the other host, or the peer's key message. */
+struct perf_qp_path {
+	uint32_t dest_qpn;		/* the peer's QP */
+	uint32_t rq_psn;		/* the peer's first send PSN */
+	uint32_t sq_psn;		/* ours */
+	uint8_t max_dest_rd_atomic;	/* READs and atomics we answer at once (our out_reads) */
+	uint8_t max_rd_atomic;		/* ... we have outstanding (the peer's out_reads) */
+	struct roce_ah_attr ah;		/* the peer's address; UD's AH is made from it too */
+};
+
+/** A QP with perftest's capabilities for @p conf (send/receive depth + 1, one SGE, inline). */
+struct roce_qp *perf_qp_create(struct roce_pd *pd, struct roce_cq *scq, struct roce_cq *rcq,
+			       const struct roce_perf_conf *conf);
+
+/**
+ * RESET -> INIT on port 1: UD with perftest's Q_Key; RC and UC with remote WRITE, READ and
+ * atomic access when @p remote_access (the ibv_*_pingpongs ask for none). @return 0 or -errno
+ */
+int perf_qp_init(struct roce_qp *qp, enum roce_qp_type type, bool remote_access);
+
+/** INIT -> RTR -> RTS toward @p path, with perftest's masks for conf's connection type. */
+int perf_qp_connect(struct roce_qp *qp, const struct roce_perf_conf *conf,
+		    const struct perf_qp_path *path);
+
 /* perf_run.c: statistics shared with the live mode */
 
 /** Sort @p lat (@p n samples, us) and fill the latency columns of @p r. */

@@ -223,20 +223,7 @@ static int host_init(struct perf_ctx *c, int h)
 	p->lkey = roce_mr_lkey(p->mr);
 	p->rkey = roce_mr_rkey(p->mr);
 	for (uint32_t q = 0; q < conf->nqp; q++) {
-		struct roce_qp_init_attr init = {
-			.send_cq = p->scq,
-			.recv_cq = p->rcq,
-			.qp_type = conf->qp_type,
-			.cap = {
-				.max_send_wr = conf->tx_depth + 1,
-				.max_recv_wr = conf->rx_depth + 1,
-				.max_send_sge = 1,
-				.max_recv_sge = 1,
-				.max_inline_data = conf->inline_size,
-			},
-		};
-
-		p->qp[q] = roce_create_qp(p->pd, &init);
+		p->qp[q] = perf_qp_create(p->pd, p->scq, p->rcq, conf);
 		if (p->qp[q] == NULL)
 			return -errno;
 		p->qpn[q] = roce_qp_num(p->qp[q]);
@@ -263,58 +250,24 @@ static int connect_qp(struct perf_ctx *c, int h, uint32_t q)
 {
 	const struct roce_perf_conf *conf = c->conf;
 	struct perf_host *me = &c->host[h], *peer = &c->host[1 - h];
-	struct roce_qp *qp = me->qp[q];
-	struct roce_qp_attr a = { 0 };
-	bool ud = conf->qp_type == ROCE_QPT_UD;
+	struct perf_qp_path path = {
+		.dest_qpn = roce_qp_num(peer->qp[q]),
+		.rq_psn = conf->resume_psn != NULL ? conf->resume_psn[1 - h][q] : conf->first_psn,
+		.sq_psn = conf->resume_psn != NULL ? conf->resume_psn[h][q] : conf->first_psn,
+		.max_dest_rd_atomic = (uint8_t)conf->max_rd_atomic,
+		.max_rd_atomic = (uint8_t)conf->max_rd_atomic,
+		.ah = { .dip = peer->ip, .ip_ver = 4, .traffic_class = conf->tos },
+	};
 	int rc;
 
-	a.qp_state = ROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x11111111;
-	a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-			    ROCE_ACCESS_REMOTE_ATOMIC;
-	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
-			    (ud ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS));
+	memcpy(path.ah.dmac, peer->mac, 6);
+	rc = perf_qp_init(me->qp[q], conf->qp_type, true);
+	if (rc == 0)
+		rc = perf_qp_connect(me->qp[q], conf, &path);
 	if (rc != 0)
 		return rc;
-
-	a.qp_state = ROCE_QPS_RTR;
-	a.path_mtu = conf->mtu;
-	a.dest_qp_num = roce_qp_num(peer->qp[q]);
-	a.rq_psn = conf->resume_psn != NULL ? conf->resume_psn[1 - h][q] : conf->first_psn;
-	a.max_dest_rd_atomic = (uint8_t)conf->max_rd_atomic;
-	a.min_rnr_timer = conf->min_rnr_timer;
-	a.ah_attr.dip = peer->ip;
-	a.ah_attr.ip_ver = 4;
-	a.ah_attr.traffic_class = conf->tos;
-	memcpy(a.ah_attr.dmac, peer->mac, 6);
-	if (ud)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
-	else if (conf->qp_type == ROCE_QPT_UC)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN);
-	else
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
-				    ROCE_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return rc;
-
-	a.qp_state = ROCE_QPS_RTS;
-	a.sq_psn = conf->resume_psn != NULL ? conf->resume_psn[h][q] : conf->first_psn;
-	a.timeout = conf->timeout;
-	a.retry_cnt = conf->retry_cnt;
-	a.rnr_retry = conf->rnr_retry;
-	a.max_rd_atomic = (uint8_t)conf->max_rd_atomic;
-	if (conf->qp_type == ROCE_QPT_RC)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
-				    ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
-	else
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
-	if (rc != 0)
-		return rc;
-	if (ud && me->ah == NULL) {
-		me->ah = roce_create_ah(me->pd, &a.ah_attr);
+	if (conf->qp_type == ROCE_QPT_UD && me->ah == NULL) {
+		me->ah = roce_create_ah(me->pd, &path.ah);
 		if (me->ah == NULL)
 			return -ENOMEM;
 	}
@@ -448,7 +401,7 @@ static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool s
 		if (conf->qp_type == ROCE_QPT_UD) {
 			wr->wr.ud.ah = me->ah;
 			wr->wr.ud.remote_qpn = peer->qpn[q];
-			wr->wr.ud.remote_qkey = 0x11111111;
+			wr->wr.ud.remote_qkey = PERF_QKEY;
 		}
 		break;
 	}
