@@ -1597,8 +1597,8 @@ static int run_lat_sizes(struct roce_perf_live_ctx *c)
 	return 0;
 }
 
-int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
-		       char *err, size_t errlen)
+static int live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res, char *err,
+		    size_t errlen)
 {
 	int rc;
 
@@ -1626,6 +1626,16 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 		/* ib_send_lat and ib_read_lat close as the bandwidth tests (the read_lat server
 		 * serves the READs meanwhile); the pingpong closed after its exchange */
 		rc = oob_check(c, perf_oob_finish(&c->oob, c->me));
+	return rc;
+}
+
+int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *res,
+		       char *err, size_t errlen)
+{
+	int rc = live_run(c, res, err, errlen);
+
+	/* what the run's last step queued (an ACK, say) leaves now, within the port's figures */
+	roce_port_flush(c->port);
 	return rc;
 }
 
