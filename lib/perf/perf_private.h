@@ -170,17 +170,32 @@ struct perf_qp_path {
 	struct roce_ah_attr ah;		/* the peer's address; UD's AH is made from it too */
 };
 
-/** A QP with perftest's capabilities for @p conf (send/receive depth + 1, one SGE, inline). */
-struct roce_qp *perf_qp_create(struct roce_pd *pd, struct roce_cq *scq, struct roce_cq *rcq,
-			       const struct roce_perf_conf *conf);
+/** perftest's capabilities for @p conf: send/receive depth + 1, one SGE, -I inline. */
+void perf_qp_cap(const struct roce_perf_conf *conf, struct roce_qp_cap *cap);
 
 /**
  * RESET -> INIT on port 1: UD with perftest's Q_Key; RC and UC with remote WRITE, READ and
- * atomic access when @p remote_access (the ibv_*_pingpongs ask for none). @return 0 or -errno
+ * atomic access when @p remote_access (the ibv_*_pingpongs ask for none).
+ * @return the mask of what @p a now holds
  */
+unsigned int perf_qp_init_attr(enum roce_qp_type type, bool remote_access, struct roce_qp_attr *a);
+
+/** INIT -> RTR toward @p path, with perftest's mask for conf's connection type. */
+unsigned int perf_qp_rtr_attr(const struct roce_perf_conf *conf, const struct perf_qp_path *path,
+			      struct roce_qp_attr *a);
+
+/** RTR -> RTS, with perftest's mask for conf's connection type. */
+unsigned int perf_qp_rts_attr(const struct roce_perf_conf *conf, const struct perf_qp_path *path,
+			      struct roce_qp_attr *a);
+
+/** The emulated NIC's QP with perf_qp_cap(). */
+struct roce_qp *perf_qp_create(struct roce_pd *pd, struct roce_cq *scq, struct roce_cq *rcq,
+			       const struct roce_perf_conf *conf);
+
+/** perf_qp_init_attr() applied. @return 0 or -errno */
 int perf_qp_init(struct roce_qp *qp, enum roce_qp_type type, bool remote_access);
 
-/** INIT -> RTR -> RTS toward @p path, with perftest's masks for conf's connection type. */
+/** perf_qp_rtr_attr(), then perf_qp_rts_attr() applied. @return 0 or -errno */
 int perf_qp_connect(struct roce_qp *qp, const struct roce_perf_conf *conf,
 		    const struct perf_qp_path *path);
 

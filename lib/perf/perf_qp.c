@@ -1,79 +1,100 @@
 /*
- * A perftest QP's life before its first work request, written once for every mode: created
- * with perftest's capabilities, RESET -> INIT, then RTR and RTS with the masks perftest's
- * ctx_modify_qp_to_{init,rtr,rts} give each connection type.
+ * A perftest QP's life before its first work request, written once for every mode and every
+ * provider: created with perftest's capabilities, RESET -> INIT, then RTR and RTS with the
+ * masks perftest's ctx_modify_qp_to_{init,rtr,rts} give each connection type.
  */
 #include <errno.h>
 
 #include "perf_private.h"
 
+void perf_qp_cap(const struct roce_perf_conf *conf, struct roce_qp_cap *cap)
+{
+	*cap = (struct roce_qp_cap){
+		.max_send_wr = conf->tx_depth + 1,
+		.max_recv_wr = conf->rx_depth + 1,
+		.max_send_sge = 1,
+		.max_recv_sge = 1,
+		.max_inline_data = conf->inline_size,
+	};
+}
+
+unsigned int perf_qp_init_attr(enum roce_qp_type type, bool remote_access, struct roce_qp_attr *a)
+{
+	*a = (struct roce_qp_attr){
+		.qp_state = ROCE_QPS_INIT,
+		.port_num = 1,
+		.qkey = PERF_QKEY,
+		.qp_access_flags = remote_access ? ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+				   ROCE_ACCESS_REMOTE_ATOMIC : 0,
+	};
+	return ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+	       (type == ROCE_QPT_UD ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS);
+}
+
+unsigned int perf_qp_rtr_attr(const struct roce_perf_conf *conf, const struct perf_qp_path *path,
+			      struct roce_qp_attr *a)
+{
+	*a = (struct roce_qp_attr){
+		.qp_state = ROCE_QPS_RTR,
+		.path_mtu = conf->mtu,
+		.dest_qp_num = path->dest_qpn,
+		.rq_psn = path->rq_psn,
+		.max_dest_rd_atomic = path->max_dest_rd_atomic,
+		.min_rnr_timer = conf->min_rnr_timer,
+		.ah_attr = path->ah,
+	};
+	if (conf->qp_type == ROCE_QPT_UD)
+		return ROCE_QP_STATE;
+	if (conf->qp_type == ROCE_QPT_UC)
+		return ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU | ROCE_QP_DEST_QPN |
+		       ROCE_QP_RQ_PSN;
+	return ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU | ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN |
+	       ROCE_QP_MAX_DEST_RD_ATOMIC | ROCE_QP_MIN_RNR_TIMER;
+}
+
+unsigned int perf_qp_rts_attr(const struct roce_perf_conf *conf, const struct perf_qp_path *path,
+			      struct roce_qp_attr *a)
+{
+	*a = (struct roce_qp_attr){
+		.qp_state = ROCE_QPS_RTS,
+		.sq_psn = path->sq_psn,
+		.timeout = conf->timeout,
+		.retry_cnt = conf->retry_cnt,
+		.rnr_retry = conf->rnr_retry,
+		.max_rd_atomic = path->max_rd_atomic,
+	};
+	if (conf->qp_type != ROCE_QPT_RC)
+		return ROCE_QP_STATE | ROCE_QP_SQ_PSN;
+	return ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT | ROCE_QP_RETRY_CNT |
+	       ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC;
+}
+
 struct roce_qp *perf_qp_create(struct roce_pd *pd, struct roce_cq *scq, struct roce_cq *rcq,
 			       const struct roce_perf_conf *conf)
 {
-	struct roce_qp_init_attr init = {
-		.send_cq = scq,
-		.recv_cq = rcq,
-		.qp_type = conf->qp_type,
-		.cap = {
-			.max_send_wr = conf->tx_depth + 1,
-			.max_recv_wr = conf->rx_depth + 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-			.max_inline_data = conf->inline_size,
-		},
-	};
+	struct roce_qp_init_attr init = { .send_cq = scq, .recv_cq = rcq, .qp_type = conf->qp_type };
 
+	perf_qp_cap(conf, &init.cap);
 	return roce_create_qp(pd, &init);
 }
 
 int perf_qp_init(struct roce_qp *qp, enum roce_qp_type type, bool remote_access)
 {
-	struct roce_qp_attr a = { 0 };
-	bool ud = type == ROCE_QPT_UD;
+	struct roce_qp_attr a;
+	unsigned int mask = perf_qp_init_attr(type, remote_access, &a);
 
-	a.qp_state = ROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = PERF_QKEY;
-	a.qp_access_flags = remote_access ? ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-					    ROCE_ACCESS_REMOTE_ATOMIC : 0;
-	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
-			      (ud ? ROCE_QP_QKEY : ROCE_QP_ACCESS_FLAGS));
+	return roce_modify_qp(qp, &a, mask);
 }
 
 int perf_qp_connect(struct roce_qp *qp, const struct roce_perf_conf *conf,
 		    const struct perf_qp_path *path)
 {
-	struct roce_qp_attr a = { 0 };
-	bool ud = conf->qp_type == ROCE_QPT_UD, uc = conf->qp_type == ROCE_QPT_UC;
-	int rc;
+	struct roce_qp_attr a;
+	unsigned int mask = perf_qp_rtr_attr(conf, path, &a);
+	int rc = roce_modify_qp(qp, &a, mask);
 
-	a.qp_state = ROCE_QPS_RTR;
-	a.path_mtu = conf->mtu;
-	a.dest_qp_num = path->dest_qpn;
-	a.rq_psn = path->rq_psn;
-	a.max_dest_rd_atomic = path->max_dest_rd_atomic;
-	a.min_rnr_timer = conf->min_rnr_timer;
-	a.ah_attr = path->ah;
-	if (ud)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
-	else if (uc)
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN);
-	else
-		rc = roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
-				    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
-				    ROCE_QP_MIN_RNR_TIMER);
 	if (rc != 0)
 		return rc;
-
-	a.qp_state = ROCE_QPS_RTS;
-	a.sq_psn = path->sq_psn;
-	a.timeout = conf->timeout;
-	a.retry_cnt = conf->retry_cnt;
-	a.rnr_retry = conf->rnr_retry;
-	a.max_rd_atomic = path->max_rd_atomic;
-	if (ud || uc)
-		return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
-	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
-			      ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
+	mask = perf_qp_rts_attr(conf, path, &a);
+	return roce_modify_qp(qp, &a, mask);
 }
