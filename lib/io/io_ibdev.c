@@ -158,29 +158,19 @@ static void info_free(struct roce_ibdev_info *info)
 
 #ifdef ROCELAB_HAVE_IBVERBS
 
-#include <infiniband/verbs.h>
+#include "io_ibverbs.h"
 
 #define IBVERBS_SONAME "libibverbs.so.1"
 #define IBVERBS_PACKAGES "libibverbs1 ibverbs-providers"
 
-/*
- * The functions rocelab calls, resolved once. Members are named apart from verbs.h's macros
- * (ibv_query_port is one) and typed from its prototypes, which is no reference to them.
- */
+/* The library, once loaded for the process. */
 static struct {
 	int loaded;				/* 0: not tried; 1: ready; < 0: -errno of the try */
 	char err[256];				/* why not, when loaded < 0 */
 	void *so;				/* never closed: contexts point into providers */
-	__typeof__(&ibv_get_device_list) get_device_list;
-	__typeof__(&ibv_free_device_list) free_device_list;
-	__typeof__(&ibv_get_device_name) get_device_name;
-	__typeof__(&ibv_open_device) open_device;
-	__typeof__(&ibv_close_device) close_device;
-	__typeof__(&ibv_query_device) query_device;
-	int (*query_port_compat)(struct ibv_context *, uint8_t, struct _compat_ibv_port_attr *);
-	ssize_t (*query_gid_table)(struct ibv_context *, struct ibv_gid_entry *, size_t, uint32_t,
-				   size_t);
-} ibv;
+} lib;
+
+struct roce_ibverbs roce_ibv;
 
 /* What each member is, by name and version node: the ABI of rdma-core v32 and later. */
 static const struct {
@@ -188,7 +178,7 @@ static const struct {
 	const char *name;
 	const char *version;
 } ibv_syms[] = {
-#define SYM(member, name, version) { offsetof(__typeof__(ibv), member), name, version }
+#define SYM(member, name, version) { offsetof(struct roce_ibverbs, member), name, version }
 	SYM(get_device_list, "ibv_get_device_list", "IBVERBS_1.1"),
 	SYM(free_device_list, "ibv_free_device_list", "IBVERBS_1.1"),
 	SYM(get_device_name, "ibv_get_device_name", "IBVERBS_1.1"),
@@ -197,6 +187,17 @@ static const struct {
 	SYM(query_device, "ibv_query_device", "IBVERBS_1.1"),
 	SYM(query_port_compat, "ibv_query_port", "IBVERBS_1.1"),
 	SYM(query_gid_table, "_ibv_query_gid_table", "IBVERBS_1.11"),
+	SYM(alloc_pd, "ibv_alloc_pd", "IBVERBS_1.1"),
+	SYM(dealloc_pd, "ibv_dealloc_pd", "IBVERBS_1.1"),
+	SYM(reg_mr_iova2, "ibv_reg_mr_iova2", "IBVERBS_1.8"),
+	SYM(dereg_mr, "ibv_dereg_mr", "IBVERBS_1.1"),
+	SYM(create_cq, "ibv_create_cq", "IBVERBS_1.1"),
+	SYM(destroy_cq, "ibv_destroy_cq", "IBVERBS_1.1"),
+	SYM(create_qp, "ibv_create_qp", "IBVERBS_1.1"),
+	SYM(modify_qp, "ibv_modify_qp", "IBVERBS_1.1"),
+	SYM(destroy_qp, "ibv_destroy_qp", "IBVERBS_1.1"),
+	SYM(create_ah, "ibv_create_ah", "IBVERBS_1.1"),
+	SYM(destroy_ah, "ibv_destroy_ah", "IBVERBS_1.1"),
 #undef SYM
 };
 
@@ -204,33 +205,33 @@ int roce_ibdev_load(char *err, size_t errlen)
 {
 	const char *path = getenv("ROCELAB_LIBIBVERBS");
 
-	if (ibv.loaded == 0) {
+	if (lib.loaded == 0) {
 		if (path == NULL || path[0] == '\0')
 			path = IBVERBS_SONAME;
-		ibv.so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (ibv.so == NULL) {
-			ibv.loaded = -ENOENT;
-			snprintf(ibv.err, sizeof(ibv.err), "rdma-core's libibverbs is not installed "
+		lib.so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (lib.so == NULL) {
+			lib.loaded = -ENOENT;
+			snprintf(lib.err, sizeof(lib.err), "rdma-core's libibverbs is not installed "
 				 "(%s); apt-get install " IBVERBS_PACKAGES, dlerror());
 		}
-		for (size_t i = 0; ibv.so != NULL && i < sizeof(ibv_syms) / sizeof(ibv_syms[0]); i++) {
-			void *fn = dlvsym(ibv.so, ibv_syms[i].name, ibv_syms[i].version);
+		for (size_t i = 0; lib.so != NULL && i < sizeof(ibv_syms) / sizeof(ibv_syms[0]); i++) {
+			void *fn = dlvsym(lib.so, ibv_syms[i].name, ibv_syms[i].version);
 
 			if (fn == NULL) {
-				ibv.loaded = -ENOSYS;
-				snprintf(ibv.err, sizeof(ibv.err), "%s has no %s@%s: rdma-core v32 "
+				lib.loaded = -ENOSYS;
+				snprintf(lib.err, sizeof(lib.err), "%s has no %s@%s: rdma-core v32 "
 					 "or later is needed", path, ibv_syms[i].name,
 					 ibv_syms[i].version);
 				break;
 			}
-			memcpy((char *)&ibv + ibv_syms[i].offset, &fn, sizeof(fn));
+			memcpy((char *)&roce_ibv + ibv_syms[i].offset, &fn, sizeof(fn));
 		}
-		if (ibv.loaded == 0)
-			ibv.loaded = 1;
+		if (lib.loaded == 0)
+			lib.loaded = 1;
 	}
-	if (ibv.loaded < 0) {
-		snprintf(err, errlen, "%s", ibv.err);
-		return ibv.loaded;
+	if (lib.loaded < 0) {
+		snprintf(err, errlen, "%s", lib.err);
+		return lib.loaded;
 	}
 	return 0;
 }
@@ -245,7 +246,7 @@ static struct ibv_device **device_list(int *n, char *err, size_t errlen)
 		errno = -rc;
 		return NULL;
 	}
-	list = ibv.get_device_list(n);
+	list = roce_ibv.get_device_list(n);
 	if (list != NULL)
 		return list;
 	if (errno == ENOSYS)
@@ -267,8 +268,8 @@ int roce_ibdev_names(char *out, size_t outlen, char *err, size_t errlen)
 	out[0] = '\0';
 	for (int i = 0; i < n && used < outlen; i++)
 		used += (size_t)snprintf(out + used, outlen - used, "%s%s", i ? ", " : "",
-					 ibv.get_device_name(list[i]));
-	ibv.free_device_list(list);
+					 roce_ibv.get_device_name(list[i]));
+	roce_ibv.free_device_list(list);
 	return n;
 }
 
@@ -285,7 +286,7 @@ static int query_port(struct ibv_context *ctx, uint8_t num, struct ibv_port_attr
 	memset(attr, 0, sizeof(*attr));
 	if (vctx != NULL)
 		return vctx->query_port(ctx, num, attr, sizeof(*attr));
-	return ibv.query_port_compat(ctx, num, (struct _compat_ibv_port_attr *)attr);
+	return roce_ibv.query_port_compat(ctx, num, (struct _compat_ibv_port_attr *)attr);
 }
 
 static enum roce_gid_type gid_type(uint32_t t)
@@ -314,7 +315,7 @@ static int query(struct roce_ibdev *dev, char *err, size_t errlen)
 	ssize_t n;
 	int rc;
 
-	rc = ibv.query_device(dev->ctx, &da);
+	rc = roce_ibv.query_device(dev->ctx, &da);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s: ibv_query_device: %s", info->name, strerror(rc));
 		return -rc;
@@ -360,7 +361,7 @@ static int query(struct roce_ibdev *dev, char *err, size_t errlen)
 	table = calloc(slots ? slots : 1, sizeof(*table));
 	if (table == NULL)
 		goto nomem;
-	n = ibv.query_gid_table(dev->ctx, table, slots, 0, sizeof(*table));
+	n = roce_ibv.query_gid_table(dev->ctx, table, slots, 0, sizeof(*table));
 	if (n < 0) {
 		snprintf(err, errlen, "%s: ibv_query_gid_table: %s", info->name, strerror((int)-n));
 		free(table);
@@ -404,7 +405,7 @@ struct roce_ibdev *roce_ibdev_open(const char *name, char *err, size_t errlen)
 	if (list == NULL)
 		return NULL;
 	for (int i = 0; i < n && found == NULL; i++)
-		if (strcmp(ibv.get_device_name(list[i]), name) == 0)
+		if (strcmp(roce_ibv.get_device_name(list[i]), name) == 0)
 			found = list[i];
 	if (found == NULL) {
 		char names[200];
@@ -413,8 +414,8 @@ struct roce_ibdev *roce_ibdev_open(const char *name, char *err, size_t errlen)
 		names[0] = '\0';
 		for (int i = 0; i < n && used < sizeof(names); i++)
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-						 i ? ", " : "", ibv.get_device_name(list[i]));
-		ibv.free_device_list(list);
+						 i ? ", " : "", roce_ibv.get_device_name(list[i]));
+		roce_ibv.free_device_list(list);
 		if (n == 0)
 			snprintf(err, errlen, "no RDMA device '%s': there are none (the kernel's "
 				 "soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)", name);
@@ -426,15 +427,15 @@ struct roce_ibdev *roce_ibdev_open(const char *name, char *err, size_t errlen)
 	}
 	dev = calloc(1, sizeof(*dev));
 	if (dev == NULL) {
-		ibv.free_device_list(list);
+		roce_ibv.free_device_list(list);
 		snprintf(err, errlen, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
 	snprintf(dev->info.name, sizeof(dev->info.name), "%s", name);
-	dev->ctx = ibv.open_device(found);
+	dev->ctx = roce_ibv.open_device(found);
 	rc = dev->ctx == NULL ? errno : 0;
-	ibv.free_device_list(list);
+	roce_ibv.free_device_list(list);
 	if (dev->ctx == NULL) {
 		snprintf(err, errlen, "%s: ibv_open_device: %s", name, strerror(rc));
 		free(dev);
@@ -455,7 +456,7 @@ void roce_ibdev_close(struct roce_ibdev *dev)
 	if (dev == NULL)
 		return;
 	if (dev->ctx != NULL)
-		ibv.close_device(dev->ctx);
+		roce_ibv.close_device(dev->ctx);
 	info_free(&dev->info);
 	free(dev);
 }
@@ -463,6 +464,11 @@ void roce_ibdev_close(struct roce_ibdev *dev)
 const struct roce_ibdev_info *roce_ibdev_info(const struct roce_ibdev *dev)
 {
 	return &dev->info;
+}
+
+struct ibv_context *roce_ibdev_context(const struct roce_ibdev *dev)
+{
+	return dev->ctx;
 }
 
 #else /* !ROCELAB_HAVE_IBVERBS */
