@@ -1,4 +1,7 @@
-/* perftest's tests in real time between two processes: one emulated host on a DPDK port each. */
+/*
+ * perftest's tests in real time, one side a process (or a thread): the emulated host on a DPDK
+ * port, or a real RDMA device through rdma-core, both through the verbs front end.
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <sched.h>
@@ -11,6 +14,8 @@
 #include <unistd.h>
 
 #include "perf_private.h"
+#include "roce_front.h"
+#include "roce_ibdev.h"
 #include "roce_io.h"
 #include "roce_perf.h"
 #include "roce_transport.h"
@@ -35,16 +40,22 @@ struct roce_perf_live_ctx {
 	struct roce_perf_conf conf;	/* the user's, with the path MTU agreed with the peer */
 	struct roce_perf_live live;	/* the port and the peer */
 	bool server;			/* no PEER given */
+	/* the emulated NIC (none on a real device) */
 	struct roce_engine *eng;	/* wall clock */
 	struct roce_port *port;		/* the ethdev */
 	struct roce_device *dev;	/* the emulated NIC */
 	struct roce_link *link;		/* NIC <-> port: rate = port speed, no delay */
 	struct roce_pcap_writer *pcap;	/* --pcap, on the model link */
-	struct roce_pd *pd;
-	struct roce_cq *scq, *rcq;
-	struct roce_qp *qp[LIVE_MAX_QP];
-	struct roce_mr *mr;
-	struct roce_ah *ah;		/* UD: to the peer */
+	/* or a real device */
+	struct roce_ibdev *ibdev;	/* through libibverbs */
+	char ibname[80];		/* "rxe0 port 1", for messages */
+	/* the workload's objects, whoever provides them */
+	struct roce_front *front;
+	struct roce_front_pd *pd;
+	struct roce_front_cq *scq, *rcq;
+	struct roce_front_qp *qp[LIVE_MAX_QP];
+	struct roce_front_mr *mr;
+	struct roce_front_ah *ah;	/* UD: to the peer */
 	uint64_t lat_writes_done;	/* write_lat: completions of our WRITEs, this size */
 	uint32_t rbuf_off;		/* where a received message starts in its slot (UD: after
 					 * the 40-byte GRH) */
@@ -173,6 +184,13 @@ static void check_count(struct roce_perf_live_ctx *c)
  */
 static void live_step(struct roce_perf_live_ctx *c)
 {
+	if (c->eng == NULL) {	/* a real device works on its own: only give the CPU away */
+		if (++c->quiet >= LIVE_YIELD_AFTER) {
+			c->quiet = 0;
+			sched_yield();
+		}
+		return;
+	}
 	if (roce_engine_run(c->eng, 0) != 0)
 		c->quiet = 0;
 	else if (++c->quiet >= LIVE_YIELD_AFTER) {
@@ -196,9 +214,20 @@ static uint64_t live_heard(void *arg)
 	return ps.rx_roce;
 }
 
+/* Now: the engine's wall clock, or CLOCK_MONOTONIC on a real device. */
+static roce_time_t live_now(const struct roce_perf_live_ctx *c)
+{
+	struct timespec ts;
+
+	if (c->eng != NULL)
+		return roce_engine_now(c->eng);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (roce_time_t)ts.tv_sec * ROCE_SEC + (roce_time_t)ts.tv_nsec * ROCE_NS;
+}
+
 static double now_sec(const struct roce_perf_live_ctx *c)
 {
-	return (double)roce_engine_now(c->eng) / ROCE_SEC;
+	return (double)live_now(c) / ROCE_SEC;
 }
 
 #define LIVE_ERR(c, rc, ...) \
@@ -227,15 +256,18 @@ static enum roce_mtu mtu_for_port(uint32_t l3)
 /* RESET -> INIT: receives can be posted from here on (the pingpong posts them first). */
 static int init_qp(struct roce_perf_live_ctx *c, uint32_t q)
 {
-	return perf_qp_init(c->qp[q], c->conf.qp_type, c->live.xchg != ROCE_PERF_XCHG_PINGPONG);
+	struct roce_qp_attr a;
+	unsigned int mask = perf_qp_init_attr(c->conf.qp_type,
+					      c->live.xchg != ROCE_PERF_XCHG_PINGPONG, &a);
+
+	return roce_front_modify_qp(c->qp[q], &a, mask);
 }
 
-static int host_create(struct roce_perf_live_ctx *c)
+/* The emulated NIC on the port, through the front end. */
+static int emulated_create(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	struct roce_device_conf dc = { 0 };
-	size_t len;
-	int rc;
 
 	memcpy(dc.mac, c->mac, 6);
 	dc.ip[0] = c->live.ip;
@@ -250,9 +282,40 @@ static int host_create(struct roce_perf_live_ctx *c)
 		return -EINVAL;
 	if (conf->trace != NULL)
 		roce_device_set_trace(c->dev, conf->trace);
-	c->pd = roce_alloc_pd(c->dev);
-	c->scq = roce_create_cq(c->dev, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
-	c->rcq = roce_create_cq(c->dev, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
+	c->front = roce_front_emulated(c->dev);
+	return c->front != NULL ? 0 : -ENOMEM;
+}
+
+/*
+ * A verb the provider refused: one line naming it and its errno. @return -errno; a device's
+ * refusal -EIO, whatever its errno (which the line gives): not a bad option of ours
+ */
+static int refused(struct roce_perf_live_ctx *c, const char *verb)
+{
+	int e = errno ? errno : EIO;
+
+	snprintf(c->err, c->errlen, "%s: %s%s failed: %s (errno %d)",
+		 c->ibdev != NULL ? c->ibname : "rocelab0", c->ibdev != NULL ? "ibv_" : "roce_",
+		 verb, strerror(e), e);
+	return c->ibdev != NULL ? -EIO : -e;
+}
+
+/* The workload's PD, CQs, buffer, MR and QPs (in INIT), on c->front. */
+static int host_create(struct roce_perf_live_ctx *c)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	size_t len;
+	int rc;
+
+	c->pd = roce_front_alloc_pd(c->front);
+	if (c->pd == NULL)
+		return refused(c, "alloc_pd");
+	c->scq = roce_front_create_cq(c->front, (int)(conf->nqp * (conf->tx_depth + 1) + 16));
+	if (c->scq == NULL)
+		return refused(c, "create_cq");
+	c->rcq = roce_front_create_cq(c->front, (int)(conf->nqp * (conf->rx_depth + 1) + 16));
+	if (c->rcq == NULL)
+		return refused(c, "create_cq");
 	len = (size_t)conf->nqp * c->nslots * c->slot * (c->live.duplex ? 2 : 1) + LIVE_TAIL_PAD;
 	c->buf_len = (len + 4095) & ~(size_t)4095;
 	c->buf = mmap(NULL, c->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -260,25 +323,28 @@ static int host_create(struct roce_perf_live_ctx *c)
 		c->buf = NULL;
 		return -ENOMEM;
 	}
-	if (c->pd == NULL || c->scq == NULL || c->rcq == NULL)
-		return -ENOMEM;
 	pat_fill(c->buf, c->buf_len, my_salt(c));
 	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet
 	 * (-a: at any size's last byte) */
 	if (conf->test == ROCE_PERF_WRITE_LAT)
 		memset(c->buf + slot_off(c, 0, 0), 0, c->slot);
-	c->mr = roce_reg_mr(c->pd, c->buf, c->buf_len, ROCE_ACCESS_LOCAL_WRITE |
-			    ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
-			    ROCE_ACCESS_REMOTE_ATOMIC);
+	c->mr = roce_front_reg_mr(c->pd, c->buf, c->buf_len, ROCE_ACCESS_LOCAL_WRITE |
+				  ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+				  ROCE_ACCESS_REMOTE_ATOMIC);
 	if (c->mr == NULL)
-		return -ENOMEM;
+		return refused(c, "reg_mr");
 	for (uint32_t q = 0; q < conf->nqp; q++) {
-		c->qp[q] = perf_qp_create(c->pd, c->scq, c->rcq, conf);
+		struct roce_qp_cap cap;
+
+		perf_qp_cap(conf, &cap);
+		c->qp[q] = roce_front_create_qp(c->pd, c->scq, c->rcq, conf->qp_type, &cap);
 		if (c->qp[q] == NULL)
-			return -errno;
+			return refused(c, "create_qp");
 		rc = init_qp(c, q);
-		if (rc != 0)
-			return rc;
+		if (rc != 0) {
+			errno = -rc;
+			return refused(c, "modify_qp (to INIT)");
+		}
 	}
 	return 0;
 }
@@ -293,10 +359,10 @@ static void make_keys(struct roce_perf_live_ctx *c)
 
 		memset(k, 0, sizeof(*k));
 		k->out_reads = needs_reads(c->conf.test) ? (uint16_t)c->conf.max_rd_atomic : 1;
-		k->qpn = roce_qp_num(c->qp[q]);
+		k->qpn = c->qp[q]->qp_num;
 		k->psn = c->conf.first_psn ? c->conf.first_psn :
 			 (uint32_t)pat_word(seed, q) & 0xffffff;
-		k->rkey = roce_mr_rkey(c->mr) ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
+		k->rkey = c->mr->rkey ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
 		k->vaddr = (uintptr_t)c->buf + c->rx_base + slot_off(c, q, 0);
 		if (c->live.ip_ver == 6) {
 			memcpy(k->gid, c->live.ip.b, 16);	/* RoCEv2: the GID is the address */
@@ -314,6 +380,8 @@ static int resolve_peer(struct roce_perf_live_ctx *c)
 	char ip[64];
 	int rc;
 
+	if (c->port == NULL)
+		return 0;	/* a real device resolves the peer's MAC itself */
 	while ((rc = roce_port_resolve(c->port, &c->peer_ip, c->live.ip_ver, c->peer_mac)) == -EAGAIN &&
 	       now_sec(c) < end)
 		live_step(c);
@@ -349,16 +417,23 @@ static int connect_qp(struct roce_perf_live_ctx *c, uint32_t q)
 			.traffic_class = conf->tos,
 		},
 	};
+	struct roce_qp_attr a;
+	unsigned int mask;
 	int rc;
 
 	memcpy(path.ah.dmac, c->peer_mac, 6);
-	rc = perf_qp_connect(c->qp[q], conf, &path);
+	mask = perf_qp_rtr_attr(conf, &path, &a);
+	rc = roce_front_modify_qp(c->qp[q], &a, mask);
+	if (rc != 0)
+		return rc;
+	mask = perf_qp_rts_attr(conf, &path, &a);
+	rc = roce_front_modify_qp(c->qp[q], &a, mask);
 	if (rc != 0)
 		return rc;
 	if (conf->qp_type == ROCE_QPT_UD && c->ah == NULL) {
-		c->ah = roce_create_ah(c->pd, &path.ah);
+		c->ah = roce_front_create_ah(c->pd, &path.ah);
 		if (c->ah == NULL)
-			return -ENOMEM;
+			return -errno;
 	}
 	return 0;
 }
@@ -505,12 +580,39 @@ static int exchange_and_connect(struct roce_perf_live_ctx *c)
 	return 0;
 }
 
-/* -a and -b: which tests and exchanges take them (perftest's own limits, and ours). */
+static bool impaired(const struct roce_link_impair *m)
+{
+	return m->loss > 0 || m->corrupt > 0 || m->dup > 0 || m->reorder > 0 || m->jitter > 0 ||
+	       m->drop_nth > 0 || m->drop_psn_on || m->drop_acks_until > 0;
+}
+
+/* What a real device cannot take from rocelab: the emulated NIC's own features. */
+static int ibdev_check(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		       char *err, size_t errlen)
+{
+	const char *what = conf->pcap != NULL ? "--pcap (capture on its netdev: tcpdump -i IFACE "
+						 "udp port 4791)" :
+			   conf->cc != NULL || conf->ecn ? "--cc and --ecn (the device's own)" :
+			   conf->trace != NULL ? "--trace" :
+			   live->bad_rkey ? "--bad-rkey" :
+			   impaired(&conf->impair) || impaired(&conf->impair_back) ?
+			   "--loss, --drop-psn, --drop-nth" : NULL;
+
+	if (what == NULL)
+		return 0;
+	snprintf(err, errlen, "%s: the emulated NIC's, not with --ibdev", what);
+	return -EINVAL;
+}
+
+/* -a and -b: which tests and exchanges take them (perftest's own limits, and ours); what a
+ * real device cannot take. */
 int roce_perf_live_check(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
 			 char *err, size_t errlen)
 {
 	uint32_t max = live->all_max ? live->all_max : ROCE_PERF_ALL_MAX;
 
+	if (live->ibdev != NULL && ibdev_check(conf, live, err, errlen) != 0)
+		return -EINVAL;
 	if (!live->all && !live->duplex)
 		return 0;
 	if (live->xchg != ROCE_PERF_XCHG_PERFTEST) {
@@ -543,6 +645,53 @@ int roce_perf_live_check(const struct roce_perf_conf *conf, const struct roce_pe
 	return 0;
 }
 
+/*
+ * A real device's port, through the front end: the GID perftest would pick (or -x's), which
+ * gives our address; the port's speed and its active MTU, which caps the path MTU.
+ */
+static int ibdev_open(struct roce_perf_live_ctx *c)
+{
+	const struct roce_ibdev_info *info;
+	const struct roce_ibdev_port *port;
+	const struct roce_ibdev_gid *g;
+	uint8_t pn = c->live.ib_port ? c->live.ib_port : 1;
+
+	c->ibdev = roce_ibdev_open(c->live.ibdev, c->err, c->errlen);
+	if (c->ibdev == NULL)
+		return -errno;
+	info = roce_ibdev_info(c->ibdev);
+	if (pn > info->n_ports)
+		LIVE_ERR(c, -EINVAL, "%s has %u port(s): no port %u (-i)", info->name,
+			 info->n_ports, pn);
+	port = &info->ports[pn - 1];
+	snprintf(c->ibname, sizeof(c->ibname), "%s port %u", info->name, pn);
+	if (!port->ethernet)
+		LIVE_ERR(c, -EINVAL, "%s is InfiniBand, not RoCE: rocelab speaks RoCE v2", c->ibname);
+	if (port->state != 4)	/* IBV_PORT_ACTIVE */
+		LIVE_ERR(c, -ENETDOWN, "%s is %s, not PORT_ACTIVE: is its network interface up?",
+			 c->ibname, roce_ibdev_port_state_name(port->state));
+	g = roce_ibdev_gid_pick(port, c->live.gid_index, c->live.ip_ver == 6, c->err, c->errlen);
+	if (g == NULL)
+		return -EINVAL;
+	memset(&c->live.ip, 0, sizeof(c->live.ip));
+	if (roce_gid_is_ipv4(g->gid)) {
+		c->live.ip_ver = 4;
+		memcpy(c->live.ip.b, &g->gid[12], 4);
+	} else {
+		c->live.ip_ver = 6;
+		memcpy(c->live.ip.b, g->gid, 16);
+	}
+	c->live.gid_index = (int)g->index;
+	c->speed_bps = (uint64_t)(port->lanes * port->lane_gbps * 1e9);
+	if (c->live.rate_bps != 0)
+		c->speed_bps = c->live.rate_bps;
+	c->port_mtu = port->active_mtu;
+	if (!c->live.mtu_set || roce_mtu_bytes(c->conf.mtu) > port->active_mtu)
+		c->conf.mtu = roce_mtu_from_bytes(port->active_mtu);
+	c->front = roce_front_ibdev(c->ibdev, pn, g->index);
+	return c->front != NULL ? 0 : -errno;
+}
+
 /* Keep the kernel from answering our peer's RoCE frames with ICMP port unreachable. */
 static int udp_sink(const struct roce_ip_addr *ip, uint8_t ip_ver)
 {
@@ -567,6 +716,72 @@ static int udp_sink(const struct roce_ip_addr *ip, uint8_t ip_ver)
 	return fd;
 }
 
+/*
+ * The emulated NIC on a DPDK port: the engine, the port, the NIC and the link between them,
+ * and the workload's objects. @return 0; -1 with errno set and c->err filled
+ */
+static int emulated_open(struct roce_perf_live_ctx *c, const struct roce_engine_conf *ec,
+			 const struct roce_port_conf *pc)
+{
+	const struct roce_perf_conf *conf = &c->conf;
+	struct roce_link_end dev_end, port_end;
+	struct roce_link_conf lc = { 0 };
+	bool up;
+	int rc;
+
+	c->eng = roce_engine_create(ec);
+	if (c->eng == NULL) {
+		snprintf(c->err, c->errlen, "cannot create the engine and its mbuf pool");
+		return -1;
+	}
+	c->port = roce_port_open(c->eng, pc, c->err, c->errlen);
+	if (c->port == NULL)
+		return -1;
+	roce_port_mac(c->port, c->mac);
+	if (roce_port_link(c->port, &up, &c->speed_bps) != 0 || c->speed_bps == 0)
+		c->speed_bps = 100000000000ull;
+	if (c->live.rate_bps != 0)
+		c->speed_bps = c->live.rate_bps;
+	c->port_mtu = roce_port_mtu(c->port);
+	if (!c->live.mtu_set || c->conf.mtu > mtu_for_port(c->port_mtu))
+		c->conf.mtu = mtu_for_port(c->port_mtu);
+	rc = roce_port_add_addr(c->port, &c->live.ip, c->live.ip_ver);
+	if (rc == 0)
+		rc = emulated_create(c);
+	if (rc == 0)
+		rc = host_create(c);
+	if (rc != 0) {
+		snprintf(c->err, c->errlen, "cannot create the emulated host: %s", strerror(-rc));
+		errno = -rc;
+		return -1;
+	}
+	dev_end = roce_device_link_end(c->dev);
+	dev_end = roce_port_gate(c->port, &dev_end);	/* the NIC waits for TX room */
+	port_end = roce_port_link_end(c->port);
+	lc.rate_bps = c->speed_bps;
+	lc.mtu = c->port_mtu;
+	c->link = roce_link_create(c->eng, &lc, &dev_end, &port_end);
+	if (c->link == NULL) {
+		snprintf(c->err, c->errlen, "cannot create the link to the port");
+		return -1;
+	}
+	roce_device_attach(c->dev, c->link, 0);
+	roce_port_attach(c->port, c->link, 1);
+	/*
+	 * --loss, --drop-psn, --drop-nth act on the frames this process sends: the client's are
+	 * virtual time's client->server direction, the server's its server->client one.
+	 */
+	roce_link_set_impair(c->link, 0, c->server ? &c->conf.impair_back : &c->conf.impair);
+	if (conf->pcap != NULL) {
+		c->pcap = roce_pcap_create_snap(conf->pcap, conf->snaplen, c->err, c->errlen);
+		if (c->pcap == NULL)
+			return -1;
+		roce_link_set_tap(c->link, c->pcap);
+	}
+	c->sink = udp_sink(&c->live.ip, c->live.ip_ver);
+	return 0;
+}
+
 struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf,
 					       const struct roce_perf_live *live,
 					       char *err, size_t errlen)
@@ -578,17 +793,14 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 		.name = "live",
 	};
 	struct roce_port_conf pc = { .devargs = live->dev };
-	struct roce_link_end dev_end, port_end;
-	struct roce_link_conf lc = { 0 };
 	struct roce_perf_live_ctx *c;
-	bool up;
 	int rc;
 
 	if (roce_perf_check(conf, err, errlen) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (live->ip_ver != 4 && live->ip_ver != 6) {
+	if (live->ibdev == NULL && live->ip_ver != 4 && live->ip_ver != 6) {
 		snprintf(err, errlen, "no address given (--ip: IPv4 or IPv6)");
 		errno = EINVAL;
 		return NULL;
@@ -628,59 +840,22 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 					  (uint32_t)((64u << 20) / c->slot)));
 	c->rx_base = live->duplex ? (uint64_t)conf->nqp * c->nslots * c->slot : 0;
 
-	c->eng = roce_engine_create(&ec);
-	if (c->eng == NULL) {
-		snprintf(err, errlen, "cannot create the engine and its mbuf pool");
-		goto err_close;
-	}
-	c->port = roce_port_open(c->eng, &pc, err, errlen);
-	if (c->port == NULL)
-		goto err_close;
-	roce_port_mac(c->port, c->mac);
-	if (roce_port_link(c->port, &up, &c->speed_bps) != 0 || c->speed_bps == 0)
-		c->speed_bps = 100000000000ull;
-	if (live->rate_bps != 0)
-		c->speed_bps = live->rate_bps;
-	c->port_mtu = roce_port_mtu(c->port);
-	if (!live->mtu_set || c->conf.mtu > mtu_for_port(c->port_mtu))
-		c->conf.mtu = mtu_for_port(c->port_mtu);
-	rc = roce_port_add_addr(c->port, &live->ip, live->ip_ver);
-	if (rc == 0)
-		rc = host_create(c);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot create the emulated host: %s", strerror(-rc));
-		errno = -rc;
-		goto err_close;
-	}
-	dev_end = roce_device_link_end(c->dev);
-	dev_end = roce_port_gate(c->port, &dev_end);	/* the NIC waits for TX room */
-	port_end = roce_port_link_end(c->port);
-	lc.rate_bps = c->speed_bps;
-	lc.mtu = c->port_mtu;
-	c->link = roce_link_create(c->eng, &lc, &dev_end, &port_end);
-	if (c->link == NULL) {
-		snprintf(err, errlen, "cannot create the link to the port");
-		goto err_close;
-	}
-	roce_device_attach(c->dev, c->link, 0);
-	roce_port_attach(c->port, c->link, 1);
-	/*
-	 * --loss, --drop-psn, --drop-nth act on the frames this process sends: the client's are
-	 * virtual time's client->server direction, the server's its server->client one.
-	 */
-	roce_link_set_impair(c->link, 0, c->server ? &conf->impair_back : &conf->impair);
-	if (conf->pcap != NULL) {
-		c->pcap = roce_pcap_create_snap(conf->pcap, conf->snaplen, err, errlen);
-		if (c->pcap == NULL)
+	if (live->ibdev != NULL) {
+		rc = ibdev_open(c);
+		if (rc == 0)
+			rc = host_create(c);
+		if (rc != 0) {
+			errno = -rc;
 			goto err_close;
-		roce_link_set_tap(c->link, c->pcap);
+		}
+	} else if (emulated_open(c, &ec, &pc) != 0) {
+		goto err_close;
 	}
-	c->sink = udp_sink(&live->ip, live->ip_ver);
 	make_keys(c);
 
 	c->oob.idle = live_idle;
 	c->oob.idle_arg = c;
-	c->oob.heard = live_heard;
+	c->oob.heard = c->port != NULL ? live_heard : NULL;	/* a device's frames: unseen */
 	c->oob.silence = live->timeout;
 	c->oob.stop = live->stop;
 	c->oob.listening = live->listening;
@@ -727,7 +902,8 @@ static void key_line(const struct perf_key *k, bool pp, char *out, size_t size)
 void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_live_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	snprintf(info->port, sizeof(info->port), "%s", roce_port_name(c->port));
+	snprintf(info->port, sizeof(info->port), "%s",
+		 c->port != NULL ? roce_port_name(c->port) : c->ibname);
 	info->speed_bps = c->speed_bps;
 	info->port_mtu = c->port_mtu;
 	info->mtu = roce_mtu_bytes(c->conf.mtu);
@@ -752,7 +928,7 @@ static bool wc_ok(struct roce_perf_live_ctx *c, const struct roce_wc *wc)
 static uint32_t qp_index(const struct roce_perf_live_ctx *c, uint32_t qpn)
 {
 	for (uint32_t q = 0; q < c->conf.nqp; q++)
-		if (roce_qp_num(c->qp[q]) == qpn)
+		if (c->qp[q]->qp_num == qpn)
 			return q;
 	return 0;
 }
@@ -762,11 +938,11 @@ static int post_recv(struct roce_perf_live_ctx *c, uint32_t q, uint32_t s)
 	struct roce_sge sge = {
 		.addr = (uintptr_t)c->buf + c->rx_base + slot_off(c, q, s),
 		.length = c->slot,
-		.lkey = roce_mr_lkey(c->mr),
+		.lkey = c->mr->lkey,
 	};
 	struct roce_recv_wr wr = { .wr_id = (uint64_t)q << 32 | s, .sg_list = &sge, .num_sge = 1 };
 
-	return roce_post_recv(c->qp[q], &wr, NULL);
+	return roce_front_post_recv(c->qp[q], &wr);
 }
 
 /* A receive in every slot of every QP (send_bw's receiving side). */
@@ -788,7 +964,7 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	struct roce_sge sge = {
 		.addr = (uintptr_t)c->buf + slot_off(c, q, lat ? 1 : s),
 		.length = conf->size,
-		.lkey = roce_mr_lkey(c->mr),
+		.lkey = c->mr->lkey,
 	};
 	struct roce_send_wr wr = {
 		.wr_id = i,
@@ -828,19 +1004,19 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	default:
 		wr.opcode = ROCE_WR_SEND;
 		if (conf->qp_type == ROCE_QPT_UD) {
-			wr.wr.ud.ah = c->ah;
+			wr.wr.ud.ah = roce_front_ud_ah(c->ah);
 			wr.wr.ud.remote_qpn = c->peer[q].qpn;
 			wr.wr.ud.remote_qkey = PERF_QKEY;
 		}
 		break;
 	}
-	return roce_post_send(c->qp[q], &wr, NULL);
+	return roce_front_post_send(c->qp[q], &wr);
 }
 
 static void record_window(struct roce_perf_live_ctx *c, uint64_t done)
 {
 	if (c->win_len < LIVE_WIN) {
-		c->win_t[c->win_len] = roce_engine_now(c->eng);
+		c->win_t[c->win_len] = live_now(c);
 		c->win_n[c->win_len++] = done;
 	}
 }
@@ -893,7 +1069,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 	const struct roce_perf_conf *conf = &c->conf;
 	uint64_t posted[LIVE_MAX_QP] = { 0 }, done[LIVE_MAX_QP] = { 0 };
 	uint64_t total = 0, want = conf->iters * conf->nqp, all_posted = 0, last_total = 0;
-	roce_time_t t0 = roce_engine_now(c->eng), last_progress = t0;
+	roce_time_t t0 = live_now(c), last_progress = t0;
 	roce_time_t deadline = conf->duration > 0 ? t0 + (roce_time_t)(conf->duration * ROCE_SEC) :
 			       ROCE_TIME_NEVER, t_end = 0;
 	/* -b send_bw: the peer sends as much to us meanwhile (perftest's run_iter_bi) */
@@ -904,7 +1080,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 	c->win_len = 0;
 	record_window(c, 0);
 	for (;;) {
-		bool stop = deadline != ROCE_TIME_NEVER && roce_engine_now(c->eng) >= deadline;
+		bool stop = deadline != ROCE_TIME_NEVER && live_now(c) >= deadline;
 		int n;
 
 		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
@@ -920,7 +1096,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 				all_posted++;
 			}
 		}
-		while ((n = roce_poll_cq(c->scq, LIVE_CQ_BATCH, wc)) > 0) {
+		while ((n = roce_front_poll_cq(c->scq, LIVE_CQ_BATCH, wc)) > 0) {
 			for (int i = 0; i < n; i++) {
 				uint32_t q = qp_index(c, wc[i].qp_num);
 
@@ -936,7 +1112,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 		if (bi_recv)
 			recv_poll(c);
 		if (t_end == 0 && conf->duration == 0 && total >= want)
-			t_end = roce_engine_now(c->eng);	/* our figures: our sends */
+			t_end = live_now(c);	/* our figures: our sends */
 		if (c->res->errors != 0 ||
 		    (conf->duration == 0 && total >= want && (!bi_recv || c->received >= want)))
 			break;
@@ -944,7 +1120,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 			break;
 		live_step(c);
 		if (++spins % LIVE_STALL_CHECK == 0) {
-			roce_time_t now = roce_engine_now(c->eng);
+			roce_time_t now = live_now(c);
 
 			if (total + c->received != last_total) {
 				last_total = total + c->received;
@@ -957,7 +1133,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 			}
 		}
 	}
-	bw_figures(c, total, t0, t_end != 0 ? t_end : roce_engine_now(c->eng));
+	bw_figures(c, total, t0, t_end != 0 ? t_end : live_now(c));
 	if (conf->verify && total != all_posted && c->res->errors == 0)
 		verify_fail(c, "%llu of %llu operations completed", total, all_posted);
 	return 0;
@@ -969,7 +1145,7 @@ static void recv_poll(struct roce_perf_live_ctx *c)
 	struct roce_wc wc[LIVE_CQ_BATCH];
 	int n;
 
-	while ((n = roce_poll_cq(c->rcq, LIVE_CQ_BATCH, wc)) > 0) {
+	while ((n = roce_front_poll_cq(c->rcq, LIVE_CQ_BATCH, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
 			uint64_t k = c->recv_seq[q]++;
@@ -977,8 +1153,8 @@ static void recv_poll(struct roce_perf_live_ctx *c)
 			if (!wc_ok(c, &wc[i]))
 				continue;
 			if (c->received++ == 0)
-				c->recv_first = roce_engine_now(c->eng);
-			c->recv_last = roce_engine_now(c->eng);
+				c->recv_first = live_now(c);
+			c->recv_last = live_now(c);
 			if (c->conf.verify) {
 				/* the k-th message of QP q came from the peer's slot k % nslots */
 				uint64_t src = slot_off(c, q, (uint32_t)(k % c->nslots));
@@ -1060,20 +1236,20 @@ static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
 	volatile uint8_t *last = c->buf + slot_off(c, 0, 0) + c->conf.size - 1;
 	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
 			    ROCE_TIME_NEVER;
-	roce_time_t start = roce_engine_now(c->eng);
+	roce_time_t start = live_now(c);
 	uint32_t spins = 0;
 	struct roce_wc wc;
 
 	while (*last != stamp) {
 		live_step(c);
-		if (roce_poll_cq(c->scq, 1, &wc) > 0) {
+		if (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
 			c->lat_writes_done++;
 			if (!wc_ok(c, &wc))
 				LIVE_ERR(c, -EIO, "a WRITE failed: %s",
 					 roce_wc_status_str(wc.status));
 		}
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    roce_engine_now(c->eng) - start > limit)
+		    live_now(c) - start > limit)
 			LIVE_ERR(c, -ETIMEDOUT, "no WRITE from the peer for %.0f s", c->live.timeout);
 	}
 	return 0;
@@ -1117,10 +1293,10 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 			if (rc != 0)
 				return rc;
 			if (i > 0)
-				c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+				c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
 			verify_lat(c, i, dst);
 		}
-		t0 = roce_engine_now(c->eng);
+		t0 = live_now(c);
 		src[conf->size - 1] = stamp;
 		if (post_send(c, 0, i, true) != 0)
 			LIVE_ERR(c, -EIO, "cannot post a WRITE");
@@ -1128,10 +1304,10 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 			rc = wait_stamp(c, stamp);
 			if (rc != 0)
 				return rc;
-			c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+			c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
 			verify_lat(c, i, dst);
 		}
-		while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+		while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
 			c->lat_writes_done++;
 			wc_ok(c, &wc);
 		}
@@ -1143,15 +1319,15 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 	 * the QP goes or the stamp byte becomes data again for the next size.
 	 */
 	limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) : ROCE_TIME_NEVER;
-	start = roce_engine_now(c->eng);
+	start = live_now(c);
 	while (c->lat_writes_done < conf->iters && !c->res->errors) {
 		live_step(c);
-		while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+		while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
 			c->lat_writes_done++;
 			wc_ok(c, &wc);
 		}
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    roce_engine_now(c->eng) - start > limit)
+		    live_now(c) - start > limit)
 			LIVE_ERR(c, -ETIMEDOUT, "our last WRITE was not acknowledged in %.0f s",
 				 c->live.timeout);
 	}
@@ -1165,16 +1341,16 @@ static int run_read_lat(struct roce_perf_live_ctx *c)
 	struct roce_wc wc;
 
 	for (uint64_t i = 0; i < c->conf.iters; i++) {
-		roce_time_t t0 = roce_engine_now(c->eng);
+		roce_time_t t0 = live_now(c);
 		int n;
 
 		if (post_send(c, 0, i, true) != 0)
 			LIVE_ERR(c, -EIO, "cannot post a READ");
-		while ((n = roce_poll_cq(c->scq, 1, &wc)) == 0)
+		while ((n = roce_front_poll_cq(c->scq, 1, &wc)) == 0)
 			live_step(c);
 		if (n < 0 || !wc_ok(c, &wc))
 			break;
-		c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US;
+		c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US;
 		if (c->conf.verify) {
 			uint64_t off = slot_off(c, 0, 0);
 			int64_t bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), off);
@@ -1191,7 +1367,7 @@ static int poll_sends(struct roce_perf_live_ctx *c)
 {
 	struct roce_wc wc;
 
-	while (roce_poll_cq(c->scq, 1, &wc) > 0) {
+	while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
 		if (!wc_ok(c, &wc))
 			LIVE_ERR(c, -EIO, "SEND %llu failed: %s", (unsigned long long)wc.wr_id + 1,
 				 roce_wc_status_str(wc.status));
@@ -1205,18 +1381,18 @@ static int wait_recv(struct roce_perf_live_ctx *c, uint64_t i)
 {
 	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
 			    ROCE_TIME_NEVER;
-	roce_time_t start = roce_engine_now(c->eng);
+	roce_time_t start = live_now(c);
 	uint8_t *dst = c->buf + slot_off(c, 0, 0) + c->rbuf_off;
 	uint32_t spins = 0;
 	struct roce_wc wc;
 	int n;
 
-	while ((n = roce_poll_cq(c->rcq, 1, &wc)) == 0) {
+	while ((n = roce_front_poll_cq(c->rcq, 1, &wc)) == 0) {
 		live_step(c);
 		if ((n = poll_sends(c)) != 0)
 			return n;
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    roce_engine_now(c->eng) - start > limit)
+		    live_now(c) - start > limit)
 			LIVE_ERR(c, -ETIMEDOUT, "no message %llu from the peer for %.0f s",
 				 (unsigned long long)i + 1, c->live.timeout);
 	}
@@ -1261,7 +1437,7 @@ static int send_one(struct roce_perf_live_ctx *c, uint64_t i)
  */
 static int run_send_lat(struct roce_perf_live_ctx *c)
 {
-	roce_time_t t0 = 0, first = roce_engine_now(c->eng), end;
+	roce_time_t t0 = 0, first = live_now(c), end;
 	int rc;
 
 	for (uint64_t i = 0; i < c->conf.iters; i++) {
@@ -1269,25 +1445,25 @@ static int run_send_lat(struct roce_perf_live_ctx *c)
 			if ((rc = wait_recv(c, i)) != 0)
 				return rc;
 			if (i == 0)
-				first = roce_engine_now(c->eng);
+				first = live_now(c);
 			else
-				c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+				c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
 		}
-		t0 = roce_engine_now(c->eng);
+		t0 = live_now(c);
 		if ((rc = send_one(c, i)) != 0)
 			return rc;
 		if (!c->server) {
 			if ((rc = wait_recv(c, i)) != 0)
 				return rc;
-			c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US / 2;
+			c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
 		}
 		if (c->res->errors)
 			break;
 	}
-	c->res->wall_sec = (double)(roce_engine_now(c->eng) - first) / ROCE_SEC;
+	c->res->wall_sec = (double)(live_now(c) - first) / ROCE_SEC;
 	/* let the last SENDs complete (their ACKs) before the QP goes */
-	end = roce_engine_now(c->eng) + (roce_time_t)(ROCE_MAX(c->live.timeout, 1.0) * ROCE_SEC);
-	while (c->sends_done < c->conf.iters && roce_engine_now(c->eng) < end) {
+	end = live_now(c) + (roce_time_t)(ROCE_MAX(c->live.timeout, 1.0) * ROCE_SEC);
+	while (c->sends_done < c->conf.iters && live_now(c) < end) {
 		if ((rc = poll_sends(c)) != 0)
 			return rc;
 		live_step(c);
@@ -1305,8 +1481,8 @@ static void settle(struct roce_perf_live_ctx *c, void (*step)(void *))
 
 	if (c->conf.qp_type == ROCE_QPT_RC)
 		return;
-	end = roce_engine_now(c->eng) + LIVE_SETTLE;
-	while (roce_engine_now(c->eng) < end)
+	end = live_now(c) + LIVE_SETTLE;
+	while (live_now(c) < end)
 		step(c);
 }
 
@@ -1635,7 +1811,8 @@ int roce_perf_live_run(struct roce_perf_live_ctx *c, struct roce_perf_result *re
 	int rc = live_run(c, res, err, errlen);
 
 	/* what the run's last step queued (an ACK, say) leaves now, within the port's figures */
-	roce_port_flush(c->port);
+	if (c->port != NULL)
+		roce_port_flush(c->port);
 	return rc;
 }
 
@@ -1645,6 +1822,8 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *c, struct roce_perf_l
 	struct roce_link_stats ls;
 
 	memset(st, 0, sizeof(*st));
+	if (c->port == NULL)
+		return;		/* a real device: its own counters (rdma statistic) */
 	roce_port_stats(c->port, &ps);
 	st->tx_frames = ps.opackets;
 	st->rx_frames = ps.ipackets;
@@ -1676,18 +1855,20 @@ void roce_perf_live_close(struct roce_perf_live_ctx *c)
 		/* the ACK of the peer's last message may still be on the link: let it out */
 		roce_time_t end = roce_engine_now(c->eng) + LIVE_LINGER;
 
-		while (roce_engine_now(c->eng) < end)
+		while (live_now(c) < end)
 			live_step(c);
 	}
 	if (c->sink >= 0)
 		close(c->sink);
 	for (uint32_t q = 0; q < LIVE_MAX_QP; q++)
-		roce_destroy_qp(c->qp[q]);
-	roce_destroy_ah(c->ah);
-	roce_dereg_mr(c->mr);
-	roce_destroy_cq(c->scq);
-	roce_destroy_cq(c->rcq);
-	roce_dealloc_pd(c->pd);
+		roce_front_destroy_qp(c->qp[q]);
+	roce_front_destroy_ah(c->ah);
+	roce_front_dereg_mr(c->mr);
+	roce_front_destroy_cq(c->scq);
+	roce_front_destroy_cq(c->rcq);
+	roce_front_dealloc_pd(c->pd);
+	roce_front_close(c->front);
+	roce_ibdev_close(c->ibdev);
 	/* the link before the port and the NIC: it may hold frames in flight */
 	roce_link_destroy(c->link);
 	roce_device_destroy(c->dev);

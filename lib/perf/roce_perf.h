@@ -146,7 +146,10 @@ struct roce_perf_live {
 	enum roce_perf_xchg xchg;	/* which peer program's exchange */
 	const char *dev;		/* --dev: DPDK devargs of the port ("net_af_packet0,iface=veth0") */
 	struct roce_ip_addr ip;		/* --ip: the emulated host's address (its RoCEv2 GID) */
-	uint8_t ip_ver;			/* 4 or 6 */
+	uint8_t ip_ver;			/* 4 or 6 (--ibdev: 6 picks an IPv6 GID, else IPv4) */
+	const char *ibdev;		/* --ibdev: a real RDMA device ("rxe0") instead of @dev */
+	uint8_t ib_port;		/* -i: its port; 0: 1 */
+	int gid_index;			/* -x: its GID (RoCE v2); -1: perftest's choice */
 	const char *peer;		/* client: the server's host name or address (TCP); NULL: server */
 	uint16_t tcp_port;		/* perftest's exchange; 0: 18515 */
 	double timeout;			/* seconds: server waiting for a client (0: forever), client
