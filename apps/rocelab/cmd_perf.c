@@ -97,7 +97,7 @@ static const char usage[] =
 	"  --capture FILE        write every frame the port sends and receives (pcap, ns)\n"
 	"  --timeout S           give up after S s without a peer or progress (default 30;\n"
 	"                        0: the server waits for a client forever)\n"
-	"  -d DEV, -i 1, -x IDX, -F  perftest's; accepted and change nothing (one port, one GID)\n"
+	"  -F                    perftest's; accepted and changes nothing\n"
 	"  --serve-forever       host mode (server): serve clients one after another until\n"
 	"                        SIGINT or SIGTERM; a failed client does not end it\n"
 	"  --hello-timeout S     a connected peer must send the exchange's opening (version,\n"
@@ -113,6 +113,18 @@ static const char usage[] =
 	"  The MTU follows the port's unless -m is given; --rate sets the emulated NIC's line\n"
 	"  rate (default: the port's speed); -D counts wall-clock seconds.\n"
 	"\n"
+	"A real RDMA device through rdma-core (docs/devices.md), as perftest runs on it:\n"
+	"  rocelab perf TEST --ibdev DEV [-x GID_INDEX] [-i PORT] [options]    both ends, in\n"
+	"                        this process, in loopback through the device\n"
+	"  rocelab perf TEST --ibdev DEV --server [options]       the server, for any client\n"
+	"  rocelab perf TEST --ibdev DEV [options] PEER           the client of any server\n"
+	"  --ibdev DEV, -d DEV   the device (rxe0, mlx5_0: `rocelab devices` lists them)\n"
+	"  -x GID_INDEX          its RoCE v2 GID; default: perftest's choice (the first RoCE v2\n"
+	"                        IPv4 one; with --ipv6, IPv6)\n"
+	"  -i PORT               its port (default 1)\n"
+	"  --server              wait for a client instead of running both ends\n"
+	"  The peer may be perftest, rocelab on a device, or rocelab emulated (--dev).\n"
+	"\n"
 	"ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong (rdma-core's examples), real time only:\n"
 	"  rocelab perf rc_pingpong|uc_pingpong|ud_pingpong --dev DEVARGS --ip ADDR [PEER]\n"
 	"  with their options -p -s -n -m -r -l (SL); -d DEV, -i 1, -g IDX and -e are accepted\n"
@@ -123,7 +135,8 @@ enum {
 	OPT_RETRY, OPT_RNR, OPT_PCAP, OPT_SNAPLEN, OPT_TRACE, OPT_VERIFY, OPT_CC, OPT_CC_PARAM, OPT_ECN,
 	OPT_DEV, OPT_IP, OPT_TIMEOUT, OPT_ODP, OPT_TS, OPT_BAD_RKEY, OPT_SERVE, OPT_ALL_MAX,
 	OPT_RECV_DELAY, OPT_MIN_RNR, OPT_FORCE, OPT_HELLO_TIMEOUT, OPT_SL, OPT_POST_LIST,
-	OPT_OUT_JSON, OPT_OUT_JSON_FILE, OPT_REPORT_BOTH, OPT_CPU_UTIL, OPT_IPV6,
+	OPT_OUT_JSON, OPT_OUT_JSON_FILE, OPT_REPORT_BOTH, OPT_CPU_UTIL, OPT_IPV6, OPT_IBDEV,
+	OPT_SERVER,
 };
 
 #define MAX_CC_PARAMS 32
@@ -167,6 +180,8 @@ static const struct option long_opts[] = {
 	{ "cc-param", required_argument, NULL, OPT_CC_PARAM },
 	{ "ecn", no_argument, NULL, OPT_ECN },
 	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "ibdev", required_argument, NULL, OPT_IBDEV },
+	{ "server", no_argument, NULL, OPT_SERVER },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "port", required_argument, NULL, 'p' },
@@ -558,11 +573,12 @@ static int run(int argc, char **argv)
 	struct roce_perf_conf conf;
 	bool all = false, size_set = false;
 	const char *cc_params[MAX_CC_PARAMS];
-	struct roce_perf_live live = { .timeout = 30 };
+	struct roce_perf_live live = { .timeout = 30, .gid_index = -1 };
+	const char *dash_d = NULL;
 	uint64_t v;
 	double d;
 	int test, opt, ncc = 0;
-	bool pp = false, serve = false, cq_mod_set = false, ipv6 = false;
+	bool pp = false, serve = false, cq_mod_set = false, ipv6 = false, server = false, real;
 	const char *capture = NULL;
 	struct perf_report_opts rep = { .gbits = false };
 
@@ -825,19 +841,35 @@ static int run(int argc, char **argv)
 		case OPT_SERVE:
 			serve = true;
 			break;
-		case 'x':	/* perftest's GID index: the emulated host has one GID, --ip's */
+		case 'x':	/* perftest's GID index (a real device's; the emulated host has one) */
+			if (pp)
+				return rocelab_usage_error("perf", "'%s' is a perftest option, not one "
+							   "of %s", argv[optind - 1], argv[1]);
+			if (!parse_u64("-x", optarg, 0, 255, &v))
+				return EXIT_USAGE;
+			live.gid_index = (int)v;
+			break;
 		case 'F':	/* perftest: do not fail on a CPU frequency warning */
 			if (pp)
 				return rocelab_usage_error("perf", "'%s' is a perftest option, not one "
 							   "of %s", argv[optind - 1], argv[1]);
 			break;
-		case 'd':	/* the device (perftest's and the pingpong's): ours is --dev */
+		case 'd':	/* perftest's device: a real one, unless --dev gives the port */
+			dash_d = optarg;
+			break;
+		case OPT_IBDEV:
+			live.ibdev = optarg;
+			break;
+		case OPT_SERVER:
+			server = true;
+			break;
 		case 'g':	/* its GID index: the emulated host has one GID, --ip's */
 		case 'e':	/* sleep on CQ events: rocelab polls */
 			break;
 		case 'i':
-			if (!parse_u64("-i", optarg, 1, 1, &v))
+			if (!parse_u64("-i", optarg, 1, 255, &v))
 				return EXIT_USAGE;
+			live.ib_port = (uint8_t)v;
 			break;
 		case 'l':
 			if (!pp) {	/* perftest's -l: --post_list */
@@ -935,30 +967,54 @@ static int run(int argc, char **argv)
 		if (!cq_mod_set)
 			conf.cq_mod = conf.post_list;	/* perftest: CQ moderation = post list */
 	}
-	if (optind < argc && live.dev != NULL && optind + 1 == argc)
+	if (live.ibdev == NULL && live.dev == NULL && !pp)
+		live.ibdev = dash_d;	/* as perftest's -d: the device */
+	if (live.ibdev != NULL && live.dev != NULL)
+		return rocelab_usage_error("perf", "--ibdev and --dev: one or the other (a real "
+					   "device, or the emulated host on a DPDK port)");
+	if (live.ibdev != NULL && pp)
+		return rocelab_usage_error("perf", "%s on a real device: run rdma-core's own "
+					   "ibv_%s", argv[1], argv[1]);
+	real = live.dev != NULL || live.ibdev != NULL;
+	if (optind < argc && real && optind + 1 == argc)
 		live.peer = argv[optind++];
 	if (optind < argc)
 		return rocelab_usage_error("perf", "unexpected argument '%s' (the two sides run in "
-					   "this process; a PEER comes with --dev)", argv[optind]);
-	if ((live.dev != NULL) != (live.ip_ver != 0))
+					   "this process; a PEER comes with --dev or --ibdev)",
+					   argv[optind]);
+	if (live.ibdev == NULL && live.gid_index >= 0)
+		return rocelab_usage_error("perf", "-x picks a real device's GID: give --ibdev (the "
+					   "emulated host's GID is --ip's address)");
+	if (live.ibdev == NULL && live.ib_port > 1)
+		return rocelab_usage_error("perf", "-i %u: the emulated host has one port",
+					   live.ib_port);
+	if (server && (live.ibdev == NULL || live.peer != NULL))
+		return rocelab_usage_error("perf", "--server goes with --ibdev and no PEER (with "
+					   "--dev, no PEER already means the server)");
+	if (live.ibdev != NULL && live.ip_ver != 0)
+		return rocelab_usage_error("perf", "--ip: a real device's address is its GID's "
+					   "(-x)");
+	if (live.ibdev != NULL && ipv6)
+		live.ip_ver = 6;	/* the GID perftest would pick: the first IPv6 one */
+	else if ((live.dev != NULL) != (live.ip_ver != 0))
 		return rocelab_usage_error("perf", "--dev and --ip go together: the port and the "
 					   "emulated host's address on it");
-	if (ipv6 && live.dev == NULL)
+	if (ipv6 && !real)
 		return rocelab_usage_error("perf", "--ipv6: in virtual time the emulated hosts have "
 					   "IPv4 GIDs; in real time --ip takes an IPv6 address");
-	if (ipv6 && live.ip_ver != 6)
+	if (ipv6 && live.ip_ver != 6 && live.ibdev == NULL)
 		return rocelab_usage_error("perf", "--ipv6: --ip is IPv4, and the emulated host's "
 					   "GID is --ip's address: give an IPv6 one");
 	if (live.all_max != 0 && !all)
 		return rocelab_usage_error("perf", "--all-max goes with -a");
-	if (conf.recv_delay > 0 && live.dev != NULL)
+	if (conf.recv_delay > 0 && real)
 		return rocelab_usage_error("perf", "--recv-delay runs in virtual time only (the "
 					   "application's pace is the real one in real time)");
-	if (live.duplex && live.dev == NULL)
+	if (live.duplex && !real)
 		return rocelab_usage_error("perf", "-b runs in real time only: give --dev and --ip "
-					   "(docs/live.md)");
-	live.all = live.dev != NULL && all;
-	if (live.dev != NULL && (all || live.duplex)) {
+					   "(docs/live.md), or --ibdev");
+	live.all = real && all;
+	if (real) {
 		char err[160];
 
 		if (roce_perf_live_check(&conf, &live, err, sizeof(err)) != 0)
@@ -979,12 +1035,15 @@ static int run(int argc, char **argv)
 			      conf.test == ROCE_PERF_SEND_LAT))
 		return rocelab_usage_error("perf", "--bad-rkey needs --dev and a test that uses "
 					   "rkeys (write, read or atomic)");
-	if (serve && (live.dev == NULL || live.peer != NULL))
-		return rocelab_usage_error("perf", "--serve-forever is for a server: --dev and --ip, "
-					   "no PEER");
+	if (serve && (!real || live.peer != NULL))
+		return rocelab_usage_error("perf", "--serve-forever is for a server: --dev and --ip "
+					   "(or --ibdev), no PEER");
 	if (pp && live.dev == NULL)
 		return rocelab_usage_error("perf", "%s runs in real time only: give --dev and --ip "
 					   "(docs/live.md)", argv[1]);
+	/* a real device needs no DPDK: everything else runs on the EAL's mbufs and ports */
+	if (live.ibdev == NULL && rocelab_eal_start() != 0)
+		return EXIT_FAILURE;
 	if (conf.snaplen != 0 && conf.pcap == NULL && capture == NULL)
 		return rocelab_usage_error("perf", "--snaplen goes with --pcap or --capture");
 	if (capture != NULL) {
@@ -1002,7 +1061,9 @@ static int run(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
-	if (live.dev != NULL || live.peer != NULL)
+	if (live.ibdev != NULL && live.peer == NULL && !server && !serve)
+		return perf_loopback_main(&conf, &live, &rep);
+	if (real)
 		return serve ? perf_live_serve(&conf, &live, &rep) : perf_live_main(&conf, &live, &rep);
 	return perf_virtual(&conf, all, live.all_max ? live.all_max : ROCE_PERF_ALL_MAX, &rep);
 }
@@ -1012,5 +1073,5 @@ const struct rocelab_cmd cmd_perf = {
 	.summary = "perftest's tests (write_bw, read_lat, ...) on two emulated hosts",
 	.usage = usage,
 	.run = run,
-	.needs_eal = true,
+	.needs_eal = false,	/* run() starts it, but for --ibdev */
 };

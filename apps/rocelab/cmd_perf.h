@@ -51,4 +51,11 @@ int perf_live_main(const struct roce_perf_conf *conf, const struct roce_perf_liv
 int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
 		    const struct perf_report_opts *rep);
 
+/**
+ * rocelab perf --ibdev DEV without PEER: the server half in a thread, the client here, both on
+ * the device, joined by perftest's exchange on the loopback interface; prints as perf_live_main().
+ */
+int perf_loopback_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		       const struct perf_report_opts *rep);
+
 #endif /* ROCELAB_CMD_PERF_H */

@@ -1,12 +1,21 @@
-/* rocelab perf --dev: one side of a perftest run in real time, on a DPDK port. */
+/*
+ * rocelab perf --dev and --ibdev: one side of a perftest run in real time, on a DPDK port or a
+ * real RDMA device; or, on a device, both sides in one process.
+ */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "cmd_perf.h"
 #include "rocelab.h"
+#include "roce_ibdev.h"
 #include "roce_transport.h"
 
 #define RESULT_LINE "---------------------------------------------------------------------------------------\n"
@@ -95,7 +104,10 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	*client = 1;
 	roce_perf_live_info(ctx, &info);
 	shown.mtu = roce_mtu_from_bytes(info.mtu);
-	snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
+	if (live->ibdev != NULL)
+		snprintf(device, sizeof(device), "%s (rdma-core)", info.port);
+	else
+		snprintf(device, sizeof(device), "rocelab0 (emulated, real time) on %s", info.port);
 	snprintf(link, sizeof(link), "%s, %g Gb/s, MTU %u; peer perftest %s", info.port,
 		 (double)info.speed_bps / 1e9, info.port_mtu, info.peer_version);
 	if (pp) {
@@ -142,7 +154,8 @@ static int run_live(const struct roce_perf_conf *conf, const struct roce_perf_li
 	}
 	printf(RESULT_LINE);
 	roce_perf_live_stats(ctx, &st);
-	printf(" port: %llu frames out, %llu in (%llu RoCE, %llu not ours), %llu dropped out, "
+	if (live->ibdev == NULL)
+		printf(" port: %llu frames out, %llu in (%llu RoCE, %llu not ours), %llu dropped out, "
 	       "%llu dropped in, %llu ICRC errors\n", (unsigned long long)st.tx_frames,
 	       (unsigned long long)st.rx_frames, (unsigned long long)st.rx_roce,
 	       (unsigned long long)st.rx_other, (unsigned long long)st.tx_dropped,
@@ -210,7 +223,8 @@ int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_li
 	one.stop = &serve_stop;
 	one.wait_forever = true;
 	printf(" host: serving %s clients on %s until SIGINT or SIGTERM\n",
-	       live->xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest", live->dev);
+	       live->xchg == ROCE_PERF_XCHG_PINGPONG ? "ibv_*_pingpong" : "perftest",
+	       live->dev != NULL ? live->dev : live->ibdev);
 	fflush(stdout);
 	while (!serve_stop) {
 		int client = 0, rc = run_live(conf, &one, rep, &client);
@@ -232,4 +246,107 @@ int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_li
 	}
 	printf(" host: stopped by a signal; %lu client(s) served, %lu failed\n", served, failed);
 	return EXIT_SUCCESS;
+}
+
+/* The server half of a loopback run, in its own thread. */
+struct loop_server {
+	const struct roce_perf_conf *conf;
+	struct roce_perf_live live;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool ready;			/* listening, or failed before it could */
+	char err[256];
+	int rc;
+};
+
+static void loop_server_ready(void *arg)
+{
+	struct loop_server *ls = arg;
+
+	pthread_mutex_lock(&ls->lock);
+	ls->ready = true;
+	pthread_cond_signal(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+}
+
+static void *loop_server_main(void *arg)
+{
+	struct loop_server *ls = arg;
+	struct roce_perf_live_ctx *ctx;
+	struct roce_perf_result res;
+
+	ls->live.listening = loop_server_ready;
+	ls->live.listening_arg = ls;
+	ctx = roce_perf_live_open(ls->conf, &ls->live, ls->err, sizeof(ls->err));
+	if (ctx == NULL) {
+		ls->rc = -errno;
+		loop_server_ready(ls);
+		return NULL;
+	}
+	ls->rc = roce_perf_live_run(ctx, &res, ls->err, sizeof(ls->err));
+	roce_perf_live_close(ctx);
+	return NULL;
+}
+
+/* A TCP port nobody listens on now, for the two halves' exchange; 0 if none. */
+static uint16_t free_tcp_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	uint16_t port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+		port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+int perf_loopback_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		       const struct perf_report_opts *rep)
+{
+	struct loop_server ls = {
+		.conf = conf,
+		.live = *live,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+	};
+	struct roce_perf_live client = *live;
+	pthread_t tid;
+	int rc, status;
+
+	if (live->tcp_port == 0)
+		client.tcp_port = free_tcp_port();
+	ls.live.tcp_port = client.tcp_port;
+	ls.live.peer = NULL;
+	ls.live.row = NULL;
+	client.peer = "127.0.0.1";
+	/*
+	 * The server half sets the device up first and listens; only then does the client start,
+	 * so that what the device refuses is said once, by the server half.
+	 */
+	rc = pthread_create(&tid, NULL, loop_server_main, &ls);
+	if (rc != 0) {
+		fprintf(stderr, "rocelab perf: cannot start the server half: %s\n", strerror(rc));
+		return EXIT_FAILURE;
+	}
+	pthread_mutex_lock(&ls.lock);
+	while (!ls.ready)
+		pthread_cond_wait(&ls.cond, &ls.lock);
+	pthread_mutex_unlock(&ls.lock);
+	if (ls.rc != 0) {
+		pthread_join(tid, NULL);
+		fprintf(stderr, "rocelab perf: %s\n", ls.err);
+		return ls.rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	status = perf_live_main(conf, &client, rep);
+	pthread_join(tid, NULL);
+	if (ls.rc != 0 && status == EXIT_SUCCESS) {
+		fprintf(stderr, "rocelab perf: the server half: %s\n", ls.err);
+		status = EXIT_FAILURE;
+	}
+	return status;
 }

@@ -135,6 +135,13 @@ static int parse_log_level(const char *s)
 	return -1;
 }
 
+const char *rocelab_eal_args;
+
+int rocelab_eal_start(void)
+{
+	return roce_eal_init(rocelab_eal_args);
+}
+
 int main(int argc, char **argv)
 {
 	const char *eal_args = NULL;
@@ -184,7 +191,8 @@ int main(int argc, char **argv)
 	}
 	if (i + 1 < argc && (strcmp(argv[i + 1], "-h") == 0 || strcmp(argv[i + 1], "--help") == 0))
 		return help(cmd->name);
-	if (cmd->needs_eal && roce_eal_init(eal_args) != 0)
+	rocelab_eal_args = eal_args;
+	if (cmd->needs_eal && rocelab_eal_start() != 0)
 		return EXIT_FAILURE;
 	return cmd->run(argc - i, argv + i);
 }

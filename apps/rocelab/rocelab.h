@@ -13,8 +13,15 @@ struct rocelab_cmd {
 	const char *summary;			/* one line for "rocelab help" */
 	const char *usage;			/* full help for "rocelab help CMD" */
 	int (*run)(int argc, char **argv);	/* argv[0] is the command name */
-	bool needs_eal;				/* initialise DPDK's EAL before run() */
+	bool needs_eal;				/* initialise DPDK's EAL before run(); or
+						 * run() calls rocelab_eal_start() when needed */
 };
+
+/* The global --eal arguments, for rocelab_eal_start(). */
+extern const char *rocelab_eal_args;
+
+/** DPDK's EAL with the global --eal arguments (roce_eal_init()). @return 0 or -EINVAL */
+int rocelab_eal_start(void);
 
 extern const struct rocelab_cmd cmd_demo;
 extern const struct rocelab_cmd cmd_devices;
