@@ -187,6 +187,14 @@ CASES = [
      ["same file"], []),
     ("fixup: IN IN", ["fixup", "good.pcap", "good.pcap"], 2, ["same file"], []),
     ("devices: unknown option", ["devices", "-x", "1"], 2, ["'-x'"], []),
+    ("perf: --ibdev and --dev", ["perf", "write_bw", "--ibdev", "rxe0", "--dev",
+                                 "net_null0"], 2, ["--ibdev and --dev"], []),
+    ("perf: -x without --ibdev", ["perf", "write_bw", "-x", "1"], 2, ["-x", "--ibdev"], []),
+    ("perf: --server without --ibdev", ["perf", "write_bw", "--server"], 2, ["--server"], []),
+    ("perf: --ibdev with --pcap", ["perf", "write_bw", "--ibdev", "rxe0", "--pcap", "p.pcap"],
+     2, ["--pcap", "--ibdev"], ["p.pcap"]),
+    ("perf: --ip with --ibdev", ["perf", "write_bw", "--ibdev", "rxe0", "--ip", "10.0.0.1"], 2,
+     ["--ip", "GID"], []),
     ("fixup: output is a hard link to the input", ["fixup", "good.pcap", "hardlink.pcap"], 2,
      ["same file"], []),
     ("fixup: output is a link to the input", ["fixup", "good.pcap", "alias.pcap"], 2,
@@ -492,6 +500,23 @@ def devices(rocelab, d):
         ("devices: not libibverbs", "libm.so.6", ["libm.so.6", "rdma-core v32"]),
         ("devices: as installed here", None, []),
     ]
+    perf = [
+        ("perf --ibdev: no libibverbs", "/nonexistent/libibverbs.so.1",
+         ["not installed", "libibverbs1"]),
+        ("perf --ibdev: as installed here", None, []),
+    ]
+    for name, lib, words in perf:
+        env = dict(os.environ)
+        env.pop("ROCELAB_LIBIBVERBS", None)
+        if lib is not None:
+            env["ROCELAB_LIBIBVERBS"] = lib
+        p = subprocess.run([rocelab, "perf", "write_bw", "--ibdev", "nosuch0", "-n", "10"],
+                           cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           env=env, stdin=subprocess.DEVNULL)
+        lines = [l for l in p.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+        # here: no RDMA in the kernel, or no device of that name; either way one line, exit 1
+        check_one(name, (p.returncode, lines), 1, words or ["nosuch0" if "no RDMA device"
+                                                            in " ".join(lines) else "RDMA"])
     for name, lib, words in cases:
         env = dict(os.environ)
         env.pop("ROCELAB_LIBIBVERBS", None)

@@ -13,6 +13,16 @@ Cases:
   no_library       without libibverbs ($ROCELAB_LIBIBVERBS at a missing file): exit 1, one line
                    naming the package
   port_down        eth0 taken down: rocelab and ibv_devinfo both say PORT_DOWN
+  loop_*           `rocelab perf TEST --ibdev rxe0 --verify` in loopback (both ends in one
+                   process on rxe0): every test over RC, UC and UD where perftest has them, -a
+                   and -b; one result row, every byte checked
+  pt_*             rocelab on rxe0 against real perftest on rxe0, in both roles
+  emu_*            rocelab on rxe0 in the guest against rocelab emulated on the host (af_packet
+                   on the guest's tap), in both roles
+  err_*            one line and exit 1: no such device, no libibverbs, a GID index with no
+                   RoCE v2 GID, the port down, a QP the device refuses (its errno)
+  Every perf case reads rxe0's hw_counters before and after: sent and received packets must
+  grow, so that no case can pass without the device.
 
 Usage: rxe_bridge.py ROCELAB RXE_VM
 Exit 77 (skip) when the VM cannot be built or run here, as rxe-interop (whose VM build this
@@ -37,42 +47,124 @@ NS, TAP = "rlb%d" % os.getpid(), "rlbt%d" % os.getpid()
 
 # The guest's script: each case between markers, its stdout and stderr apart.
 GUEST = r"""
+HW=/sys/class/infiniband/rxe0/ports/1/hw_counters
 run() {
 	name=$1; shift
 	echo "@@CASE $name"
+	s0=$(cat $HW/sent_pkts); r0=$(cat $HW/rcvd_pkts)
 	"$@" >/tmp/o 2>/tmp/e
 	rc=$?
+	echo "@@HW $(($(cat $HW/sent_pkts) - s0)) $(($(cat $HW/rcvd_pkts) - r0))"
 	cat /tmp/o
 	sed 's/^/@@ERR /' /tmp/e
 	echo "@@RC $rc"
+}
+# perftest's server in the background, then the given client command
+vs_perftest() {
+	name=$1; pt=$2; shift 2
+	timeout 60 $pt -d rxe0 -x 1 -F -n 100 >/tmp/pt 2>&1 &
+	sleep 1
+	run $name "$@"
+	wait
+	sed 's/^/@@PEER /' /tmp/pt
+}
+# rocelab's server in the background, then perftest's client; the server's output and exit
+# status as a case of its own, NAME_rocelab
+rl_server() {
+	name=$1; pt=$2; shift 2
+	("$@" >/tmp/rl 2>/tmp/rle; echo $? >/tmp/rlrc) &
+	sleep 1
+	run $name timeout 60 $pt -d rxe0 -x 1 -F -n 100 127.0.0.1
+	wait
+	echo "@@CASE ${name}_rocelab"
+	cat /tmp/rl
+	sed 's/^/@@ERR /' /tmp/rle
+	echo "@@RC $(cat /tmp/rlrc)"
 }
 run devices rocelab devices
 run rocelab_v rocelab devices -v rxe0
 run devinfo_v ibv_devinfo -v -d rxe0
 run no_device rocelab devices nosuch
 run no_library env ROCELAB_LIBIBVERBS=/nonexistent/libibverbs.so.1 rocelab devices
+P="timeout 60 rocelab perf"
+# the host's emulated rocelab: first its server (started before the boot), then its client
+run emu_write_bw_client $P write_bw --ibdev rxe0 -n 100 --verify --timeout 40 192.0.2.1
+run emu_write_lat_server $P write_lat --ibdev rxe0 --server -n 100 --verify --timeout 40
+for t in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
+	run loop_$t $P $t --ibdev rxe0 -n 200 --verify
+done
+run loop_write_bw_uc $P write_bw --ibdev rxe0 -c UC -n 200 --verify
+run loop_send_bw_uc $P send_bw --ibdev rxe0 -c UC -n 200 --verify
+run loop_send_lat_uc $P send_lat --ibdev rxe0 -c UC -n 200 --verify
+run loop_send_bw_ud $P send_bw --ibdev rxe0 -c UD -s 1024 -n 200 --verify
+run loop_send_lat_ud $P send_lat --ibdev rxe0 -c UD -s 512 -n 200 --verify
+run loop_write_bw_all $P write_bw --ibdev rxe0 -a --all-max 65536 -n 20 --verify
+run loop_read_bw_bidir $P read_bw --ibdev rxe0 -b -n 100 --verify
+vs_perftest pt_write_bw_client ib_write_bw $P write_bw --ibdev rxe0 -n 100 127.0.0.1
+vs_perftest pt_send_lat_client ib_send_lat $P send_lat --ibdev rxe0 -n 100 127.0.0.1
+rl_server pt_read_bw_server ib_read_bw $P read_bw --ibdev rxe0 --server -n 100
+rl_server pt_write_lat_server ib_write_lat $P write_lat --ibdev rxe0 --server -n 100
+run err_no_device $P write_bw --ibdev nosuch
+run err_no_library env ROCELAB_LIBIBVERBS=/nonexistent/libibverbs.so.1 $P write_bw --ibdev rxe0
+run err_gid $P write_bw --ibdev rxe0 -x 9
+run err_refused $P write_lat --ibdev rxe0 -I 1024
 ip link set eth0 down
 sleep 2
 run down_rocelab rocelab devices rxe0
 run down_devinfo ibv_devinfo -d rxe0
+run err_port_down $P write_bw --ibdev rxe0
 ip link set eth0 up
 """
 
+# The host's half of the emu_* cases, in the guest's namespace: rocelab emulated on the tap,
+# at 200 Mb/s (the guest reads its tap at a few MB/s: rxe_interop.py's RATE).
+HOST = r"""
+R="timeout --foreground -k 5 120 %s perf"
+D="--dev net_af_packet0,iface=$RXE_VM_TAP --ip $RXE_VM_HOST_IP --rate 200M --timeout 100"
+$R write_bw -n 100 --verify $D; echo "EMU-SERVER rc=$?"
+$R write_lat -n 100 --verify $D $RXE_VM_GUEST_IP; echo "EMU-CLIENT rc=$?"
+"""
+
+# Loopback cases: test, the #bytes of its row; rows of -a (2 .. 65536) and -b are checked apart.
+LOOP = {"loop_write_bw": 65536, "loop_read_bw": 65536, "loop_send_bw": 65536, "loop_atomic_bw": 8,
+	"loop_write_lat": 2, "loop_read_lat": 2, "loop_send_lat": 2, "loop_write_bw_uc": 65536,
+	"loop_send_bw_uc": 65536, "loop_send_lat_uc": 2, "loop_send_bw_ud": 1024,
+	"loop_send_lat_ud": 512, "loop_write_bw_all": 65536, "loop_read_bw_bidir": 65536}
+
+# rocelab against a peer: perftest on rxe0, or rocelab emulated on the host (any row size).
+PEERS = ["pt_write_bw_client", "pt_send_lat_client", "pt_read_bw_server",
+	 "pt_read_bw_server_rocelab", "pt_write_lat_server", "pt_write_lat_server_rocelab",
+	 "emu_write_bw_client", "emu_write_lat_server"]
+
+# Errors: the exit status, and the words the one line must hold (a bad -x is a bad option).
+ERRORS = {
+	"err_no_device": (1, ["nosuch", "rxe0"]),
+	"err_no_library": (1, ["libibverbs1"]),
+	"err_gid": (2, ["GID index 9", "RoCE v2 GIDs: 0"]),
+	"err_refused": (1, ["ibv_create_qp", "errno 22"]),
+	"err_port_down": (1, ["PORT_DOWN"]),
+}
+
 
 def cases(text):
-    """{name: (rc, stdout lines, stderr lines)} from the guest's output."""
-    out, name, body = {}, None, None
+    """{name: (rc, stdout lines, stderr lines, (sent, received) or None)} from the guest's
+    output."""
+    out, name, body, hw = {}, None, None, None
     for line in text.splitlines():
         line = line.rstrip("\r")
         m = re.match(r"^@@CASE (\S+)$", line)
         if m:
-            name, body = m.group(1), ([], [])
+            name, body, hw = m.group(1), ([], []), None
             continue
         if name is None:
             continue
+        m = re.match(r"^@@HW (-?\d+) (-?\d+)$", line)
+        if m:
+            hw = (int(m.group(1)), int(m.group(2)))
+            continue
         m = re.match(r"^@@RC (\d+)$", line)
         if m:
-            out[name] = (int(m.group(1)), body[0], body[1])
+            out[name] = (int(m.group(1)), body[0], body[1], hw)
             name = None
         elif line.startswith("@@ERR "):
             body[1].append(line[6:])
@@ -118,6 +210,59 @@ def rocelab_dev(lines):
         if m:
             d["gids"].add((int(m.group(1)), m.group(3), m.group(2)))
     return d
+
+
+ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+")
+
+
+def result_rows(lines):
+    """(#bytes, #iterations) of perftest's result rows."""
+    return [(int(m.group(1)), int(m.group(2))) for m in map(ROW.match, lines) if m]
+
+
+def check_perf(res, failures):
+    """The loop_, pt_ and emu_ cases: exit 0, their rows, the device's counters grown."""
+    cases = dict(LOOP)
+    cases.update({n: 0 for n in PEERS})
+    for name, size in sorted(cases.items()):
+        if name not in res:
+            failures.append("%s: no result from the guest" % name)
+            continue
+        rc, out, err, hw = res[name]
+        rows = result_rows(out)
+        if rc != 0:
+            failures.append("%s: exit %d: %s" % (name, rc, " | ".join((out + err)[-8:])))
+            continue
+        if name.endswith("_rocelab"):
+            hw = (0, 0)	# the counters of its case, perftest's client, include its run
+        elif hw is None or hw[0] <= 0 or hw[1] <= 0:
+            failures.append("%s: rxe0's hw_counters did not grow (sent, received %s): it did "
+                            "not run on the device" % (name, hw))
+        if not rows:
+            failures.append("%s: no result row: %s" % (name, " | ".join(out[-8:])))
+        elif name == "loop_write_bw_all" and [r[0] for r in rows] != [2 << i for i in range(16)]:
+            failures.append("%s: -a rows of %s bytes, expected 2 to 65536" %
+                            (name, [r[0] for r in rows]))
+        elif size and rows[-1][0] != size:
+            failures.append("%s: a row of %d bytes, expected %d" % (name, rows[-1][0], size))
+        elif name.startswith("loop_") and not any("verify: every byte" in l for l in out):
+            failures.append("%s: --verify did not report every byte checked" % name)
+        else:
+            row = [l for l in out if ROW.match(l)][-1]
+            log("%s: %s; rxe0 sent %d, received %d packets" % (name, " ".join(row.split()),
+                                                               hw[0], hw[1]))
+
+
+def check_errors(res, failures):
+    for name, (code, words) in ERRORS.items():
+        r = res.get(name)
+        if r is None:
+            failures.append("%s: no result from the guest" % name)
+        elif r[0] != code or len(r[2]) != 1 or any(w not in r[2][0] for w in words):
+            failures.append("%s: exit %d, stderr %r: expected %d and one line naming %s" %
+                            (name, r[0], r[2], code, words))
+        else:
+            log("%s: %s" % (name, r[2][0]))
 
 
 def check(res, failures):
@@ -197,7 +342,8 @@ def main():
     t0 = time.monotonic()
     p = subprocess.Popen([rxe_vm, "start", d, "--timeout", str(VM_TIMEOUT), "--log",
                           os.path.join(tmp, "vm.log"), "--file", rocelab + ":/usr/bin/rocelab",
-                          "--script", script], stdout=subprocess.PIPE,
+                          "--script", script, "--host-early", "--host-cmd", HOST % rocelab],
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, env=env)
 
     def stop(signum, _frame):
@@ -212,7 +358,19 @@ def main():
         failures.append("the guest never ran the cases (rxe-vm exit %d):\n%s" %
                         (p.returncode, out[-3000:]))
     else:
-        check(cases(out), failures)
+        res = cases(out)
+        check(res, failures)
+        check_perf(res, failures)
+        check_errors(res, failures)
+        host = ""
+        if os.path.exists(os.path.join(tmp, "vm.log.host")):
+            with open(os.path.join(tmp, "vm.log.host")) as fh:
+                host = fh.read()
+        for side in ("EMU-SERVER", "EMU-CLIENT"):
+            m = re.search(side + r" rc=(\d+)", host)
+            if m is None or m.group(1) != "0":
+                failures.append("the host's emulated rocelab (%s): exit %s:\n%s" %
+                                (side, m.group(1) if m else "none", host[-2000:]))
     for f in failures:
         print("FAIL " + f)
     print("%d failure(s)" % len(failures))
