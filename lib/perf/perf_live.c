@@ -32,6 +32,8 @@
 #define LIVE_BAD_RKEY 0x5a5a0000u	/* --bad-rkey: XORed into the rkeys we advertise and use */
 #define LIVE_STALL_CHECK 4096		/* loop iterations between two looks at the clock */
 #define LIVE_YIELD_AFTER 64		/* idle loop iterations before sched_yield() */
+#define LIVE_WATCH 256			/* looks at a latency test's stamp byte between two polls
+					 * of a real device's CQ */
 #define LIVE_LINGER (10 * ROCE_MS)	/* before closing: ACKs our NIC still owes the peer leave */
 #define LIVE_SETTLE (20 * ROCE_MS)	/* UC/UD server: frames still in the port after the client's
 					 * last TCP message (nothing acknowledges them) */
@@ -1230,17 +1232,36 @@ static void verify_writes(struct roce_perf_live_ctx *c, uint64_t done)
 	}
 }
 
+/*
+ * A wait's stall check: whether @p limit has passed since the first check (*@p start, 0 before
+ * it). The clock is read here, every LIVE_STALL_CHECK turns, never as the wait begins: on a
+ * machine whose clock costs a microsecond (a VM on HPET), a read there would lengthen every
+ * round trip of a latency test.
+ */
+static bool stalled(const struct roce_perf_live_ctx *c, roce_time_t *start, roce_time_t limit)
+{
+	roce_time_t now = live_now(c);
+
+	if (*start == 0)
+		*start = now;
+	return now - *start > limit;
+}
+
 /* Wait until our slot 0 of QP 0 ends in @p stamp (perftest polls the last byte). */
 static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
 {
 	volatile uint8_t *last = c->buf + slot_off(c, 0, 0) + c->conf.size - 1;
 	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
 			    ROCE_TIME_NEVER;
-	roce_time_t start = live_now(c);
+	roce_time_t start = 0;	/* read at the first stall check: not on the round trip's path */
 	uint32_t spins = 0;
 	struct roce_wc wc;
 
 	while (*last != stamp) {
+		/* a device writes the byte on its own: watch it alone for a while, as perftest
+		 * does, rather than every turn between a poll and the next */
+		for (uint32_t k = 0; c->eng == NULL && k < LIVE_WATCH && *last != stamp; k++)
+			;
 		live_step(c);
 		if (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
 			c->lat_writes_done++;
@@ -1249,7 +1270,7 @@ static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
 					 roce_wc_status_str(wc.status));
 		}
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    live_now(c) - start > limit)
+		    stalled(c, &start, limit))
 			LIVE_ERR(c, -ETIMEDOUT, "no WRITE from the peer for %.0f s", c->live.timeout);
 	}
 	return 0;
@@ -1279,7 +1300,7 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
 	uint8_t *src = c->buf + slot_off(c, 0, 1), *dst = c->buf + slot_off(c, 0, 0);
-	roce_time_t t0 = 0, limit, start;
+	roce_time_t t, t_prev = 0, limit, start;
 	struct roce_wc wc;
 	uint32_t spins = 0;
 	int rc;
@@ -1292,27 +1313,36 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 			rc = wait_stamp(c, stamp);
 			if (rc != 0)
 				return rc;
-			if (i > 0)
-				c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
 			verify_lat(c, i, dst);
 		}
-		t0 = live_now(c);
 		src[conf->size - 1] = stamp;
 		if (post_send(c, 0, i, true) != 0)
 			LIVE_ERR(c, -EIO, "cannot post a WRITE");
-		if (c->server) {
-			rc = wait_stamp(c, stamp);
-			if (rc != 0)
-				return rc;
-			c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
-			verify_lat(c, i, dst);
-		}
+		/*
+		 * Each side's posts are a round trip apart, as perftest times them; the clock is
+		 * read just after each, while the WRITE is on its way, not between the peer's
+		 * WRITE landing and ours leaving
+		 */
+		t = live_now(c);
+		if (i > 0)
+			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US / 2;
+		t_prev = t;
+		/* our earlier WRITEs' completions, here while ours is on its way (wait_stamp()
+		 * takes those that come later) */
 		while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
 			c->lat_writes_done++;
 			wc_ok(c, &wc);
 		}
 		if (c->res->errors)
 			break;
+		if (c->server) {
+			rc = wait_stamp(c, stamp);
+			if (rc != 0)
+				return rc;
+			if (i + 1 == conf->iters)	/* the last round trip: to the client's WRITE */
+				c->lat[c->nlat++] = (double)(live_now(c) - t_prev) / ROCE_US / 2;
+			verify_lat(c, i, dst);
+		}
 	}
 	/*
 	 * Every WRITE of this size completes (the last one's ACK, or its retransmission) before
@@ -1338,19 +1368,25 @@ static int run_write_lat(struct roce_perf_live_ctx *c)
 
 static int run_read_lat(struct roce_perf_live_ctx *c)
 {
+	roce_time_t t, t_prev = 0;
 	struct roce_wc wc;
 
 	for (uint64_t i = 0; i < c->conf.iters; i++) {
-		roce_time_t t0 = live_now(c);
 		int n;
 
 		if (post_send(c, 0, i, true) != 0)
 			LIVE_ERR(c, -EIO, "cannot post a READ");
+		/* posts a round trip apart, the clock read while the READ is on its way */
+		t = live_now(c);
+		if (i > 0)
+			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US;
+		t_prev = t;
 		while ((n = roce_front_poll_cq(c->scq, 1, &wc)) == 0)
 			live_step(c);
 		if (n < 0 || !wc_ok(c, &wc))
 			break;
-		c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US;
+		if (i + 1 == c->conf.iters)
+			c->lat[c->nlat++] = (double)(live_now(c) - t_prev) / ROCE_US;
 		if (c->conf.verify) {
 			uint64_t off = slot_off(c, 0, 0);
 			int64_t bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), off);
@@ -1381,7 +1417,7 @@ static int wait_recv(struct roce_perf_live_ctx *c, uint64_t i)
 {
 	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
 			    ROCE_TIME_NEVER;
-	roce_time_t start = live_now(c);
+	roce_time_t start = 0;
 	uint8_t *dst = c->buf + slot_off(c, 0, 0) + c->rbuf_off;
 	uint32_t spins = 0;
 	struct roce_wc wc;
@@ -1392,7 +1428,7 @@ static int wait_recv(struct roce_perf_live_ctx *c, uint64_t i)
 		if ((n = poll_sends(c)) != 0)
 			return n;
 		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    live_now(c) - start > limit)
+		    stalled(c, &start, limit))
 			LIVE_ERR(c, -ETIMEDOUT, "no message %llu from the peer for %.0f s",
 				 (unsigned long long)i + 1, c->live.timeout);
 	}
@@ -1437,25 +1473,26 @@ static int send_one(struct roce_perf_live_ctx *c, uint64_t i)
  */
 static int run_send_lat(struct roce_perf_live_ctx *c)
 {
-	roce_time_t t0 = 0, first = live_now(c), end;
+	roce_time_t t, t_prev = 0, first = live_now(c), end;
 	int rc;
 
 	for (uint64_t i = 0; i < c->conf.iters; i++) {
-		if (c->server) {
-			if ((rc = wait_recv(c, i)) != 0)
-				return rc;
-			if (i == 0)
-				first = live_now(c);
-			else
-				c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
-		}
-		t0 = live_now(c);
+		if (c->server && (rc = wait_recv(c, i)) != 0)
+			return rc;
 		if ((rc = send_one(c, i)) != 0)
 			return rc;
+		/* sends a round trip apart, the clock read while the SEND is on its way */
+		t = live_now(c);
+		if (i > 0)
+			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US / 2;
+		else if (c->server)
+			first = t;
+		t_prev = t;
 		if (!c->server) {
 			if ((rc = wait_recv(c, i)) != 0)
 				return rc;
-			c->lat[c->nlat++] = (double)(live_now(c) - t0) / ROCE_US / 2;
+			if (i + 1 == c->conf.iters)	/* the last round trip: to the answer */
+				c->lat[c->nlat++] = (double)(live_now(c) - t_prev) / ROCE_US / 2;
 		}
 		if (c->res->errors)
 			break;
