@@ -99,7 +99,10 @@ struct roce_port {
 	bool bridge;			/* conf.bridge: everything to the link */
 	bool no_wire_mtu;		/* the driver has no wire MTU of its own (memif) */
 	bool gated;			/* memif: its bursts hold the interrupt thread (intr_gate) */
-	char *park_key;			/* memif listener: its devargs, to park it under at close */
+	char *park_key;			/* memif: its devargs, to park it under at close */
+	bool tx_base_due;		/* taken up from parking: @tx_base_* not read yet */
+	uint64_t tx_base_frames;	/* ... what its TX queue counted before this open */
+	uint64_t tx_base_bytes;
 	uint64_t os_rx_base;		/* the kernel interface's rx_packets when the port started */
 	struct roce_port_stats st;	/* the port's own counters (ethdev ones read on demand) */
 	struct roce_capture *cap;	/* live capture (io_capture.c), or NULL */
@@ -355,12 +358,34 @@ void roce_port_flush(struct roce_port *p)
 	p->ntx -= sent;
 }
 
+/*
+ * A port taken up from parking keeps its TX queue, whose counters go on from its earlier opens:
+ * memif resets and reports them only while a peer is connected. They are read in the first
+ * burst that finds this open's peer there, before it sends: until then memif took nothing, and
+ * the peer cannot come during the burst (it comes in the interrupt thread, which the gate holds).
+ */
+static void __attribute__((noinline)) port_tx_base(struct roce_port *p)
+{
+	struct rte_eth_link link;
+	struct rte_eth_stats es;
+
+	if (rte_eth_link_get_nowait(p->port_id, &link) != 0 || !link.link_status ||
+	    rte_eth_stats_get(p->port_id, &es) != 0)
+		return;
+	p->tx_base_frames = es.opackets;
+	p->tx_base_bytes = es.obytes;
+	p->tx_base_due = false;
+}
+
 uint16_t roce_port_tx_burst(struct roce_port *p, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t sent;
 
-	if (p->gated)
+	if (p->gated) {
 		gate_enter();
+		if (roce_unlikely(p->tx_base_due))
+			port_tx_base(p);
+	}
 	sent = roce_unlikely(p->cap != NULL) ? roce_capture_tx_burst(p->cap, p->port_id, pkts, n) :
 					       rte_eth_tx_burst(p->port_id, 0, pkts, n);
 	if (p->gated)
@@ -948,9 +973,15 @@ static void port_poll(struct roce_engine *eng, void *arg)
  * client. Closing the fd ourselves is no cure: the EAL would go on calling the driver's callback,
  * with its freed socket, for whatever descriptor next takes that number. So a listening memif
  * port is parked at close (stopped, its listener kept) and taken up by the next open of the same
- * devargs, which gives it new queues on the new engine's pool.
+ * devargs, which gives it a new RX queue on the new engine's pool.
+ *
+ * A memif port in the client role is parked too (stopped, it has left its server), and a port
+ * taken up keeps its TX queue, which holds nothing of the engine (memif ignores nb_tx_desc):
+ * memif_tx_queue_release(), at a close or a new queue's set-up, frees the queue but not the
+ * interrupt instance memif_tx_queue_setup() allocated for it, 27 KiB of the EAL's heap that a
+ * --serve-forever host would lose with each client. Its counters: port_tx_base().
  */
-#define PORT_PARKED 8			/* listening memif ports kept for a later open */
+#define PORT_PARKED 8			/* memif ports kept for a later open */
 
 static struct parked_port {
 	char *devargs;			/* what it was opened with (owned); NULL: free slot */
@@ -1145,7 +1176,7 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	uint16_t nb_txd = conf->nb_txd ? conf->nb_txd : PORT_DEF_DESC;
 	char name[RTE_ETH_NAME_MAX_LEN], iface[IF_NAMESIZE];
 	struct roce_port *p;
-	bool probed = false;
+	bool probed = false, unparked = false;
 	size_t len;
 	int rc;
 
@@ -1181,17 +1212,20 @@ struct roce_port *roce_port_open(struct roce_engine *eng, const struct roce_port
 	}
 	if (unpark(p, conf->devargs)) {
 		/*
-		 * A peer that connected while the port was parked has rings set up on its old
-		 * queues: drop it (a start and a stop run memif_disconnect()) before they are
-		 * replaced, and keep the interrupt thread, where memif's handshake runs, off them
-		 * until they are.
+		 * A peer that connected to a listener while it was parked has rings set up on its
+		 * old queues: drop it (a start and a stop run memif_disconnect()) before the RX
+		 * queue is replaced, and keep the interrupt thread, where memif's handshake runs,
+		 * off the queues until it is. A stopped client has no peer.
 		 */
-		probed = true;
+		probed = unparked = true;
 		p->gated = true;
+		p->tx_base_due = true;
 		gate_open();
 		gate_enter_ctl();
-		(void)rte_eth_dev_start(p->port_id);
-		(void)rte_eth_dev_stop(p->port_id);
+		if (memif_listens(conf->devargs)) {
+			(void)rte_eth_dev_start(p->port_id);
+			(void)rte_eth_dev_stop(p->port_id);
+		}
 		goto probed;
 	}
 	rc = probe_quietly(conf->devargs);
@@ -1219,7 +1253,7 @@ probed:
 	/* memif's ethdev MTU is DPDK's default 1500, but its frames are bounded only by its
 	 * (chainable) buffers: treat it as a jumbo link */
 	p->no_wire_mtu = info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0;
-	if (p->no_wire_mtu && probed && p->park_key == NULL && memif_listens(conf->devargs)) {
+	if (p->no_wire_mtu && probed && p->park_key == NULL) {
 		p->park_key = strdup(conf->devargs);
 		if (p->park_key == NULL) {
 			FAIL(ENOMEM, "%s: out of memory", conf->devargs);
@@ -1234,7 +1268,7 @@ probed:
 	if (rc == 0)
 		rc = rte_eth_rx_queue_setup(p->port_id, 0, nb_rxd, rte_eth_dev_socket_id(p->port_id),
 					    NULL, roce_engine_pool(eng));
-	if (rc == 0)
+	if (rc == 0 && !unparked)	/* a parked port keeps its TX queue (see PORT_PARKED) */
 		rc = rte_eth_tx_queue_setup(p->port_id, 0, nb_txd, rte_eth_dev_socket_id(p->port_id),
 					    NULL);
 	if (rc != 0) {
@@ -1242,9 +1276,9 @@ probed:
 		     rte_strerror(-rc));
 		goto err_close;
 	}
-	if (p->gated) {	/* a parked port's queues are new: the interrupt thread may come */
+	if (p->gated) {	/* a parked port's RX queue is new: the interrupt thread may come */
 		gate_leave();
-		(void)rte_eth_stats_reset(p->port_id);	/* the counters are this open's */
+		(void)rte_eth_stats_reset(p->port_id);	/* this open's (TX: port_tx_base()) */
 	}
 	p->os_rx_base = kernel_rx_packets(p->if_index);
 	rc = rte_eth_dev_start(p->port_id);
@@ -1401,9 +1435,14 @@ int roce_port_stats(const struct roce_port *p, struct roce_port_stats *st)
 	if (rc != 0)
 		return rc;
 	st->ipackets = es.ipackets;
-	st->opackets = es.opackets;
 	st->ibytes = es.ibytes;
-	st->obytes = es.obytes;
+	if (p->tx_base_due) {		/* taken up from parking, sent nothing yet */
+		st->opackets = 0;
+		st->obytes = 0;
+	} else {	/* this open's; below the base, memif says 0: no peer connected */
+		st->opackets = es.opackets - RTE_MIN(es.opackets, p->tx_base_frames);
+		st->obytes = es.obytes - RTE_MIN(es.obytes, p->tx_base_bytes);
+	}
 	st->imissed = es.imissed;
 	st->ierrors = es.ierrors;
 	st->oerrors = es.oerrors;
