@@ -1479,15 +1479,25 @@ static int run_send_lat(struct roce_perf_live_ctx *c)
 	for (uint64_t i = 0; i < c->conf.iters; i++) {
 		if (c->server && (rc = wait_recv(c, i)) != 0)
 			return rc;
-		if ((rc = send_one(c, i)) != 0)
-			return rc;
-		/* sends a round trip apart, the clock read while the SEND is on its way */
+		/*
+		 * Sends a round trip apart, as perftest times them: the clock is read as each is
+		 * posted, before, for send_one() may wait for room in the send queue
+		 */
 		t = live_now(c);
 		if (i > 0)
 			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US / 2;
 		else if (c->server)
 			first = t;
 		t_prev = t;
+		if ((rc = send_one(c, i)) != 0)
+			return rc;
+		/*
+		 * Our SENDs' completions, every round trip: a device may grant a deeper send queue
+		 * than asked, so posting does not always find it full, and an answer that is in
+		 * before wait_recv() looks would leave them to overflow the send CQ
+		 */
+		if ((rc = poll_sends(c)) != 0)
+			return rc;
 		if (!c->server) {
 			if ((rc = wait_recv(c, i)) != 0)
 				return rc;
