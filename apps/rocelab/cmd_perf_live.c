@@ -2,16 +2,11 @@
  * rocelab perf --dev and --ibdev: one side of a perftest run in real time, on a DPDK port or a
  * real RDMA device; or, on a device, both sides in one process.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "cmd_perf.h"
 #include "rocelab.h"
@@ -248,105 +243,29 @@ int perf_live_serve(const struct roce_perf_conf *conf, const struct roce_perf_li
 	return EXIT_SUCCESS;
 }
 
-/* The server half of a loopback run, in its own thread. */
-struct loop_server {
+/* The client half of a loopback run: printed as any client's. */
+struct loop_print {
 	const struct roce_perf_conf *conf;
-	struct roce_perf_live live;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool ready;			/* listening, or failed before it could */
-	char err[256];
-	int rc;
+	const struct perf_report_opts *rep;
 };
 
-static void loop_server_ready(void *arg)
+static int loop_client(void *arg, const struct roce_perf_live *client)
 {
-	struct loop_server *ls = arg;
+	const struct loop_print *lp = arg;
 
-	pthread_mutex_lock(&ls->lock);
-	ls->ready = true;
-	pthread_cond_signal(&ls->cond);
-	pthread_mutex_unlock(&ls->lock);
-}
-
-static void *loop_server_main(void *arg)
-{
-	struct loop_server *ls = arg;
-	struct roce_perf_live_ctx *ctx;
-	struct roce_perf_result res;
-
-	ls->live.listening = loop_server_ready;
-	ls->live.listening_arg = ls;
-	ctx = roce_perf_live_open(ls->conf, &ls->live, ls->err, sizeof(ls->err));
-	if (ctx == NULL) {
-		ls->rc = -errno;
-		loop_server_ready(ls);
-		return NULL;
-	}
-	ls->rc = roce_perf_live_run(ctx, &res, ls->err, sizeof(ls->err));
-	roce_perf_live_close(ctx);
-	return NULL;
-}
-
-/* A TCP port nobody listens on now, for the two halves' exchange; 0 if none. */
-static uint16_t free_tcp_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	uint16_t port = 0;
-
-	if (fd < 0)
-		return 0;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
-		port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
+	return perf_live_main(lp->conf, client, lp->rep);
 }
 
 int perf_loopback_main(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
 		       const struct perf_report_opts *rep)
 {
-	struct loop_server ls = {
-		.conf = conf,
-		.live = *live,
-		.lock = PTHREAD_MUTEX_INITIALIZER,
-		.cond = PTHREAD_COND_INITIALIZER,
-	};
-	struct roce_perf_live client = *live;
-	pthread_t tid;
-	int rc, status;
+	struct loop_print lp = { .conf = conf, .rep = rep };
+	char err[256];
+	int rc = roce_perf_loopback(conf, live, loop_client, &lp, err, sizeof(err));
 
-	if (live->tcp_port == 0)
-		client.tcp_port = free_tcp_port();
-	ls.live.tcp_port = client.tcp_port;
-	ls.live.peer = NULL;
-	ls.live.row = NULL;
-	client.peer = "127.0.0.1";
-	/*
-	 * The server half sets the device up first and listens; only then does the client start,
-	 * so that what the device refuses is said once, by the server half.
-	 */
-	rc = pthread_create(&tid, NULL, loop_server_main, &ls);
-	if (rc != 0) {
-		fprintf(stderr, "rocelab perf: cannot start the server half: %s\n", strerror(rc));
-		return EXIT_FAILURE;
+	if (rc < 0) {
+		fprintf(stderr, "rocelab perf: %s\n", err);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	pthread_mutex_lock(&ls.lock);
-	while (!ls.ready)
-		pthread_cond_wait(&ls.cond, &ls.lock);
-	pthread_mutex_unlock(&ls.lock);
-	if (ls.rc != 0) {
-		pthread_join(tid, NULL);
-		fprintf(stderr, "rocelab perf: %s\n", ls.err);
-		return ls.rc == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
-	}
-	status = perf_live_main(conf, &client, rep);
-	pthread_join(tid, NULL);
-	if (ls.rc != 0 && status == EXIT_SUCCESS) {
-		fprintf(stderr, "rocelab perf: the server half: %s\n", ls.err);
-		status = EXIT_FAILURE;
-	}
-	return status;
+	return rc;
 }

@@ -255,4 +255,18 @@ void roce_perf_live_stats(const struct roce_perf_live_ctx *ctx, struct roce_perf
 /** Tear everything down; NULL is a no-op. */
 void roce_perf_live_close(struct roce_perf_live_ctx *ctx);
 
+/* The client half of a loopback run, given its side of the exchange (peer 127.0.0.1). */
+typedef int (*roce_perf_client_fn)(void *arg, const struct roce_perf_live *client);
+
+/**
+ * Both ends on the real device live->ibdev in this process: the server half of @p conf in a
+ * thread (set up, listening), then @p client here, joined by perftest's exchange on a free TCP
+ * port of 127.0.0.1 (live->tcp_port if set). The server half's report is not kept.
+ * @return @p client's return, >= 0, when the server half ran through; -errno with @p err
+ *         filled when it failed (before the client started: EINVAL a bad option, ENODEV,
+ *         ENETDOWN, EIO what the device refused; after: EIO)
+ */
+int roce_perf_loopback(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
+		       roce_perf_client_fn client, void *arg, char *err, size_t errlen);
+
 #endif /* ROCE_PERF_H */
