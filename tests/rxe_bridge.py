@@ -19,6 +19,9 @@ Cases:
   pt_*             rocelab on rxe0 against real perftest on rxe0, in both roles
   emu_*            rocelab on rxe0 in the guest against rocelab emulated on the host (af_packet
                    on the guest's tap), in both roles
+  cmp_*            `rocelab compare` on rxe0: write_bw, and write_lat's -a sweep with --out: one
+                   table row per size with both figures and their ratio, the report written
+                   with its chart
   err_*            one line and exit 1: no such device, no libibverbs, a GID index with no
                    RoCE v2 GID, the port down, a QP the device refuses (its errno)
   Every perf case reads rxe0's hw_counters before and after: sent and received packets must
@@ -104,6 +107,9 @@ vs_perftest pt_write_bw_client ib_write_bw $P write_bw --ibdev rxe0 -n 100 127.0
 vs_perftest pt_send_lat_client ib_send_lat $P send_lat --ibdev rxe0 -n 100 127.0.0.1
 rl_server pt_read_bw_server ib_read_bw $P read_bw --ibdev rxe0 --server -n 100
 rl_server pt_write_lat_server ib_write_lat $P write_lat --ibdev rxe0 --server -n 100
+run cmp_write_bw timeout 120 rocelab compare write_bw --ibdev rxe0 -n 200
+run cmp_write_lat_all timeout 120 rocelab compare write_lat --ibdev rxe0 -a --all-max 1024 -n 100 --out /tmp/cmp
+run cmp_report grep -c "<svg" /tmp/cmp/report.html
 run err_no_device $P write_bw --ibdev nosuch
 run err_no_library env ROCELAB_LIBIBVERBS=/nonexistent/libibverbs.so.1 $P write_bw --ibdev rxe0
 run err_gid $P write_bw --ibdev rxe0 -x 9
@@ -253,6 +259,38 @@ def check_perf(res, failures):
                                                                hw[0], hw[1]))
 
 
+CMP_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+"
+                     r"([\d.]+)\s*$")
+
+
+def check_compare(res, failures):
+    """compare's table: a row per size, both figures non-zero, their ratio; the report."""
+    for name, sizes in (("cmp_write_bw", [65536]), ("cmp_write_lat_all", [2 << i for i in range(10)])):
+        r = res.get(name)
+        if r is None:
+            failures.append("%s: no result from the guest" % name)
+            continue
+        rc, out, err, hw = r
+        rows = [m for m in map(CMP_ROW.match, out) if m]
+        if rc != 0:
+            failures.append("%s: exit %d: %s" % (name, rc, " | ".join((out + err)[-6:])))
+        elif hw is None or hw[0] <= 0:
+            failures.append("%s: rxe0's hw_counters did not grow: %s" % (name, hw))
+        elif [int(m.group(1)) for m in rows] != sizes:
+            failures.append("%s: rows of %s bytes, expected %s: %s" %
+                            (name, [int(m.group(1)) for m in rows], sizes, out[-6:]))
+        elif any(float(m.group(2)) <= 0 or float(m.group(3)) <= 0 or
+                 abs(float(m.group(4)) - float(m.group(3)) / float(m.group(2))) > 0.01 *
+                 float(m.group(4)) + 0.002 for m in rows):
+            failures.append("%s: a figure is zero or a ratio is not emulator/device: %s" %
+                            (name, [m.group(0) for m in rows]))
+        else:
+            log("%s: %d row(s); %s" % (name, len(rows), " ".join(rows[-1].group(0).split())))
+    r = res.get("cmp_report")
+    if r is None or r[0] != 0 or not r[1] or r[1][0].strip() != "1":
+        failures.append("cmp_report: the report has no chart: %s" % (r,))
+
+
 def check_errors(res, failures):
     for name, (code, words) in ERRORS.items():
         r = res.get(name)
@@ -362,6 +400,7 @@ def main():
         check(res, failures)
         check_perf(res, failures)
         check_errors(res, failures)
+        check_compare(res, failures)
         host = ""
         if os.path.exists(os.path.join(tmp, "vm.log.host")):
             with open(os.path.join(tmp, "vm.log.host")) as fh:

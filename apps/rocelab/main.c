@@ -13,6 +13,7 @@
 
 static const struct rocelab_cmd *const commands[] = {
 	&cmd_demo,
+	&cmd_compare,
 	&cmd_devices,
 	&cmd_dissect,
 	&cmd_craft,

@@ -23,6 +23,7 @@ extern const char *rocelab_eal_args;
 /** DPDK's EAL with the global --eal arguments (roce_eal_init()). @return 0 or -EINVAL */
 int rocelab_eal_start(void);
 
+extern const struct rocelab_cmd cmd_compare;
 extern const struct rocelab_cmd cmd_demo;
 extern const struct rocelab_cmd cmd_devices;
 extern const struct rocelab_cmd cmd_dissect;
