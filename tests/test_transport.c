@@ -2854,6 +2854,53 @@ START_TEST(test_exchange_parsers)
 }
 END_TEST
 
+/*
+ * The completion script (perf_wcs.c, what `rocelab compare completions` runs on a device too)
+ * on the emulated NIC: every case's completions, both sides in order, as the IBA has them.
+ */
+START_TEST(test_completion_script)
+{
+	static const struct {
+		const char *name, *want;
+	} want[] = {
+		{ "send", "A:SEND B:RECV/64" },
+		{ "send_imm", "A:SEND B:RECV/64/imm" },
+		{ "send_inline", "A:SEND B:RECV/32" },
+		{ "write", "A:RDMA_WRITE" },
+		{ "write_imm", "A:RDMA_WRITE B:RECV_RDMA_WITH_IMM/64/imm" },
+		{ "read", "A:RDMA_READ/64" },
+		{ "fetch_add", "A:FETCH_ADD/8" },
+		{ "cmp_swap", "A:COMP_SWAP/8" },
+		{ "unsignaled", "A:SEND B:RECV/64 B:RECV/64" },
+		{ "bad_rkey", "A:REM_ACCESS_ERR" },
+		{ "out_of_bounds", "A:REM_ACCESS_ERR" },
+		{ "no_access", "A:REM_INV_REQ_ERR" },	/* as rxe: rc_nak_inv_req_no_write.pcap */
+		{ "rnr_exhausted", "A:RNR_RETRY_EXC_ERR" },
+		{ "send_too_long", "A:REM_INV_REQ_ERR B:LOC_LEN_ERR" },
+		{ "qp_error", "A:WR_FLUSH_ERR A:WR_FLUSH_ERR" },
+	};
+	struct roce_wcs_env env;
+	struct roce_wcs_emu *emu = roce_wcs_emulated(ROCE_MTU_1024, 10000000000ull, ROCE_US, &env);
+
+	ck_assert_ptr_nonnull(emu);
+	ck_assert_uint_eq(roce_wcs_count(), sizeof(want) / sizeof(want[0]));
+	for (uint32_t i = 0; i < roce_wcs_count(); i++) {
+		struct roce_wcs_case c;
+		char got[256] = "", one[48];
+
+		roce_wcs_run(&env, i, &c);
+		ck_assert_msg(c.rc == 0, "%s: %s", c.name, c.err);
+		for (uint32_t k = 0; k < c.n; k++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k ? " " : "",
+				 roce_wcs_format(&c.comp[k], one, sizeof(one)));
+		ck_assert_str_eq(c.name, want[i].name);
+		ck_assert_msg(strcmp(got, want[i].want) == 0, "%s: %s, expected %s", c.name, got,
+			      want[i].want);
+	}
+	roce_wcs_emulated_free(emu);
+}
+END_TEST
+
 static Suite *transport_suite(void)
 {
 	Suite *s = suite_create("transport");
@@ -2921,6 +2968,10 @@ static Suite *transport_suite(void)
 
 	tc = tcase_create("exchange");
 	tcase_add_test(tc, test_exchange_parsers);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("completion_script");
+	tcase_add_test(tc, test_completion_script);
 	suite_add_tcase(s, tc);
 	return s;
 }

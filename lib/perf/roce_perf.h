@@ -269,4 +269,60 @@ typedef int (*roce_perf_client_fn)(void *arg, const struct roce_perf_live *clien
 int roce_perf_loopback(const struct roce_perf_conf *conf, const struct roce_perf_live *live,
 		       roce_perf_client_fn client, void *arg, char *err, size_t errlen);
 
+/* ---- the completion script (perf_wcs.c): one list of work requests on any provider ---- */
+
+#define ROCE_WCS_MAX 8			/* completions a case keeps, both sides */
+
+/* One completion, the fields a comparison looks at. */
+struct roce_wcs_comp {
+	char side;			/* 'A' the requester, 'B' the responder */
+	uint64_t wr_id;
+	enum roce_wc_status status;
+	enum roce_wc_opcode opcode;	/* defined when status is success */
+	uint32_t byte_len;
+	uint32_t imm_data;
+	unsigned int wc_flags;
+};
+
+/* One case and what came of it: A's completions in order, then B's. */
+struct roce_wcs_case {
+	const char *name;		/* "send", "bad_rkey", ... */
+	const char *what;		/* what it posts, in words */
+	const char *iba;		/* what the IBA specification says comes of it */
+	struct roce_wcs_comp comp[ROCE_WCS_MAX];
+	uint32_t n;
+	int rc;				/* 0; -errno when it could not be set up or posted */
+	char err[120];			/* then, why */
+};
+
+/* Where the script runs: the provider of each side and how each reaches the other. */
+struct roce_wcs_env {
+	struct roce_front *dev, *peer;	/* A's and B's (may be the same device) */
+	struct roce_ah_attr to_peer, to_dev;
+	enum roce_mtu mtu;
+	bool (*progress)(void *arg);	/* run the provider while waiting: false when nothing is
+					 * left to happen; NULL: a device, which runs on its own */
+	void *arg;
+};
+
+/** How many cases the script has. */
+uint32_t roce_wcs_count(void);
+
+/** Run case @p i on fresh QPs, in @p env. Fills @p out (out->rc says whether it ran). */
+void roce_wcs_run(const struct roce_wcs_env *env, uint32_t i, struct roce_wcs_case *out);
+
+/** "A:RECV/64/imm", "B:LOC_LEN_ERR": one completion, as compared. @return @p out */
+char *roce_wcs_format(const struct roce_wcs_comp *c, char *out, size_t size);
+
+struct roce_wcs_emu;
+
+/**
+ * Two emulated hosts in virtual time on a model link (@p rate_bps, one-way @p delay) for the
+ * script; fills @p env. Needs roce_eal_init(). @return NULL with errno set
+ */
+struct roce_wcs_emu *roce_wcs_emulated(enum roce_mtu mtu, uint64_t rate_bps, roce_time_t delay,
+				       struct roce_wcs_env *env);
+
+void roce_wcs_emulated_free(struct roce_wcs_emu *e);
+
 #endif /* ROCE_PERF_H */
