@@ -21,7 +21,8 @@ Cases:
                    on the guest's tap), in both roles
   cmp_*            `rocelab compare` on rxe0: write_bw, and write_lat's -a sweep with --out: one
                    table row per size with both figures and their ratio, the report written
-                   with its chart
+                   with its chart; and the completion script, whose differences must be
+                   the known ones (COMPLETIONS_KNOWN)
   err_*            one line and exit 1: no such device, no libibverbs, a GID index with no
                    RoCE v2 GID, the port down, a QP the device refuses (its errno)
   Every perf case reads rxe0's hw_counters before and after: sent and received packets must
@@ -110,6 +111,7 @@ rl_server pt_write_lat_server ib_write_lat $P write_lat --ibdev rxe0 --server -n
 run cmp_write_bw timeout 120 rocelab compare write_bw --ibdev rxe0 -n 200
 run cmp_write_lat_all timeout 120 rocelab compare write_lat --ibdev rxe0 -a --all-max 1024 -n 100 --out /tmp/cmp
 run cmp_report grep -c "<svg" /tmp/cmp/report.html
+run cmp_completions timeout 120 rocelab compare completions --ibdev rxe0
 run err_no_device $P write_bw --ibdev nosuch
 run err_no_library env ROCELAB_LIBIBVERBS=/nonexistent/libibverbs.so.1 $P write_bw --ibdev rxe0
 run err_gid $P write_bw --ibdev rxe0 -x 9
@@ -259,6 +261,16 @@ def check_perf(res, failures):
                                                                hw[0], hw[1]))
 
 
+# Cases of `compare completions` where rxe0 and the emulator differ, and how (docs/fidelity.md):
+# a known one that stops differing, or a new one, fails the test until this is updated.
+COMPLETIONS_KNOWN = {
+    "send_imm": ("A:SEND/imm B:RECV/64/imm", "A:SEND B:RECV/64/imm"),
+    "write_imm": ("A:RDMA_WRITE/imm B:RECV_RDMA_WITH_IMM/64/imm",
+                  "A:RDMA_WRITE B:RECV_RDMA_WITH_IMM/64/imm"),
+    "send_too_long": ("A:REM_OP_ERR B:LOC_QP_OP_ERR", "A:REM_INV_REQ_ERR B:LOC_LEN_ERR"),
+}
+WCS_ROW = re.compile(r"^ (\w+)\s{2,}(.+?)\s{2,}(.+?)\s{2,}(same|DIFFERS)$")
+
 CMP_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+"
                      r"([\d.]+)\s*$")
 
@@ -286,6 +298,26 @@ def check_compare(res, failures):
                             (name, [m.group(0) for m in rows]))
         else:
             log("%s: %d row(s); %s" % (name, len(rows), " ".join(rows[-1].group(0).split())))
+    r = res.get("cmp_completions")
+    if r is None or r[0] != 0:
+        failures.append("cmp_completions: %s" % (r,))
+    else:
+        rows = {m.group(1): m for m in map(WCS_ROW.match, r[1]) if m}
+        if len(rows) != 15 or r[3] is None or r[3][0] <= 0:
+            failures.append("cmp_completions: %d case rows, counters %s: %s" %
+                            (len(rows), r[3], r[1][-20:]))
+        for name, m in sorted(rows.items()):
+            dev, emu, verdict = m.group(2).strip(), m.group(3).strip(), m.group(4)
+            known = COMPLETIONS_KNOWN.get(name)
+            if verdict == "same" and known:
+                failures.append("cmp_completions: %s: rxe0 and the emulator now agree (%s): "
+                                "update COMPLETIONS_KNOWN and docs/fidelity.md" % (name, dev))
+            elif verdict == "DIFFERS" and (known is None or (dev, emu) != known):
+                failures.append("cmp_completions: %s: rxe0 %s, the emulator %s: not a known "
+                                "difference" % (name, dev, emu))
+        if len(rows) == 15:
+            log("cmp_completions: 15 cases, the known %d differences only" %
+                len(COMPLETIONS_KNOWN))
     r = res.get("cmp_report")
     if r is None or r[0] != 0 or not r[1] or r[1][0].strip() != "1":
         failures.append("cmp_report: the report has no chart: %s" % (r,))

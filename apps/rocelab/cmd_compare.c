@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cmd_perf.h"
+#include "roce_front.h"
 #include "roce_ibdev.h"
 #include "roce_io.h"
 #include "roce_perf.h"
@@ -22,6 +23,7 @@
 
 static const char usage[] =
 	"usage: rocelab compare TEST --ibdev DEV [-x GID_INDEX] [-i PORT] [options] [--out DIR]\n"
+	"       rocelab compare completions --ibdev DEV [-x GID_INDEX] [-i PORT]\n"
 	"\n"
 	"Run perftest's TEST on a real RDMA device (both ends in this process, in loopback\n"
 	"through it) and on the emulated NIC in virtual time, set up from what the device\n"
@@ -36,7 +38,13 @@ static const char usage[] =
 	"  -s SIZE, -n ITERS, -a, --all-max N, -c RC|UC|UD, -q QPS, -t DEPTH, -m MTU\n"
 	"                        perftest's, for both runs\n"
 	"  --out DIR             also write DIR/report.html: the table, both curves (-a), the\n"
-	"                        set-up (created if missing)\n";
+	"                        set-up (created if missing)\n"
+	"\n"
+	"completions: one scripted list of work requests (every opcode, inline, immediate,\n"
+	"unsignaled; bad rkey, out of bounds, no access right; RNR retries exhausted; a SEND\n"
+	"longer than the receive; a QP moved to ERR with receives posted), each case on fresh\n"
+	"RC QPs on the device and on the emulator; every completion of both sides compared,\n"
+	"each difference listed with what the IBA specification says.\n";
 
 static const struct option long_opts[] = {
 	{ "ibdev", required_argument, NULL, 'd' },
@@ -285,6 +293,99 @@ static int write_report(const struct cmp *c, const struct roce_table *t, const c
 	return 0;
 }
 
+/* The completion script on the device (both QPs on it, one thread) and on the emulator. */
+static int run_completions(struct cmp *c)
+{
+	const struct roce_ibdev_info *info;
+	const struct roce_ibdev_port *port;
+	const struct roce_ibdev_gid *g;
+	struct roce_ibdev *dev;
+	struct roce_front *front;
+	struct roce_wcs_env denv = { 0 }, eenv;
+	struct roce_wcs_emu *emu;
+	uint32_t n = roce_wcs_count(), differ = 0;
+	uint8_t pn = c->live.ib_port ? c->live.ib_port : 1;
+	char err[256];
+	int rc = EXIT_FAILURE;
+
+	dev = roce_ibdev_open(c->live.ibdev, err, sizeof(err));
+	if (dev == NULL) {
+		fprintf(stderr, "rocelab compare: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	info = roce_ibdev_info(dev);
+	if (pn > info->n_ports) {
+		fprintf(stderr, "rocelab compare: %s has %u port(s): no port %u (-i)\n", info->name,
+			info->n_ports, pn);
+		roce_ibdev_close(dev);
+		return EXIT_USAGE;
+	}
+	port = &info->ports[pn - 1];
+	g = roce_ibdev_gid_pick(port, c->live.gid_index, false, err, sizeof(err));
+	if (g == NULL) {
+		fprintf(stderr, "rocelab compare: %s\n", err);
+		roce_ibdev_close(dev);
+		return EXIT_USAGE;
+	}
+	front = roce_front_ibdev(dev, pn, g->index);
+	if (front == NULL) {
+		fprintf(stderr, "rocelab compare: %s: %s\n", info->name, strerror(errno));
+		roce_ibdev_close(dev);
+		return EXIT_FAILURE;
+	}
+	/* both QPs on the device, each reaching the other at the device's own address */
+	denv.dev = denv.peer = front;
+	denv.mtu = roce_mtu_from_bytes(port->active_mtu);
+	denv.to_peer.ip_ver = roce_gid_is_ipv4(g->gid) ? 4 : 6;
+	memcpy(denv.to_peer.dip.b, roce_gid_is_ipv4(g->gid) ? &g->gid[12] : g->gid,
+	       roce_gid_is_ipv4(g->gid) ? 4 : 16);
+	denv.to_dev = denv.to_peer;
+	if (rocelab_eal_start() != 0)
+		goto out;
+	emu = roce_wcs_emulated(denv.mtu, (uint64_t)(port->lanes * port->lane_gbps * 1e9) ?
+				(uint64_t)(port->lanes * port->lane_gbps * 1e9) : 100000000000ull,
+				ROCE_US, &eenv);
+	if (emu == NULL) {
+		fprintf(stderr, "rocelab compare: cannot set the emulated hosts up: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	printf(" completions: %u cases, each on fresh RC QPs; on %s port %u (GID %u) and on the "
+	       "emulator\n\n", n, info->name, pn, g->index);
+	printf(" %-14s  %-40s  %-40s  %s\n", "case", info->name, "emulator", "");
+	for (uint32_t i = 0; i < n; i++) {
+		struct roce_wcs_case d, e;
+		char ds[200] = "", es[200] = "", one[48];
+		bool same;
+
+		roce_wcs_run(&denv, i, &d);
+		roce_wcs_run(&eenv, i, &e);
+		for (uint32_t k = 0; k < d.n; k++)
+			snprintf(ds + strlen(ds), sizeof(ds) - strlen(ds), "%s%s", k ? " " : "",
+				 roce_wcs_format(&d.comp[k], one, sizeof(one)));
+		for (uint32_t k = 0; k < e.n; k++)
+			snprintf(es + strlen(es), sizeof(es) - strlen(es), "%s%s", k ? " " : "",
+				 roce_wcs_format(&e.comp[k], one, sizeof(one)));
+		if (d.rc != 0)
+			snprintf(ds, sizeof(ds), "(%s)", d.err);
+		if (e.rc != 0)
+			snprintf(es, sizeof(es), "(%s)", e.err);
+		same = d.rc == 0 && e.rc == 0 && strcmp(ds, es) == 0;
+		differ += !same;
+		printf(" %-14s  %-40s  %-40s  %s\n", d.name, ds[0] ? ds : "-", es[0] ? es : "-",
+		       same ? "same" : "DIFFERS");
+		if (!same)
+			printf(" %-14s  %s; IBA: %s\n", "", d.what, d.iba);
+	}
+	printf("\n %u of %u cases differ\n", differ, n);
+	rc = EXIT_SUCCESS;
+	roce_wcs_emulated_free(emu);
+out:
+	roce_front_close(front);
+	roce_ibdev_close(dev);
+	return rc;
+}
+
 static bool parse_u32(const char *what, const char *arg, uint32_t lo, uint32_t hi, uint32_t *v)
 {
 	char *end;
@@ -318,8 +419,10 @@ static int run(int argc, char **argv)
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("compare", "no TEST given (write_bw, read_bw, send_bw, "
-					   "atomic_bw, write_lat, read_lat or send_lat)");
-	test = roce_perf_test_by_name(argv[1]);
+					   "atomic_bw, write_lat, read_lat, send_lat or "
+					   "completions)");
+	test = strcmp(argv[1], "completions") == 0 ? ROCE_PERF_SEND_LAT :
+	       roce_perf_test_by_name(argv[1]);
 	if (test < 0)
 		return rocelab_usage_error("compare", "'%s' is not a test (write_bw, read_bw, "
 					   "send_bw, atomic_bw, write_lat, read_lat or send_lat)",
@@ -421,6 +524,14 @@ static int run(int argc, char **argv)
 	}
 	if (c->all_max != 0 && !c->all) {
 		rocelab_usage_error("compare", "--all-max goes with -a");
+		goto done;
+	}
+	if (strcmp(argv[1], "completions") == 0) {
+		if (c->all || out != NULL || size_set) {
+			rocelab_usage_error("compare", "completions takes --ibdev, -x and -i only");
+			goto done;
+		}
+		rc = run_completions(c);
 		goto done;
 	}
 	c->live.all = c->all;
