@@ -182,7 +182,7 @@ struct roce_perf_live {
 
 /* What a live run found out, for its report. */
 struct roce_perf_live_info {
-	char port[64];			/* the ethdev's name */
+	char port[96];			/* the ethdev's name, or the device's and its port */
 	uint64_t speed_bps;		/* its link speed (the model link's rate) */
 	uint32_t port_mtu;		/* its L3 MTU */
 	uint32_t mtu;			/* the IB path MTU agreed with the peer, bytes */
