@@ -199,6 +199,52 @@ int perf_qp_init(struct roce_qp *qp, enum roce_qp_type type, bool remote_access)
 int perf_qp_connect(struct roce_qp *qp, const struct roce_perf_conf *conf,
 		    const struct perf_qp_path *path);
 
+/* ---- perf_tally.c: what a run counts as it goes, whichever mode runs it ---- */
+
+#define PERF_WIN 4096			/* completion-count samples for the peak bandwidth */
+
+/* Completion counts at times as a run goes, for its peak bandwidth. */
+struct perf_tally {
+	roce_time_t win_t[PERF_WIN];
+	uint64_t win_n[PERF_WIN];
+	uint32_t win_len;
+};
+
+/** Whether a completion of @p status succeeded; otherwise count it (the first one kept). */
+bool perf_wc_ok(struct roce_perf_result *res, enum roce_wc_status status);
+
+/** A --verify mismatch: count it, and keep the first in words (@p fmt takes @p a, @p b). */
+void perf_verify_fail(struct roce_perf_result *res, const char *fmt, unsigned long long a,
+		      unsigned long long b);
+
+/** @p done completions at @p now (the first PERF_WIN samples are kept). */
+void perf_window(struct perf_tally *t, roce_time_t now, uint64_t done);
+
+/**
+ * perftest's peak bandwidth: the best rate over a window of @p depth completions of @p size
+ * bytes among the samples, in Gb/s; 0 without two samples that far apart.
+ */
+double perf_peak_gbps(const struct perf_tally *t, uint32_t depth, uint32_t size);
+
+#define PERF_ATOMIC_ADD 1		/* what atomic_bw adds each time */
+
+/* Where a test's request goes at the peer. */
+struct perf_target {
+	uint64_t remote;		/* a WRITE's or READ's address */
+	uint64_t atomic;		/* an atomic's: the one counter every QP adds to */
+	uint32_t rkey;
+	struct roce_ah *ah;		/* UD: the peer's address handle (the provider's) */
+	uint32_t remote_qpn;		/* UD: the peer's QP */
+};
+
+/**
+ * The request iteration @p i of conf's test posts, into @p wr pointing at @p sge (set by the
+ * caller: its address, conf->size bytes, the lkey; an atomic's is made 8): the opcode,
+ * signaled or not, inline up to -I (never a READ), the target; wr_id and an atomic's swap @p i.
+ */
+void perf_wr_fill(const struct roce_perf_conf *conf, uint64_t i, bool signaled,
+		  const struct perf_target *t, struct roce_sge *sge, struct roce_send_wr *wr);
+
 /* perf_run.c: statistics shared with the live mode */
 
 /** Sort @p lat (@p n samples, us) and fill the latency columns of @p r. */

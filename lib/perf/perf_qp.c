@@ -1,7 +1,7 @@
 /*
- * A perftest QP's life before its first work request, written once for every mode and every
- * provider: created with perftest's capabilities, RESET -> INIT, then RTR and RTS with the
- * masks perftest's ctx_modify_qp_to_{init,rtr,rts} give each connection type.
+ * A perftest QP's life, written once for every mode and every provider: created with
+ * perftest's capabilities, RESET -> INIT, then RTR and RTS with the masks perftest's
+ * ctx_modify_qp_to_{init,rtr,rts} give each connection type; and the request each test posts.
  */
 #include <errno.h>
 
@@ -97,4 +97,50 @@ int perf_qp_connect(struct roce_qp *qp, const struct roce_perf_conf *conf,
 		return rc;
 	mask = perf_qp_rts_attr(conf, path, &a);
 	return roce_modify_qp(qp, &a, mask);
+}
+
+void perf_wr_fill(const struct roce_perf_conf *conf, uint64_t i, bool signaled,
+		  const struct perf_target *t, struct roce_sge *sge, struct roce_send_wr *wr)
+{
+	*wr = (struct roce_send_wr){
+		.wr_id = i,
+		.sg_list = sge,
+		.num_sge = 1,
+		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
+	};
+	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
+		wr->send_flags |= ROCE_SEND_INLINE;
+	switch (conf->test) {
+	case ROCE_PERF_WRITE_BW:
+	case ROCE_PERF_WRITE_LAT:
+		wr->opcode = ROCE_WR_RDMA_WRITE;
+		wr->wr.rdma.remote_addr = t->remote;
+		wr->wr.rdma.rkey = t->rkey;
+		break;
+	case ROCE_PERF_READ_BW:
+	case ROCE_PERF_READ_LAT:
+		wr->opcode = ROCE_WR_RDMA_READ;
+		wr->wr.rdma.remote_addr = t->remote;
+		wr->wr.rdma.rkey = t->rkey;
+		wr->send_flags &= ~(unsigned int)ROCE_SEND_INLINE;	/* nothing to carry */
+		break;
+	case ROCE_PERF_ATOMIC_BW:
+		/* every QP adds to one counter at the peer: each add must land exactly once */
+		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP :
+			     ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		wr->wr.atomic.remote_addr = t->atomic;
+		wr->wr.atomic.rkey = t->rkey;
+		wr->wr.atomic.compare_add = PERF_ATOMIC_ADD;
+		wr->wr.atomic.swap = i;
+		sge->length = 8;
+		break;
+	default:
+		wr->opcode = ROCE_WR_SEND;
+		if (conf->qp_type == ROCE_QPT_UD) {
+			wr->wr.ud.ah = t->ah;
+			wr->wr.ud.remote_qpn = t->remote_qpn;
+			wr->wr.ud.remote_qkey = PERF_QKEY;
+		}
+		break;
+	}
 }

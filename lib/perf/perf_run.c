@@ -14,7 +14,6 @@
 
 #define PERF_CQ_BATCH 64
 #define PERF_SLOT_ALIGN 64
-#define PERF_ATOMIC_ADD 1
 #define PERF_BUF_BASE 0x7e0000000000ull	/* where host 0's memory is mapped */
 #define PERF_BUF_STRIDE (1ull << 36)		/* 64 GiB apart: host 1 follows */
 
@@ -96,10 +95,7 @@ struct perf_ctx {
 	roce_time_t t_start;
 	bool waiting;			/* run_to_completion() runs until a completion */
 	bool wake_rx;			/* run_bw: a receive completion ends the wait too */
-	/* bandwidth peak: completion counts at times */
-	roce_time_t win_t[4096];
-	uint64_t win_n[4096];
-	uint32_t win_len;
+	struct perf_tally tally;	/* the peak's samples */
 	/* run_bw with one slot a QP: each QP's WR, built once (post_send_bw) */
 	struct roce_send_wr bw_wr[ROCE_PERF_MAX_QP];
 	struct roce_sge bw_sge[ROCE_PERF_MAX_QP];
@@ -122,11 +118,15 @@ static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
 	return c->host[h].buf + ((size_t)q * c->nslots + s) * c->slot;
 }
 
-static void verify_fail(struct perf_ctx *c, const char *fmt, uint64_t a, uint64_t b)
+static bool wc_ok(struct perf_ctx *c, const struct roce_wc *wc)
 {
-	if (c->res->verify_failures++ == 0)
-		snprintf(c->res->verify_msg, sizeof(c->res->verify_msg), fmt,
-			 (unsigned long long)a, (unsigned long long)b);
+	return perf_wc_ok(c->res, wc->status);
+}
+
+static void verify_fail(struct perf_ctx *c, const char *fmt, unsigned long long a,
+			unsigned long long b)
+{
+	perf_verify_fail(c->res, fmt, a, b);
 }
 
 /*
@@ -357,54 +357,20 @@ static void build_send(struct perf_ctx *c, int h, uint32_t q, uint64_t i, bool s
 	/* write_lat polls slot 0 for the peer's write: it sends from slot 1 */
 	uint32_t src = conf->test == ROCE_PERF_WRITE_LAT ? 1 : s;
 	uint32_t dst = conf->test == ROCE_PERF_WRITE_LAT ? 0 : s;
-	uint64_t remote = (uintptr_t)slot_ptr(c, 1 - h, q, dst);
+	struct perf_target t = {
+		.remote = (uintptr_t)slot_ptr(c, 1 - h, q, dst),
+		.atomic = (uintptr_t)peer->buf,
+		.rkey = peer->rkey,
+		.ah = me->ah,
+		.remote_qpn = peer->qpn[q],
+	};
 
 	*sge = (struct roce_sge){
 		.addr = (uintptr_t)slot_ptr(c, h, q, src),
 		.length = conf->size,
 		.lkey = me->lkey,
 	};
-	*wr = (struct roce_send_wr){
-		.wr_id = i,
-		.sg_list = sge,
-		.num_sge = 1,
-		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
-	};
-	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
-		wr->send_flags |= ROCE_SEND_INLINE;
-	switch (conf->test) {
-	case ROCE_PERF_WRITE_BW:
-	case ROCE_PERF_WRITE_LAT:
-		wr->opcode = ROCE_WR_RDMA_WRITE;
-		wr->wr.rdma.remote_addr = remote;
-		wr->wr.rdma.rkey = peer->rkey;
-		break;
-	case ROCE_PERF_READ_BW:
-	case ROCE_PERF_READ_LAT:
-		wr->opcode = ROCE_WR_RDMA_READ;
-		wr->wr.rdma.remote_addr = remote;
-		wr->wr.rdma.rkey = peer->rkey;
-		wr->send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
-		break;
-	case ROCE_PERF_ATOMIC_BW:
-		/* every QP adds to one counter on the server: each add must land exactly once */
-		wr->opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP :
-			     ROCE_WR_ATOMIC_FETCH_AND_ADD;
-		wr->wr.atomic.remote_addr = (uintptr_t)peer->buf;
-		wr->wr.atomic.rkey = peer->rkey;
-		wr->wr.atomic.compare_add = PERF_ATOMIC_ADD;
-		wr->wr.atomic.swap = i;
-		sge->length = 8;
-		break;
-	default:
-		wr->opcode = ROCE_WR_SEND;
-		if (conf->qp_type == ROCE_QPT_UD) {
-			wr->wr.ud.ah = me->ah;
-			wr->wr.ud.remote_qpn = peer->qpn[q];
-			wr->wr.ud.remote_qkey = PERF_QKEY;
-		}
-		break;
-	}
+	perf_wr_fill(conf, i, signaled, &t, sge, wr);
 }
 
 /* Post iteration @p i of QP @p q from host @p h, using slot i % nslots. */
@@ -504,21 +470,9 @@ static bool run_to_completion(struct perf_ctx *c, bool polled)
 	return true;
 }
 
-static bool wc_ok(struct perf_ctx *c, const struct roce_wc *wc)
-{
-	if (wc->status == ROCE_WC_SUCCESS)
-		return true;
-	if (c->res->errors++ == 0)
-		c->res->first_error = wc->status;
-	return false;
-}
-
 static void record_window(struct perf_ctx *c, uint64_t done)
 {
-	if (c->win_len < ROCE_DIM(c->win_t)) {
-		c->win_t[c->win_len] = roce_engine_now(c->eng);
-		c->win_n[c->win_len++] = done;
-	}
+	perf_window(&c->tally, roce_engine_now(c->eng), done);
 }
 
 static uint64_t sum(const uint64_t *v, uint32_t n)
@@ -785,19 +739,8 @@ static void bw_stats(struct perf_ctx *c)
 		return;
 	r->bw_avg_gbps = bytes * 8 / elapsed / 1e9;
 	r->msg_rate_mpps = (double)r->iters * conf->nqp / elapsed / 1e6;
-	r->bw_peak_gbps = r->bw_avg_gbps;
-	/* perftest's peak: the best rate over a window of tx_depth messages */
-	for (uint32_t i = 0, j = 0; i < c->win_len; i++) {
-		while (j < c->win_len && c->win_n[j] - c->win_n[i] < conf->tx_depth)
-			j++;
-		if (j < c->win_len && c->win_t[j] > c->win_t[i]) {
-			double g = (double)(c->win_n[j] - c->win_n[i]) * conf->size * 8 /
-				   ((double)(c->win_t[j] - c->win_t[i]) / ROCE_SEC) / 1e9;
-
-			if (g > r->bw_peak_gbps)
-				r->bw_peak_gbps = g;
-		}
-	}
+	r->bw_peak_gbps = ROCE_MAX(r->bw_avg_gbps,
+				   perf_peak_gbps(&c->tally, conf->tx_depth, conf->size));
 }
 
 /* A configuration error: one line naming the value into @err, then -EINVAL. */
