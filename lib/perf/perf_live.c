@@ -26,7 +26,6 @@
 #define LIVE_TAIL_PAD 16384		/* after the slots: perftest peers step their remote address
 					 * through a cycle buffer (4 KiB) past the first message */
 #define LIVE_RESOLVE_SEC 5		/* ARP resolution of the peer */
-#define LIVE_WIN 4096			/* completion-count samples for the peak bandwidth */
 #define LIVE_SALT_CLIENT 0xc11e47ull	/* data pattern of the client's buffer */
 #define LIVE_SALT_SERVER 0x5e7e7ull	/* data pattern of the server's buffer */
 #define LIVE_BAD_RKEY 0x5a5a0000u	/* --bad-rkey: XORed into the rkeys we advertise and use */
@@ -50,6 +49,7 @@ struct roce_perf_live_ctx {
 	struct roce_pcap_writer *pcap;	/* --pcap, on the model link */
 	/* or a real device */
 	struct roce_ibdev *ibdev;	/* through libibverbs */
+	struct timespec t_base;		/* its time, CLOCK_MONOTONIC's, starts here */
 	char ibname[80];		/* "rxe0 port 1", for messages */
 	/* the workload's objects, whoever provides them */
 	struct roce_front *front;
@@ -84,9 +84,7 @@ struct roce_perf_live_ctx {
 	roce_time_t recv_first, recv_last; /* send_bw server: times of the first and last receive */
 	double *lat;			/* latency samples, us */
 	uint64_t nlat;
-	roce_time_t win_t[LIVE_WIN];	/* bandwidth peak: completion counts at times */
-	uint64_t win_n[LIVE_WIN];
-	uint32_t win_len;
+	struct perf_tally tally;	/* the peak's samples */
 	uint32_t quiet;			/* loop iterations in a row in which nothing happened */
 	char *err;			/* during run: where failures are described */
 	size_t errlen;
@@ -153,11 +151,15 @@ static bool slot_matches(const struct roce_perf_live_ctx *c, uint64_t dst, uint6
 	return true;
 }
 
+static bool wc_ok(struct roce_perf_live_ctx *c, const struct roce_wc *wc)
+{
+	return perf_wc_ok(c->res, wc->status);
+}
+
 static void verify_fail(struct roce_perf_live_ctx *c, const char *fmt, unsigned long long a,
 			unsigned long long b)
 {
-	if (c->res->verify_failures++ == 0)
-		snprintf(c->res->verify_msg, sizeof(c->res->verify_msg), fmt, a, b);
+	perf_verify_fail(c->res, fmt, a, b);
 }
 
 /*
@@ -206,6 +208,12 @@ static void live_idle(void *arg)
 	live_step(arg);
 }
 
+/* What a wait for the peer's TCP message runs: the engine, or on a device nothing (it blocks). */
+static perf_idle_fn oob_idle(const struct roce_perf_live_ctx *c)
+{
+	return c->eng != NULL ? live_idle : NULL;
+}
+
 /* The peer's frames so far (any RoCE frame the port took in): while they come, it lives. */
 static uint64_t live_heard(void *arg)
 {
@@ -224,7 +232,9 @@ static roce_time_t live_now(const struct roce_perf_live_ctx *c)
 	if (c->eng != NULL)
 		return roce_engine_now(c->eng);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (roce_time_t)ts.tv_sec * ROCE_SEC + (roce_time_t)ts.tv_nsec * ROCE_NS;
+	/* from the run's start, as the engine's wall clock: 2^64 ps is 213 days of it */
+	return ((roce_time_t)(ts.tv_sec - c->t_base.tv_sec) * ROCE_SEC +
+		(roce_time_t)ts.tv_nsec * ROCE_NS) - (roce_time_t)c->t_base.tv_nsec * ROCE_NS;
 }
 
 static double now_sec(const struct roce_perf_live_ctx *c)
@@ -323,7 +333,8 @@ static int host_create(struct roce_perf_live_ctx *c)
 	c->buf = mmap(NULL, c->buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c->buf == MAP_FAILED) {
 		c->buf = NULL;
-		return -ENOMEM;
+		LIVE_ERR(c, -ENOMEM, "cannot map %zu bytes of buffers: %s", c->buf_len,
+			 strerror(errno));
 	}
 	pat_fill(c->buf, c->buf_len, my_salt(c));
 	/* write_lat polls the last byte of slot 0 for stamps 1, 2, ...: it must not hold one yet
@@ -597,6 +608,7 @@ static int ibdev_check(const struct roce_perf_conf *conf, const struct roce_perf
 			   conf->cc != NULL || conf->ecn ? "--cc and --ecn (the device's own)" :
 			   conf->trace != NULL ? "--trace" :
 			   live->bad_rkey ? "--bad-rkey" :
+			   live->rate_bps != 0 ? "--rate (a device runs at its own)" :
 			   impaired(&conf->impair) || impaired(&conf->impair_back) ?
 			   "--loss, --drop-psn, --drop-nth" : NULL;
 
@@ -672,6 +684,8 @@ static int ibdev_open(struct roce_perf_live_ctx *c)
 	if (port->state != 4)	/* IBV_PORT_ACTIVE */
 		LIVE_ERR(c, -ENETDOWN, "%s is %s, not PORT_ACTIVE: is its network interface up?",
 			 c->ibname, roce_ibdev_port_state_name(port->state));
+	if (port->active_mtu == 0)
+		LIVE_ERR(c, -EIO, "%s reports no active MTU", c->ibname);
 	g = roce_ibdev_gid_pick(port, c->live.gid_index, c->live.ip_ver == 6, c->err, c->errlen);
 	if (g == NULL)
 		return -EINVAL;
@@ -685,13 +699,14 @@ static int ibdev_open(struct roce_perf_live_ctx *c)
 	}
 	c->live.gid_index = (int)g->index;
 	c->speed_bps = (uint64_t)(port->lanes * port->lane_gbps * 1e9);
-	if (c->live.rate_bps != 0)
-		c->speed_bps = c->live.rate_bps;
+	clock_gettime(CLOCK_MONOTONIC, &c->t_base);
 	c->port_mtu = port->active_mtu;
 	if (!c->live.mtu_set || roce_mtu_bytes(c->conf.mtu) > port->active_mtu)
 		c->conf.mtu = roce_mtu_from_bytes(port->active_mtu);
 	c->front = roce_front_ibdev(c->ibdev, pn, g->index);
-	return c->front != NULL ? 0 : -errno;
+	if (c->front == NULL)
+		LIVE_ERR(c, -errno, "%s: %s", c->ibname, strerror(errno));
+	return 0;
 }
 
 /* Keep the kernel from answering our peer's RoCE frames with ICMP port unreachable. */
@@ -753,7 +768,9 @@ static int emulated_open(struct roce_perf_live_ctx *c, const struct roce_engine_
 	if (rc == 0)
 		rc = host_create(c);
 	if (rc != 0) {
-		snprintf(c->err, c->errlen, "cannot create the emulated host: %s", strerror(-rc));
+		if (c->err[0] == '\0')	/* else a verb named what it refused */
+			snprintf(c->err, c->errlen, "cannot create the emulated host: %s",
+				 strerror(-rc));
 		errno = -rc;
 		return -1;
 	}
@@ -830,6 +847,8 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	c->oob.fd = -1;
 	c->err = err;
 	c->errlen = errlen;
+	if (errlen > 0)
+		err[0] = '\0';
 	c->rbuf_off = conf->qp_type == ROCE_QPT_UD ? ROCE_GRH_LEN : 0;
 	c->max_size = live->all ? (live->all_max ? live->all_max : ROCE_PERF_ALL_MAX) : conf->size;
 	if (live->all && conf->qp_type == ROCE_QPT_UD)	/* its sizes end at the path MTU */
@@ -855,7 +874,7 @@ struct roce_perf_live_ctx *roce_perf_live_open(const struct roce_perf_conf *conf
 	}
 	make_keys(c);
 
-	c->oob.idle = live_idle;
+	c->oob.idle = oob_idle(c);
 	c->oob.idle_arg = c;
 	c->oob.heard = c->port != NULL ? live_heard : NULL;	/* a device's frames: unseen */
 	c->oob.silence = live->timeout;
@@ -918,15 +937,6 @@ void roce_perf_live_info(const struct roce_perf_live_ctx *c, struct roce_perf_li
 
 /* ---- the tests ---- */
 
-static bool wc_ok(struct roce_perf_live_ctx *c, const struct roce_wc *wc)
-{
-	if (wc->status == ROCE_WC_SUCCESS)
-		return true;
-	if (c->res->errors++ == 0)
-		c->res->first_error = wc->status;
-	return false;
-}
-
 static uint32_t qp_index(const struct roce_perf_live_ctx *c, uint32_t qpn)
 {
 	for (uint32_t q = 0; q < c->conf.nqp; q++)
@@ -968,59 +978,24 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 		.length = conf->size,
 		.lkey = c->mr->lkey,
 	};
-	struct roce_send_wr wr = {
-		.wr_id = i,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.send_flags = signaled ? ROCE_SEND_SIGNALED : 0,
+	struct perf_target t = {
+		.remote = c->peer[q].vaddr + (lat ? 0 : (uint64_t)s * c->slot),
+		.atomic = c->peer[q].vaddr,
+		.rkey = c->peer[q].rkey ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0),
+		.ah = c->ah != NULL ? roce_front_ud_ah(c->ah) : NULL,
+		.remote_qpn = c->peer[q].qpn,
 	};
-	uint64_t remote = c->peer[q].vaddr + (lat ? 0 : (uint64_t)s * c->slot);
-	uint32_t rkey = c->peer[q].rkey ^ (c->live.bad_rkey ? LIVE_BAD_RKEY : 0);
+	struct roce_send_wr wr;
 
-	if (conf->inline_size != 0 && conf->size <= conf->inline_size)
-		wr.send_flags |= ROCE_SEND_INLINE;
-	switch (conf->test) {
-	case ROCE_PERF_WRITE_BW:
-	case ROCE_PERF_WRITE_LAT:
-		wr.opcode = ROCE_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = rkey;
-		break;
-	case ROCE_PERF_READ_BW:
-	case ROCE_PERF_READ_LAT:
-		wr.opcode = ROCE_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = remote;
-		wr.wr.rdma.rkey = rkey;
-		wr.send_flags &= ~(unsigned int)ROCE_SEND_INLINE;
-		if (conf->verify)	/* the READ must bring the peer's bytes, not find ours */
-			memset(c->buf + slot_off(c, q, s), 0, conf->size);
-		break;
-	case ROCE_PERF_ATOMIC_BW:
-		wr.opcode = conf->cmp_swap ? ROCE_WR_ATOMIC_CMP_AND_SWP : ROCE_WR_ATOMIC_FETCH_AND_ADD;
-		wr.wr.atomic.remote_addr = c->peer[q].vaddr;
-		wr.wr.atomic.rkey = rkey;
-		wr.wr.atomic.compare_add = 1;
-		wr.wr.atomic.swap = i;
-		sge.length = 8;
-		break;
-	default:
-		wr.opcode = ROCE_WR_SEND;
-		if (conf->qp_type == ROCE_QPT_UD) {
-			wr.wr.ud.ah = roce_front_ud_ah(c->ah);
-			wr.wr.ud.remote_qpn = c->peer[q].qpn;
-			wr.wr.ud.remote_qkey = PERF_QKEY;
-		}
-		break;
-	}
+	perf_wr_fill(conf, i, signaled, &t, &sge, &wr);
+	if (wr.opcode == ROCE_WR_RDMA_READ && conf->verify)
+		memset(c->buf + slot_off(c, q, s), 0, conf->size);	/* the peer's bytes, not ours */
 	return roce_front_post_send(c->qp[q], &wr);
 }
 
 static void record_window(struct roce_perf_live_ctx *c, uint64_t done)
 {
-	if (c->win_len < LIVE_WIN) {
-		c->win_t[c->win_len] = live_now(c);
-		c->win_n[c->win_len++] = done;
-	}
+	perf_window(&c->tally, live_now(c), done);
 }
 
 /* Data a completed client operation @p wr_id on QP @p q must have moved. */
@@ -1049,19 +1024,8 @@ static void bw_figures(struct roce_perf_live_ctx *c, uint64_t total, roce_time_t
 		return;
 	r->bw_avg_gbps = (double)total * c->conf.size * 8 / elapsed / 1e9;
 	r->msg_rate_mpps = (double)total / elapsed / 1e6;
-	r->bw_peak_gbps = r->bw_avg_gbps;
-	/* perftest's peak: the best rate over a window of tx_depth completions */
-	for (uint32_t i = 0, j = 0; i < c->win_len; i++) {
-		while (j < c->win_len && c->win_n[j] - c->win_n[i] < c->conf.tx_depth)
-			j++;
-		if (j < c->win_len && c->win_t[j] > c->win_t[i]) {
-			double g = (double)(c->win_n[j] - c->win_n[i]) * c->conf.size * 8 /
-				   ((double)(c->win_t[j] - c->win_t[i]) / ROCE_SEC) / 1e9;
-
-			if (g > r->bw_peak_gbps)
-				r->bw_peak_gbps = g;
-		}
-	}
+	r->bw_peak_gbps = ROCE_MAX(r->bw_avg_gbps,
+				   perf_peak_gbps(&c->tally, c->conf.tx_depth, c->conf.size));
 }
 
 static void recv_poll(struct roce_perf_live_ctx *c);
@@ -1079,7 +1043,7 @@ static int client_bw(struct roce_perf_live_ctx *c)
 	struct roce_wc wc[LIVE_CQ_BATCH];
 	uint32_t spins = 0;
 
-	c->win_len = 0;
+	c->tally.win_len = 0;
 	record_window(c, 0);
 	for (;;) {
 		bool stop = deadline != ROCE_TIME_NEVER && live_now(c) >= deadline;
@@ -1694,7 +1658,7 @@ static int run_send_all(struct roce_perf_live_ctx *c)
 			c->oob.idle = server_recv_idle;
 			c->oob.before_reply = recv_drain;
 			rc = perf_oob_keys(&c->oob, c->me, NULL, 1);
-			c->oob.idle = live_idle;
+			c->oob.idle = oob_idle(c);
 			c->oob.before_reply = NULL;
 			if (rc != 0)
 				return oob_check(c, rc);
@@ -1731,7 +1695,7 @@ static int run_bw(struct roce_perf_live_ctx *c)
 			/* receive until the client says it is done (perftest has no report here) */
 			c->oob.idle = server_recv_idle;
 			rc = perf_oob_finish(&c->oob, c->me);
-			c->oob.idle = live_idle;
+			c->oob.idle = oob_idle(c);
 			settle(c, server_recv_idle);
 			recv_row(c);
 			return oob_check(c, rc);
