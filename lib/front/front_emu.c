@@ -191,12 +191,14 @@ static int emu_post_send(struct roce_front_qp *qp, const struct roce_send_wr *wr
 	const struct roce_send_wr *w = wr;
 	int n = 0;
 
+	if (wr == NULL)
+		return 0;
 	if (qp->type != ROCE_QPT_UD)
 		return roce_post_send(to_eqp(qp)->qp, wr, NULL);
 	/* UD: the chain again, each send with the emulated NIC's own AH */
 	for (; w != NULL; w = w->next) {
 		if (n == EMU_CHAIN_MAX)
-			return -ENOMEM;
+			return -EINVAL;
 		ud[n] = *w;
 		ud[n].next = NULL;
 		if (w->wr.ud.ah != NULL)

@@ -63,58 +63,58 @@ _Static_assert(SAME(ROCE_ACCESS_LOCAL_WRITE, IBV_ACCESS_LOCAL_WRITE) &&
 	       SAME(ROCE_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC), "access flags are libibverbs'");
 #undef SAME
 
-struct ibv_dev {
+struct ibvf_dev {
 	struct roce_front f;
 	struct ibv_context *ctx;
 	uint8_t port;			/* every QP's */
 	uint8_t gid_index;		/* the source GID of every address vector */
 };
 
-struct ibv_front_pd {
+struct ibvf_pd {
 	struct roce_front_pd f;
 	struct ibv_pd *pd;
 };
 
-struct ibv_front_mr {
+struct ibvf_mr {
 	struct roce_front_mr f;
 	struct ibv_mr *mr;
 };
 
-struct ibv_front_cq {
+struct ibvf_cq {
 	struct roce_front_cq f;
 	struct ibv_cq *cq;
 };
 
-struct ibv_front_qp {
+struct ibvf_qp {
 	struct roce_front_qp f;
 	struct ibv_qp *qp;
 };
 
-struct ibv_front_ah {
+struct ibvf_ah {
 	struct roce_front_ah f;
 	struct ibv_ah *ah;
 };
 
-static struct ibv_dev *to_idev(struct roce_front *f) { return container_of(f, struct ibv_dev, f); }
-static struct ibv_front_pd *to_ipd(struct roce_front_pd *f)
+static struct ibvf_dev *to_idev(struct roce_front *f) { return container_of(f, struct ibvf_dev, f); }
+static struct ibvf_pd *to_ipd(struct roce_front_pd *f)
 {
-	return container_of(f, struct ibv_front_pd, f);
+	return container_of(f, struct ibvf_pd, f);
 }
-static struct ibv_front_mr *to_imr(struct roce_front_mr *f)
+static struct ibvf_mr *to_imr(struct roce_front_mr *f)
 {
-	return container_of(f, struct ibv_front_mr, f);
+	return container_of(f, struct ibvf_mr, f);
 }
-static struct ibv_front_cq *to_icq(struct roce_front_cq *f)
+static struct ibvf_cq *to_icq(struct roce_front_cq *f)
 {
-	return container_of(f, struct ibv_front_cq, f);
+	return container_of(f, struct ibvf_cq, f);
 }
-static struct ibv_front_qp *to_iqp(struct roce_front_qp *f)
+static struct ibvf_qp *to_iqp(struct roce_front_qp *f)
 {
-	return container_of(f, struct ibv_front_qp, f);
+	return container_of(f, struct ibvf_qp, f);
 }
-static struct ibv_front_ah *to_iah(struct roce_front_ah *f)
+static struct ibvf_ah *to_iah(struct roce_front_ah *f)
 {
-	return container_of(f, struct ibv_front_ah, f);
+	return container_of(f, struct ibvf_ah, f);
 }
 
 /* libibverbs' destroy calls return a positive errno (or -1 with errno): ours, -errno. */
@@ -123,9 +123,9 @@ static int neg(int rc)
 	return rc == 0 ? 0 : rc > 0 ? -rc : errno ? -errno : -EIO;
 }
 
-static struct roce_front_pd *ibv_front_alloc_pd(struct roce_front *dev)
+static struct roce_front_pd *ibvf_alloc_pd(struct roce_front *dev)
 {
-	struct ibv_front_pd *p = calloc(1, sizeof(*p));
+	struct ibvf_pd *p = calloc(1, sizeof(*p));
 
 	if (p == NULL)
 		return NULL;
@@ -138,7 +138,7 @@ static struct roce_front_pd *ibv_front_alloc_pd(struct roce_front *dev)
 	return &p->f;
 }
 
-static int ibv_front_dealloc_pd(struct roce_front_pd *pd)
+static int ibvf_dealloc_pd(struct roce_front_pd *pd)
 {
 	int rc = neg(roce_ibv.dealloc_pd(to_ipd(pd)->pd));
 
@@ -147,10 +147,10 @@ static int ibv_front_dealloc_pd(struct roce_front_pd *pd)
 	return rc;
 }
 
-static struct roce_front_mr *ibv_front_reg_mr(struct roce_front_pd *pd, void *addr, size_t len,
+static struct roce_front_mr *ibvf_reg_mr(struct roce_front_pd *pd, void *addr, size_t len,
 					      unsigned int access)
 {
-	struct ibv_front_mr *m = calloc(1, sizeof(*m));
+	struct ibvf_mr *m = calloc(1, sizeof(*m));
 
 	if (m == NULL)
 		return NULL;
@@ -166,7 +166,7 @@ static struct roce_front_mr *ibv_front_reg_mr(struct roce_front_pd *pd, void *ad
 	return &m->f;
 }
 
-static int ibv_front_dereg_mr(struct roce_front_mr *mr)
+static int ibvf_dereg_mr(struct roce_front_mr *mr)
 {
 	int rc = neg(roce_ibv.dereg_mr(to_imr(mr)->mr));
 
@@ -175,9 +175,9 @@ static int ibv_front_dereg_mr(struct roce_front_mr *mr)
 	return rc;
 }
 
-static struct roce_front_cq *ibv_front_create_cq(struct roce_front *dev, int cqe)
+static struct roce_front_cq *ibvf_create_cq(struct roce_front *dev, int cqe)
 {
-	struct ibv_front_cq *c = calloc(1, sizeof(*c));
+	struct ibvf_cq *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
@@ -190,7 +190,7 @@ static struct roce_front_cq *ibv_front_create_cq(struct roce_front *dev, int cqe
 	return &c->f;
 }
 
-static int ibv_front_destroy_cq(struct roce_front_cq *cq)
+static int ibvf_destroy_cq(struct roce_front_cq *cq)
 {
 	int rc = neg(roce_ibv.destroy_cq(to_icq(cq)->cq));
 
@@ -199,7 +199,7 @@ static int ibv_front_destroy_cq(struct roce_front_cq *cq)
 	return rc;
 }
 
-static struct roce_front_qp *ibv_front_create_qp(struct roce_front_pd *pd,
+static struct roce_front_qp *ibvf_create_qp(struct roce_front_pd *pd,
 						 struct roce_front_cq *scq,
 						 struct roce_front_cq *rcq, enum roce_qp_type type,
 						 struct roce_qp_cap *cap)
@@ -209,7 +209,7 @@ static struct roce_front_qp *ibv_front_create_qp(struct roce_front_pd *pd,
 		.recv_cq = to_icq(rcq)->cq,
 		.qp_type = (enum ibv_qp_type)type,
 	};
-	struct ibv_front_qp *q = calloc(1, sizeof(*q));
+	struct ibvf_qp *q = calloc(1, sizeof(*q));
 
 	if (q == NULL)
 		return NULL;
@@ -227,7 +227,7 @@ static struct roce_front_qp *ibv_front_create_qp(struct roce_front_pd *pd,
 }
 
 /* An address vector: RoCE v2 always has a GRH, from the device's GID at its index. */
-static void to_ibv_ah(const struct ibv_dev *d, const struct roce_ah_attr *a, struct ibv_ah_attr *o)
+static void to_ibv_ah(const struct ibvf_dev *d, const struct roce_ah_attr *a, struct ibv_ah_attr *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->is_global = 1;
@@ -246,10 +246,10 @@ static void to_ibv_ah(const struct ibv_dev *d, const struct roce_ah_attr *a, str
 	}
 }
 
-static int ibv_front_modify_qp(struct roce_front_qp *qp, const struct roce_qp_attr *attr,
+static int ibvf_modify_qp(struct roce_front_qp *qp, const struct roce_qp_attr *attr,
 			       unsigned int mask)
 {
-	const struct ibv_dev *d = to_idev(qp->dev);
+	const struct ibvf_dev *d = to_idev(qp->dev);
 	struct ibv_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
@@ -275,7 +275,7 @@ static int ibv_front_modify_qp(struct roce_front_qp *qp, const struct roce_qp_at
 	return neg(roce_ibv.modify_qp(to_iqp(qp)->qp, &a, (int)mask));
 }
 
-static int ibv_front_destroy_qp(struct roce_front_qp *qp)
+static int ibvf_destroy_qp(struct roce_front_qp *qp)
 {
 	int rc = neg(roce_ibv.destroy_qp(to_iqp(qp)->qp));
 
@@ -284,10 +284,10 @@ static int ibv_front_destroy_qp(struct roce_front_qp *qp)
 	return rc;
 }
 
-static struct roce_front_ah *ibv_front_create_ah(struct roce_front_pd *pd,
+static struct roce_front_ah *ibvf_create_ah(struct roce_front_pd *pd,
 						 const struct roce_ah_attr *attr)
 {
-	struct ibv_front_ah *h = calloc(1, sizeof(*h));
+	struct ibvf_ah *h = calloc(1, sizeof(*h));
 	struct ibv_ah_attr a;
 
 	if (h == NULL)
@@ -302,7 +302,7 @@ static struct roce_front_ah *ibv_front_create_ah(struct roce_front_pd *pd,
 	return &h->f;
 }
 
-static int ibv_front_destroy_ah(struct roce_front_ah *ah)
+static int ibvf_destroy_ah(struct roce_front_ah *ah)
 {
 	int rc = neg(roce_ibv.destroy_ah(to_iah(ah)->ah));
 
@@ -311,19 +311,19 @@ static int ibv_front_destroy_ah(struct roce_front_ah *ah)
 	return rc;
 }
 
-static int ibv_front_post_send(struct roce_front_qp *qp, const struct roce_send_wr *wr)
+static int ibvf_post_send(struct roce_front_qp *qp, const struct roce_send_wr *wr)
 {
 	struct ibv_send_wr w[IBV_CHAIN_MAX], *bad;
 	int n = 0;
 
-	memset(w, 0, sizeof(w[0]));
+	if (wr == NULL)
+		return 0;
 	for (; wr != NULL; wr = wr->next, n++) {
 		struct ibv_send_wr *o = &w[n];
 
 		if (n == IBV_CHAIN_MAX)
-			return -ENOMEM;
-		o->wr_id = wr->wr_id;
-		o->next = NULL;
+			return -EINVAL;
+		*o = (struct ibv_send_wr){ .wr_id = wr->wr_id };
 		o->sg_list = (struct ibv_sge *)(void *)wr->sg_list;
 		o->num_sge = wr->num_sge;
 		o->opcode = (enum ibv_wr_opcode)wr->opcode;
@@ -354,17 +354,19 @@ static int ibv_front_post_send(struct roce_front_qp *qp, const struct roce_send_
 		if (n > 0)
 			w[n - 1].next = o;
 	}
-	return -ibv_post_send(to_iqp(qp)->qp, w, &bad);
+	return neg(ibv_post_send(to_iqp(qp)->qp, w, &bad));
 }
 
-static int ibv_front_post_recv(struct roce_front_qp *qp, const struct roce_recv_wr *wr)
+static int ibvf_post_recv(struct roce_front_qp *qp, const struct roce_recv_wr *wr)
 {
 	struct ibv_recv_wr w[IBV_CHAIN_MAX], *bad;
 	int n = 0;
 
+	if (wr == NULL)
+		return 0;
 	for (; wr != NULL; wr = wr->next, n++) {
 		if (n == IBV_CHAIN_MAX)
-			return -ENOMEM;
+			return -EINVAL;
 		w[n].wr_id = wr->wr_id;
 		w[n].next = NULL;
 		w[n].sg_list = (struct ibv_sge *)(void *)wr->sg_list;
@@ -372,10 +374,10 @@ static int ibv_front_post_recv(struct roce_front_qp *qp, const struct roce_recv_
 		if (n > 0)
 			w[n - 1].next = &w[n];
 	}
-	return -ibv_post_recv(to_iqp(qp)->qp, w, &bad);
+	return neg(ibv_post_recv(to_iqp(qp)->qp, w, &bad));
 }
 
-static int ibv_front_poll_cq(struct roce_front_cq *cq, int num, struct roce_wc *wc)
+static int ibvf_poll_cq(struct roce_front_cq *cq, int num, struct roce_wc *wc)
 {
 	struct ibv_wc w[IBV_POLL_MAX];
 	int n = ibv_poll_cq(to_icq(cq)->cq, num < IBV_POLL_MAX ? num : IBV_POLL_MAX, w);
@@ -400,36 +402,41 @@ static int ibv_front_poll_cq(struct roce_front_cq *cq, int num, struct roce_wc *
 	return n;
 }
 
-static void ibv_front_close(struct roce_front *dev)
+static void ibvf_close(struct roce_front *dev)
 {
 	free(to_idev(dev));
 }
 
-static const struct roce_front_ops ibv_front_ops = {
-	.alloc_pd = ibv_front_alloc_pd,
-	.dealloc_pd = ibv_front_dealloc_pd,
-	.reg_mr = ibv_front_reg_mr,
-	.dereg_mr = ibv_front_dereg_mr,
-	.create_cq = ibv_front_create_cq,
-	.destroy_cq = ibv_front_destroy_cq,
-	.create_qp = ibv_front_create_qp,
-	.modify_qp = ibv_front_modify_qp,
-	.destroy_qp = ibv_front_destroy_qp,
-	.create_ah = ibv_front_create_ah,
-	.destroy_ah = ibv_front_destroy_ah,
-	.post_send = ibv_front_post_send,
-	.post_recv = ibv_front_post_recv,
-	.poll_cq = ibv_front_poll_cq,
-	.close = ibv_front_close,
+static const struct roce_front_ops ibvf_ops = {
+	.alloc_pd = ibvf_alloc_pd,
+	.dealloc_pd = ibvf_dealloc_pd,
+	.reg_mr = ibvf_reg_mr,
+	.dereg_mr = ibvf_dereg_mr,
+	.create_cq = ibvf_create_cq,
+	.destroy_cq = ibvf_destroy_cq,
+	.create_qp = ibvf_create_qp,
+	.modify_qp = ibvf_modify_qp,
+	.destroy_qp = ibvf_destroy_qp,
+	.create_ah = ibvf_create_ah,
+	.destroy_ah = ibvf_destroy_ah,
+	.post_send = ibvf_post_send,
+	.post_recv = ibvf_post_recv,
+	.poll_cq = ibvf_poll_cq,
+	.close = ibvf_close,
 };
 
 struct roce_front *roce_front_ibdev(struct roce_ibdev *dev, uint8_t port, uint32_t gid_index)
 {
-	struct ibv_dev *d = calloc(1, sizeof(*d));
+	struct ibvf_dev *d;
 
+	if (gid_index > UINT8_MAX) {	/* an address vector's sgid_index is 8 bits */
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return NULL;
-	d->f.ops = &ibv_front_ops;
+	d->f.ops = &ibvf_ops;
 	d->f.kind = "libibverbs";
 	d->ctx = roce_ibdev_context(dev);
 	d->port = port;

@@ -20,13 +20,14 @@ struct roce_ibdev;
 
 struct roce_front;
 
+/* The front end's part of each object; a provider's own embeds it. */
 struct roce_front_pd {
-	struct roce_front *dev;
+	struct roce_front *dev;		/* whose */
 };
 
 struct roce_front_mr {
 	struct roce_front *dev;
-	uint32_t lkey, rkey;
+	uint32_t lkey, rkey;		/* its keys */
 };
 
 struct roce_front_cq {
@@ -35,8 +36,8 @@ struct roce_front_cq {
 
 struct roce_front_qp {
 	struct roce_front *dev;
-	uint32_t qp_num;
-	enum roce_qp_type type;
+	uint32_t qp_num;		/* its number on the wire */
+	enum roce_qp_type type;		/* RC, UC or UD */
 };
 
 struct roce_front_ah {
@@ -106,6 +107,10 @@ static inline struct roce_front_ah *roce_front_wr_ah(const struct roce_send_wr *
 	return (struct roce_front_ah *)(void *)wr->wr.ud.ah;
 }
 
+/*
+ * The verbs, as lib/verbs' (roce_verbs.h) and libibverbs' namesakes: objects are created NULL
+ * with errno set on failure; destroying NULL is a no-op; the others return 0 or -errno.
+ */
 static inline struct roce_front_pd *roce_front_alloc_pd(struct roce_front *dev)
 {
 	return dev->ops->alloc_pd(dev);
@@ -169,7 +174,10 @@ static inline int roce_front_destroy_ah(struct roce_front_ah *ah)
 	return ah == NULL ? 0 : ah->dev->ops->destroy_ah(ah);
 }
 
-/** Post one WR or a chain (wr->next). @return 0; -errno (ENOMEM: the queue is full) */
+/**
+ * Post one WR or a chain (wr->next; NULL: nothing). @return 0; -errno (ENOMEM: the queue is
+ * full; EINVAL: a bad WR, or a chain longer than a provider takes at once, 64)
+ */
 static inline int roce_front_post_send(struct roce_front_qp *qp, const struct roce_send_wr *wr)
 {
 	return qp->dev->ops->post_send(qp, wr);
