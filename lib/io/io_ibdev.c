@@ -14,6 +14,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +166,7 @@ static void info_free(struct roce_ibdev_info *info)
 
 /* The library, once loaded for the process. */
 static struct {
-	int loaded;				/* 0: not tried; 1: ready; < 0: -errno of the try */
+	int loaded;				/* 1: ready; < 0: -errno of the try */
 	char err[256];				/* why not, when loaded < 0 */
 	void *so;				/* never closed: contexts point into providers */
 } lib;
@@ -201,34 +202,39 @@ static const struct {
 #undef SYM
 };
 
-int roce_ibdev_load(char *err, size_t errlen)
+/* Load the library and resolve every symbol, once for the process (pthread_once). */
+static void load_once(void)
 {
 	const char *path = getenv("ROCELAB_LIBIBVERBS");
 
-	if (lib.loaded == 0) {
-		if (path == NULL || path[0] == '\0')
-			path = IBVERBS_SONAME;
-		lib.so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (lib.so == NULL) {
-			lib.loaded = -ENOENT;
-			snprintf(lib.err, sizeof(lib.err), "rdma-core's libibverbs is not installed "
-				 "(%s); apt-get install " IBVERBS_PACKAGES, dlerror());
-		}
-		for (size_t i = 0; lib.so != NULL && i < sizeof(ibv_syms) / sizeof(ibv_syms[0]); i++) {
-			void *fn = dlvsym(lib.so, ibv_syms[i].name, ibv_syms[i].version);
-
-			if (fn == NULL) {
-				lib.loaded = -ENOSYS;
-				snprintf(lib.err, sizeof(lib.err), "%s has no %s@%s: rdma-core v32 "
-					 "or later is needed", path, ibv_syms[i].name,
-					 ibv_syms[i].version);
-				break;
-			}
-			memcpy((char *)&roce_ibv + ibv_syms[i].offset, &fn, sizeof(fn));
-		}
-		if (lib.loaded == 0)
-			lib.loaded = 1;
+	if (path == NULL || path[0] == '\0')
+		path = IBVERBS_SONAME;
+	lib.so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (lib.so == NULL) {
+		lib.loaded = -ENOENT;
+		snprintf(lib.err, sizeof(lib.err), "rdma-core's libibverbs is not installed "
+			 "(%s); apt-get install " IBVERBS_PACKAGES, dlerror());
+		return;
 	}
+	for (size_t i = 0; i < sizeof(ibv_syms) / sizeof(ibv_syms[0]); i++) {
+		void *fn = dlvsym(lib.so, ibv_syms[i].name, ibv_syms[i].version);
+
+		if (fn == NULL) {
+			lib.loaded = -ENOSYS;
+			snprintf(lib.err, sizeof(lib.err), "%s has no %s@%s: rdma-core v32 or later "
+				 "is needed", path, ibv_syms[i].name, ibv_syms[i].version);
+			return;
+		}
+		memcpy((char *)&roce_ibv + ibv_syms[i].offset, &fn, sizeof(fn));
+	}
+	lib.loaded = 1;
+}
+
+int roce_ibdev_load(char *err, size_t errlen)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, load_once);
 	if (lib.loaded < 0) {
 		snprintf(err, errlen, "%s", lib.err);
 		return lib.loaded;

@@ -17,13 +17,14 @@
 
 /* The server half, in its own thread. */
 struct loop_server {
-	const struct roce_perf_conf *conf;
-	struct roce_perf_live live;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool ready;			/* listening, or failed before it could */
-	char err[256];
-	int rc;
+	const struct roce_perf_conf *conf;	/* the workload, as the client's */
+	struct roce_perf_live live;		/* the client's, as a server */
+	pthread_mutex_t lock;			/* over @ready and @rc until ready */
+	pthread_cond_t cond;			/* signalled once ready */
+	bool ready;				/* listening, or failed before it could */
+	volatile int stop;			/* the client half failed: stop waiting for it */
+	char err[256];				/* why it failed */
+	int rc;					/* 0, or -errno */
 };
 
 static void server_ready(void *arg)
@@ -41,17 +42,25 @@ static void *server_main(void *arg)
 	struct loop_server *ls = arg;
 	struct roce_perf_live_ctx *ctx;
 	struct roce_perf_result res;
+	int rc;
 
 	ls->live.listening = server_ready;
 	ls->live.listening_arg = ls;
+	ls->live.stop = &ls->stop;
 	ctx = roce_perf_live_open(ls->conf, &ls->live, ls->err, sizeof(ls->err));
 	if (ctx == NULL) {
-		ls->rc = -errno;
+		rc = -errno;
+		pthread_mutex_lock(&ls->lock);
+		ls->rc = rc;
+		pthread_mutex_unlock(&ls->lock);
 		server_ready(ls);
 		return NULL;
 	}
-	ls->rc = roce_perf_live_run(ctx, &res, ls->err, sizeof(ls->err));
+	rc = roce_perf_live_run(ctx, &res, ls->err, sizeof(ls->err));
 	roce_perf_live_close(ctx);
+	pthread_mutex_lock(&ls->lock);
+	ls->rc = rc;
+	pthread_mutex_unlock(&ls->lock);
 	return NULL;
 }
 
@@ -107,13 +116,16 @@ int roce_perf_loopback(const struct roce_perf_conf *conf, const struct roce_perf
 	pthread_mutex_lock(&ls.lock);
 	while (!ls.ready)
 		pthread_cond_wait(&ls.cond, &ls.lock);
+	rc = ls.rc;
 	pthread_mutex_unlock(&ls.lock);
-	if (ls.rc != 0) {
+	if (rc != 0) {
 		pthread_join(tid, NULL);
 		snprintf(err, errlen, "%s", ls.err);
-		return ls.rc;
+		return rc;
 	}
 	rc = client(arg, &cl);
+	if (rc != 0)
+		ls.stop = 1;	/* it may wait for a client that never came */
 	pthread_join(tid, NULL);
 	if (ls.rc != 0 && rc == 0) {
 		snprintf(err, errlen, "the server half: %s", ls.err);
