@@ -156,6 +156,7 @@ static int calibrate(struct cmp *c, double *dev_lat, roce_time_t *delay)
 {
 	struct roce_perf_conf lat;
 	struct roce_perf_result res;
+	struct roce_perf_live live = c->live;
 	uint32_t nrows = c->nrows;
 	int rc;
 
@@ -163,7 +164,9 @@ static int calibrate(struct cmp *c, double *dev_lat, roce_time_t *delay)
 	lat.iters = CMP_CAL_ITERS;
 	lat.mtu = c->conf.mtu;
 	lat.rate_bps = c->conf.rate_bps;
+	c->live.all = false;	/* one size, 2 bytes, whatever the workload sweeps */
 	rc = run_device(c, &lat);
+	c->live = live;
 	if (rc != 0)
 		return rc;
 	*dev_lat = c->rows[nrows].dev.lat_typical;
@@ -321,6 +324,14 @@ static int run_completions(struct cmp *c)
 		return EXIT_USAGE;
 	}
 	port = &info->ports[pn - 1];
+	if (!port->ethernet || port->state != 4 /* PORT_ACTIVE */ || port->active_mtu == 0) {
+		fprintf(stderr, "rocelab compare: %s port %u is %s%s\n", info->name, pn,
+			port->ethernet ? roce_ibdev_port_state_name(port->state) : "InfiniBand",
+			port->ethernet ? ", not PORT_ACTIVE: is its network interface up?" :
+			", not RoCE");
+		roce_ibdev_close(dev);
+		return EXIT_FAILURE;
+	}
 	g = roce_ibdev_gid_pick(port, c->live.gid_index, false, err, sizeof(err));
 	if (g == NULL) {
 		fprintf(stderr, "rocelab compare: %s\n", err);
@@ -415,7 +426,7 @@ static int run(int argc, char **argv)
 	roce_time_t delay = 0;
 	uint32_t v;
 	int test, opt, rc;
-	bool size_set = false;
+	bool size_set = false, other_opts = false;
 
 	if (argc < 2 || argv[1][0] == '-')
 		return rocelab_usage_error("compare", "no TEST given (write_bw, read_bw, send_bw, "
@@ -453,23 +464,28 @@ static int run(int argc, char **argv)
 			c->live.ib_port = (uint8_t)v;
 			break;
 		case 's':
+			other_opts = true;
 			if (!parse_u32("-s", optarg, 1, 1u << 23, &c->conf.size))
 				goto done;
 			size_set = true;
 			break;
 		case 'n':
+			other_opts = true;
 			if (!parse_u32("-n", optarg, 5, 100000000, &v))
 				goto done;
 			c->conf.iters = v;
 			break;
 		case 'a':
+			other_opts = true;
 			c->all = true;
 			break;
 		case 'M':
+			other_opts = true;
 			if (!parse_u32("--all-max", optarg, 2, ROCE_PERF_ALL_MAX, &c->all_max))
 				goto done;
 			break;
 		case 'c':
+			other_opts = true;
 			if (strcmp(optarg, "RC") == 0)
 				c->conf.qp_type = ROCE_QPT_RC;
 			else if (strcmp(optarg, "UC") == 0)
@@ -482,24 +498,29 @@ static int run(int argc, char **argv)
 			}
 			break;
 		case 'q':
+			other_opts = true;
 			if (!parse_u32("-q", optarg, 1, ROCE_PERF_MAX_QP, &c->conf.nqp))
 				goto done;
 			break;
 		case 't':
+			other_opts = true;
 			if (!parse_u32("-t", optarg, 1, 16384, &c->conf.tx_depth))
 				goto done;
 			break;
 		case 'm':
-			if (!parse_u32("-m", optarg, 256, 4096, &v) || roce_mtu_from_bytes(v) == 0) {
-				if (roce_mtu_from_bytes(v) == 0 && v >= 256)
-					rocelab_usage_error("compare", "-m %u: expected 256, 512, 1024, "
-							    "2048 or 4096", v);
+			other_opts = true;
+			if (!parse_u32("-m", optarg, 256, 4096, &v))
+				goto done;
+			if (roce_mtu_from_bytes(v) == 0) {
+				rocelab_usage_error("compare", "-m %u: expected 256, 512, 1024, 2048 or "
+						    "4096", v);
 				goto done;
 			}
 			c->conf.mtu = roce_mtu_from_bytes(v);
 			c->live.mtu_set = true;
 			break;
 		case 'o':
+			other_opts = true;
 			out = optarg;
 			break;
 		case 'h':
@@ -527,7 +548,7 @@ static int run(int argc, char **argv)
 		goto done;
 	}
 	if (strcmp(argv[1], "completions") == 0) {
-		if (c->all || out != NULL || size_set) {
+		if (other_opts) {
 			rocelab_usage_error("compare", "completions takes --ibdev, -x and -i only");
 			goto done;
 		}

@@ -313,18 +313,17 @@ void roce_wcs_run(const struct roce_wcs_env *env, uint32_t i, struct roce_wcs_ca
 		if (!more || mono() - last > WCS_QUIET_SEC || mono() - start > WCS_MAX_SEC)
 			break;
 	}
-	/* B's completions after A's: the order within each CQ is what compares */
-	for (uint32_t x = 0; x < out->n; x++)
-		for (uint32_t y = x + 1; y < out->n; y++)
-			if (out->comp[x].side == 'B' && out->comp[y].side == 'A') {
-				struct roce_wcs_comp t = out->comp[x];
+	/* A's completions, then B's, each side's in the order polled: what compares */
+	{
+		struct roce_wcs_comp sorted[ROCE_WCS_MAX];
+		uint32_t m = 0;
 
-				memmove(&out->comp[x], &out->comp[x + 1],
-					(y - x) * sizeof(out->comp[0]));
-				out->comp[y] = t;
-				x--;
-				break;
-			}
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t x = 0; x < out->n; x++)
+				if ((out->comp[x].side == 'A') == (pass == 0))
+					sorted[m++] = out->comp[x];
+		memcpy(out->comp, sorted, m * sizeof(sorted[0]));
+	}
 done:
 	out->rc = rc;
 	side_free(&a);
