@@ -20,6 +20,8 @@
 #define RESP_RECV_MEM (64u << 20)	/* bytes of receive buffers at most */
 #define RESP_TAIL (2 * ROCE_SEC)	/* virtual time run after the last request */
 #define RESP_NO_RKEY 0			/* an rkey no rocelab MR has (key index 0 is never used) */
+#define RESP_SCAN 8192			/* frames looked at for a SEND's copy and its answer: more
+					 * than a window of PSNs (so a hostile capture is not N^2) */
 
 /* One RoCEv2 frame of the capture (or of rocelab), its own copy. */
 struct frame {
@@ -71,6 +73,14 @@ struct resp_ctx {
 	uint8_t rnr_timer;
 	unsigned int access;			/* QP access flags */
 	uint32_t nrecv, recv_len;
+	/*
+	 * The capture's responder sent RNR NAKs: it had no receive for those SENDs. Receives are
+	 * then posted as the capture shows they were taken: one just before the copy of each
+	 * SEND message that the capture's responder acknowledged.
+	 */
+	bool recv_as_captured;
+	uint32_t recv_posted;			/* receives posted so far (its buffers, in turn) */
+	uint32_t recv_psn;			/* the last SEND a receive was posted for */
 	uint64_t t0;				/* capture time of the first request */
 	/* rocelab */
 	struct roce_engine *eng;
@@ -270,6 +280,21 @@ static uint32_t valid_mtu(uint32_t v)
 	return v == 256 || v == 512 || v == 1024 || v == 2048 || v == 4096 ? v : 0;
 }
 
+/* Post the next of the receive buffers. @return 0 or -errno */
+static int post_one_recv(struct resp_ctx *c)
+{
+	uint32_t n = c->recv_posted;
+	struct roce_sge sge = { .addr = (uintptr_t)(c->recv_mem + (size_t)n * c->recv_len),
+				.length = c->recv_len, .lkey = roce_mr_lkey(c->recv_mr) };
+	struct roce_recv_wr wr = { .wr_id = n, .sg_list = &sge, .num_sge = 1 };
+	const struct roce_recv_wr *bad;
+	int rc = roce_post_recv(c->qp, &wr, &bad);
+
+	if (rc == 0)
+		c->recv_posted++;
+	return rc;
+}
+
 static int infer(struct resp_ctx *c, char *err, size_t errlen)
 {
 	uint32_t exact = 0, maxp = 0, msg = 0, maxmsg = 0, sends = 0;
@@ -283,6 +308,7 @@ static int infer(struct resp_ctx *c, char *err, size_t errlen)
 
 		if ((m & ROCE_F_AETH) && roce_aeth_kind(p->aeth.syndrome) == ROCE_AETH_RNR_NAK) {
 			c->rnr_timer = p->aeth.syndrome & 0x1f;
+			c->recv_as_captured = true;
 			break;
 		}
 	}
@@ -503,15 +529,8 @@ static int host_up(struct resp_ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot connect QP 0x%x: %s", c->rsp_qpn, strerror(-rc));
 		return rc;
 	}
-	for (uint32_t i = 0; i < c->nrecv; i++) {
-		struct roce_sge sge = { .addr = (uintptr_t)(c->recv_mem + (size_t)i * c->recv_len),
-					.length = c->recv_len, .lkey = roce_mr_lkey(c->recv_mr) };
-		struct roce_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
-		const struct roce_recv_wr *bad;
-
-		if (roce_post_recv(c->qp, &wr, &bad) != 0)
-			break;
-	}
+	while (!c->recv_as_captured && c->recv_posted < c->nrecv && post_one_recv(c) == 0)
+		;
 	ends[0] = roce_device_link_end(c->dev);
 	ends[1] = (struct roce_link_end){ .owner = c, .pull = end_pull, .rx = end_rx };
 	c->link = roce_link_create(c->eng, &lc, &ends[0], &ends[1]);
@@ -702,6 +721,65 @@ static struct rte_mbuf *prepare(struct resp_ctx *c, const struct frame *f)
 	return m;
 }
 
+/*
+ * Whether the capture's responder took request @p i, the first packet of a SEND message, into a
+ * receive: an ACK that covers its PSN answers it before the requester sent that PSN again (its
+ * retry), and no RNR NAK for it does. A SEND the responder dropped (past a PSN it NAKed) is
+ * answered by neither until it is resent.
+ */
+static bool accepted(const struct resp_ctx *c, size_t i)
+{
+	const struct frame *f = &c->req.f[i];
+	uint64_t until = UINT64_MAX;
+	size_t lo = 0, hi = c->cap_resp.n;
+
+	for (size_t k = i + 1; k < c->req.n && k <= i + RESP_SCAN; k++) {
+		if (c->req.f[k].pkt.psn == f->pkt.psn) {
+			until = c->req.f[k].ts_ns;
+			break;
+		}
+	}
+	while (lo < hi) {	/* the first answer at or after the request (capture order) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->cap_resp.f[mid].ts_ns < f->ts_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < c->cap_resp.n && k < lo + RESP_SCAN; k++) {
+		const struct frame *r = &c->cap_resp.f[k];
+		uint8_t kind;
+
+		if (r->ts_ns >= until)
+			break;
+		if (!(op_mask(&r->pkt) & ROCE_F_AETH))
+			continue;
+		kind = roce_aeth_kind(r->pkt.aeth.syndrome);
+		if (kind == ROCE_AETH_RNR_NAK && r->pkt.psn == f->pkt.psn)
+			return false;
+		if (kind == ROCE_AETH_ACK && roce_psn_diff(r->pkt.psn, f->pkt.psn) >= 0)
+			return true;	/* in order: no RNR NAK for it can follow */
+	}
+	return false;
+}
+
+/* Before request @p i, the receive the capture's responder had for it (recv_as_captured). */
+static void recv_as_captured(struct resp_ctx *c, size_t i)
+{
+	const struct roce_pkt *p = &c->req.f[i].pkt;
+	uint32_t m = op_mask(p);
+
+	if (!(m & ROCE_F_SEND) || !(m & ROCE_F_FIRST))
+		return;
+	if (c->recv_posted > 0 && roce_psn_diff(p->psn, c->recv_psn) <= 0)
+		return;		/* its receive is posted already */
+	if (!accepted(c, i))
+		return;		/* RNR NAKed, or dropped: the capture's responder took it later */
+	if (c->recv_posted < c->nrecv && post_one_recv(c) == 0)
+		c->recv_psn = p->psn;
+}
+
 static void feed(struct resp_ctx *c)
 {
 	for (size_t i = 0; i < c->req.n; i++) {
@@ -713,6 +791,8 @@ static void feed(struct resp_ctx *c)
 			at = 0;
 		if (at > roce_engine_now(c->eng))
 			roce_engine_run(c->eng, at);
+		if (c->recv_as_captured)
+			recv_as_captured(c, i);
 		m = prepare(c, f);
 		if (m == NULL)
 			continue;
@@ -951,13 +1031,14 @@ static int report(struct resp_ctx *c)
 	res->our_responses = c->our_resp.n;
 	if (out != NULL) {
 		fprintf(out, "replay: %s: responder %s QP 0x%06x, requester %s QP 0x%06x; path MTU %u, "
-			"first PSN %u, %d memory region%s, rights%s%s%s, %u receives, RNR timer %u\n",
+			"first PSN %u, %d memory region%s, rights%s%s%s, %u receives%s, RNR timer %u\n",
 			conf->path, roce_ip_ntop(&c->rsp_ip, c->ip_ver, a, sizeof(a)), c->rsp_qpn,
 			roce_ip_ntop(&c->req_ip, c->ip_ver, b, sizeof(b)), c->req_qpn, c->mtu,
 			c->first_psn, c->nreg, c->nreg == 1 ? "" : "s",
 			c->access & ROCE_ACCESS_REMOTE_WRITE ? " write" : "",
 			c->access & ROCE_ACCESS_REMOTE_READ ? " read" : "",
-			c->access & ROCE_ACCESS_REMOTE_ATOMIC ? " atomic" : "", c->nrecv, c->rnr_timer);
+			c->access & ROCE_ACCESS_REMOTE_ATOMIC ? " atomic" : "", c->nrecv,
+			c->recv_as_captured ? " posted as its RNR NAKs show" : "", c->rnr_timer);
 		fprintf(out, " %8s %8s  %-30s %8s  %s\n", "capture", "rocelab", "opcode", "psn",
 			"result");
 	}
