@@ -508,15 +508,21 @@ def devices(rocelab, d):
         ("perf --ibdev: no libibverbs", "/nonexistent/libibverbs.so.1",
          ["not installed", "libibverbs1"]),
         ("perf --ibdev: as installed here", None, []),
+        ("compare completions: no libibverbs", "/nonexistent/libibverbs.so.1",
+         ["not installed", "libibverbs1"]),
+        ("compare completions: as installed here", None, []),
     ]
     for name, lib, words in perf:
         env = dict(os.environ)
         env.pop("ROCELAB_LIBIBVERBS", None)
         if lib is not None:
             env["ROCELAB_LIBIBVERBS"] = lib
-        p = subprocess.run([rocelab, "perf", "write_bw", "--ibdev", "nosuch0", "-n", "10"],
-                           cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
-                           env=env, stdin=subprocess.DEVNULL)
+        cmd = ["perf", "write_bw", "--ibdev", "nosuch0", "-n", "10"]
+        if name.startswith("compare"):
+            cmd = ["compare", "completions", "--ibdev", "nosuch0"]
+        p = subprocess.run([rocelab] + cmd, cwd=d, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60, env=env,
+                           stdin=subprocess.DEVNULL)
         lines = [l for l in p.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
         # here: no RDMA in the kernel, or no device of that name; either way one line, exit 1
         check_one(name, (p.returncode, lines), 1, words or ["nosuch0" if "no RDMA device"
