@@ -436,8 +436,8 @@ static int run(int argc, char **argv)
 	       roce_perf_test_by_name(argv[1]);
 	if (test < 0)
 		return rocelab_usage_error("compare", "'%s' is not a test (write_bw, read_bw, "
-					   "send_bw, atomic_bw, write_lat, read_lat or send_lat)",
-					   argv[1]);
+					   "send_bw, atomic_bw, write_lat, read_lat, send_lat or "
+					   "completions)", argv[1]);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return EXIT_FAILURE;
