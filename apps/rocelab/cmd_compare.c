@@ -543,6 +543,11 @@ static int run(int argc, char **argv)
 		rocelab_usage_error("compare", "no device: --ibdev DEV (`rocelab devices` lists them)");
 		goto done;
 	}
+	if (out != NULL && rocelab_mkdir_p(out) != 0) {	/* before minutes of runs, not after */
+		fprintf(stderr, "rocelab compare: --out %s: %s\n", out, strerror(errno));
+		rc = EXIT_FAILURE;
+		goto done;
+	}
 	if (c->all_max != 0 && !c->all) {
 		rocelab_usage_error("compare", "--all-max goes with -a");
 		goto done;

@@ -10,7 +10,6 @@
 
 #include "cmd_perf.h"
 #include "rocelab.h"
-#include "roce_ibdev.h"
 #include "roce_transport.h"
 
 #define RESULT_LINE "---------------------------------------------------------------------------------------\n"

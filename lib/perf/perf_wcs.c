@@ -165,6 +165,10 @@ static int post_case(enum wcs_kind k, struct wcs_side *a, struct wcs_side *b)
 	uint64_t raddr = (uintptr_t)b->buf + 1024;
 	int rc;
 
+	/* the RDMA cases' target: B's region, but where a case is about a wrong one */
+	wr.wr.rdma.remote_addr = k == WCS_OUT_OF_BOUNDS ? (uintptr_t)b->buf + WCS_BUF - 32 : raddr;
+	wr.wr.rdma.rkey = b->mr->rkey ^ (k == WCS_BAD_RKEY ? 0x5a5a0000u : 0);
+
 	switch (k) {
 	case WCS_SEND:
 	case WCS_RNR:
@@ -197,30 +201,16 @@ static int post_case(enum wcs_kind k, struct wcs_side *a, struct wcs_side *b)
 	}
 	case WCS_WRITE:
 	case WCS_NO_ACCESS:
+	case WCS_BAD_RKEY:
+	case WCS_OUT_OF_BOUNDS:
 		wr.opcode = ROCE_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = b->mr->rkey;
 		break;
 	case WCS_WRITE_IMM:
 		wr.opcode = ROCE_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = WCS_IMM;
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = b->mr->rkey;
-		break;
-	case WCS_BAD_RKEY:
-		wr.opcode = ROCE_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = b->mr->rkey ^ 0x5a5a0000u;
-		break;
-	case WCS_OUT_OF_BOUNDS:
-		wr.opcode = ROCE_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = (uintptr_t)b->buf + WCS_BUF - 32;
-		wr.wr.rdma.rkey = b->mr->rkey;
 		break;
 	case WCS_READ:
 		wr.opcode = ROCE_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = b->mr->rkey;
 		break;
 	case WCS_FETCH_ADD:
 	case WCS_CMP_SWAP:
