@@ -58,7 +58,6 @@ struct roce_perf_live_ctx {
 	struct roce_front_qp *qp[LIVE_MAX_QP];
 	struct roce_front_mr *mr;
 	struct roce_front_ah *ah;	/* UD: to the peer */
-	uint64_t lat_writes_done;	/* write_lat: completions of our WRITEs, this size */
 	uint32_t rbuf_off;		/* where a received message starts in its slot (UD: after
 					 * the 40-byte GRH) */
 	uint8_t *buf;			/* nqp * nslots * slot bytes (-b: twice), then LIVE_TAIL_PAD */
@@ -79,13 +78,17 @@ struct roce_perf_live_ctx {
 	struct roce_perf_result *res;	/* during run */
 	uint64_t received;		/* send_bw server: receives completed */
 	uint64_t lost;			/* of this size's messages, UC/UD ones that never came */
-	uint64_t sends_done;		/* send_lat: SEND completions polled */
 	uint64_t recv_seq[LIVE_MAX_QP];	/* send_bw server: receives per QP, for the slot they hit */
 	roce_time_t recv_first, recv_last; /* send_bw server: times of the first and last receive */
 	double *lat;			/* latency samples, us */
 	uint64_t nlat;
 	struct perf_tally tally;	/* the peak's samples */
 	uint32_t quiet;			/* loop iterations in a row in which nothing happened */
+	struct {
+		uint32_t spins;		/* bandwidth waits */
+		uint64_t seen;		/* completions at the last look */
+		roce_time_t since;	/* ... when they last moved */
+	} stall;			/* a bandwidth test's stall check */
 	char *err;			/* during run: where failures are described */
 	size_t errlen;
 };
@@ -993,11 +996,6 @@ static int post_send(struct roce_perf_live_ctx *c, uint32_t q, uint64_t i, bool 
 	return roce_front_post_send(c->qp[q], &wr);
 }
 
-static void record_window(struct roce_perf_live_ctx *c, uint64_t done)
-{
-	perf_window(&c->tally, live_now(c), done);
-}
-
 /* Data a completed client operation @p wr_id on QP @p q must have moved. */
 static void verify_op(struct roce_perf_live_ctx *c, uint32_t q, uint64_t wr_id)
 {
@@ -1013,105 +1011,114 @@ static void verify_op(struct roce_perf_live_ctx *c, uint32_t q, uint64_t wr_id)
 			    (unsigned long long)bad);
 }
 
-static void bw_figures(struct roce_perf_live_ctx *c, uint64_t total, roce_time_t t0, roce_time_t t1)
-{
-	struct roce_perf_result *r = c->res;
-	double elapsed = (double)(t1 - t0) / ROCE_SEC;
+static bool recv_poll(struct roce_perf_live_ctx *c);
 
-	r->iters = total / c->conf.nqp;
-	r->wall_sec = elapsed;
-	if (elapsed <= 0)
-		return;
-	r->bw_avg_gbps = (double)total * c->conf.size * 8 / elapsed / 1e9;
-	r->msg_rate_mpps = (double)total / elapsed / 1e6;
-	r->bw_peak_gbps = ROCE_MAX(r->bw_avg_gbps,
-				   perf_peak_gbps(&c->tally, c->conf.tx_depth, c->conf.size));
+/* ---- the loops' backend: a side in real time, the emulated NIC's or a device's ---- */
+
+static struct roce_perf_live_ctx *bw_ctx(struct perf_bw *b)
+{
+	return b->arg;
 }
 
-static void recv_poll(struct roce_perf_live_ctx *c);
-
-static int client_bw(struct roce_perf_live_ctx *c)
+static roce_time_t bw_now(struct perf_bw *b)
 {
-	const struct roce_perf_conf *conf = &c->conf;
-	uint64_t posted[LIVE_MAX_QP] = { 0 }, done[LIVE_MAX_QP] = { 0 };
-	uint64_t total = 0, want = conf->iters * conf->nqp, all_posted = 0, last_total = 0;
-	roce_time_t t0 = live_now(c), last_progress = t0;
-	roce_time_t deadline = conf->duration > 0 ? t0 + (roce_time_t)(conf->duration * ROCE_SEC) :
-			       ROCE_TIME_NEVER, t_end = 0;
-	/* -b send_bw: the peer sends as much to us meanwhile (perftest's run_iter_bi) */
-	bool bi_recv = c->live.duplex && conf->test == ROCE_PERF_SEND_BW;
-	struct roce_wc wc[LIVE_CQ_BATCH];
-	uint32_t spins = 0;
+	return live_now(bw_ctx(b));
+}
 
-	c->tally.win_len = 0;
-	record_window(c, 0);
-	for (;;) {
-		bool stop = deadline != ROCE_TIME_NEVER && live_now(c) >= deadline;
-		int n;
+static int bw_post(struct perf_bw *b, uint32_t q, uint64_t i, bool signaled)
+{
+	return post_send(bw_ctx(b), q, i, signaled);
+}
 
-		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
-			while (posted[q] - done[q] < conf->tx_depth &&
-			       (conf->duration > 0 || posted[q] < conf->iters)) {
-				bool last = conf->duration == 0 && posted[q] + 1 == conf->iters;
-				bool sig = last || (posted[q] + 1) % conf->cq_mod == 0 ||
-					   posted[q] - done[q] + 1 >= conf->tx_depth || conf->verify;
+static int bw_poll(struct perf_bw *b, int num, struct roce_wc *wc)
+{
+	return roce_front_poll_cq(bw_ctx(b)->scq, num, wc);
+}
 
-				if (post_send(c, q, posted[q], sig) != 0)
-					break;
-				posted[q]++;
-				all_posted++;
-			}
-		}
-		while ((n = roce_front_poll_cq(c->scq, LIVE_CQ_BATCH, wc)) > 0) {
-			for (int i = 0; i < n; i++) {
-				uint32_t q = qp_index(c, wc[i].qp_num);
+static uint32_t bw_qp_index(struct perf_bw *b, uint32_t qpn)
+{
+	return qp_index(bw_ctx(b), qpn);
+}
 
-				if (!wc_ok(c, &wc[i]))
-					continue;
-				total += wc[i].wr_id + 1 - done[q];
-				done[q] = wc[i].wr_id + 1;
-				if (conf->verify)
-					verify_op(c, q, wc[i].wr_id);
-			}
-			record_window(c, total);
-		}
-		if (bi_recv)
-			recv_poll(c);
-		if (t_end == 0 && conf->duration == 0 && total >= want)
-			t_end = live_now(c);	/* our figures: our sends */
-		if (c->res->errors != 0 ||
-		    (conf->duration == 0 && total >= want && (!bi_recv || c->received >= want)))
-			break;
-		if (stop && total == all_posted)
-			break;
-		live_step(c);
-		if (++spins % LIVE_STALL_CHECK == 0) {
-			roce_time_t now = live_now(c);
+static void bw_sent(struct perf_bw *b, uint32_t q, uint64_t wr_id)
+{
+	verify_op(bw_ctx(b), q, wr_id);
+}
 
-			if (total + c->received != last_total) {
-				last_total = total + c->received;
-				last_progress = now;
-			} else if (c->live.timeout > 0 &&
-				   now - last_progress > (roce_time_t)(c->live.timeout * ROCE_SEC)) {
-				LIVE_ERR(c, -ETIMEDOUT, "no completion for %.0f s (%llu of %llu done)",
-					 c->live.timeout, (unsigned long long)total,
-					 (unsigned long long)want);
-			}
-		}
+/* -b send_bw: the peer sends as much to us meanwhile (perftest's run_iter_bi) */
+static bool bw_receive(struct perf_bw *b)
+{
+	return recv_poll(bw_ctx(b));
+}
+
+static bool bw_received_all(struct perf_bw *b)
+{
+	return bw_ctx(b)->received >= b->conf->iters * b->conf->nqp;
+}
+
+/* The engine's turn (or the CPU given away); no completion for --timeout is a failure. */
+static int bw_wait(struct perf_bw *b, bool polled)
+{
+	struct roce_perf_live_ctx *c = bw_ctx(b);
+	roce_time_t now;
+
+	(void)polled;
+	live_step(c);
+	if (++c->stall.spins % LIVE_STALL_CHECK != 0)
+		return 0;
+	now = live_now(c);
+	if (b->total + c->received != c->stall.seen) {
+		c->stall.seen = b->total + c->received;
+		c->stall.since = now;
+	} else if (c->live.timeout > 0 &&
+		   now - c->stall.since > (roce_time_t)(c->live.timeout * ROCE_SEC)) {
+		LIVE_ERR(c, -ETIMEDOUT, "no completion for %.0f s (%llu of %llu done)",
+			 c->live.timeout, (unsigned long long)b->total,
+			 (unsigned long long)(b->conf->iters * b->conf->nqp));
 	}
-	bw_figures(c, total, t0, t_end != 0 ? t_end : live_now(c));
-	if (conf->verify && total != all_posted && c->res->errors == 0)
-		verify_fail(c, "%llu of %llu operations completed", total, all_posted);
 	return 0;
 }
 
-/* A send_bw receiver: count (and check) the receives completed so far, and post them again. */
-static void recv_poll(struct roce_perf_live_ctx *c)
+static const struct perf_bw_ops bw_ops = {
+	.now = bw_now,
+	.post = bw_post,
+	.poll = bw_poll,
+	.qp_index = bw_qp_index,
+	.wait = bw_wait,
+};
+
+/* The client's side of a bandwidth test (and, -b, each side's). */
+static int client_bw(struct roce_perf_live_ctx *c)
+{
+	struct perf_bw_ops ops = bw_ops;
+	struct perf_bw b = {
+		.conf = &c->conf, .ops = &ops, .arg = c, .res = c->res, .tally = &c->tally,
+	};
+
+	if (c->conf.verify && c->conf.test == ROCE_PERF_READ_BW)
+		ops.sent = bw_sent;	/* WRITE and SEND data is checked where it lands */
+	if (c->live.duplex && c->conf.test == ROCE_PERF_SEND_BW) {
+		ops.receive = bw_receive;
+		ops.received_all = bw_received_all;
+	}
+	c->stall.spins = 0;
+	c->stall.seen = 0;
+	c->stall.since = live_now(c);
+	return perf_bw_loop(&b);
+}
+
+/*
+ * A send_bw receiver: count (and check) the receives completed so far, and post them again.
+ * @return whether there were any
+ */
+static bool recv_poll(struct roce_perf_live_ctx *c)
 {
 	struct roce_wc wc[LIVE_CQ_BATCH];
+	bool polled = false;
 	int n;
 
 	while ((n = roce_front_poll_cq(c->rcq, LIVE_CQ_BATCH, wc)) > 0) {
+		polled = true;
 		for (int i = 0; i < n; i++) {
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
 			uint64_t k = c->recv_seq[q]++;
@@ -1160,6 +1167,7 @@ static void recv_poll(struct roce_perf_live_ctx *c)
 			post_recv(c, q, s);
 		}
 	}
+	return polled;
 }
 
 /* The server of a send_bw test, while it waits for the client's next message: receive. */
@@ -1211,35 +1219,6 @@ static bool stalled(const struct roce_perf_live_ctx *c, roce_time_t *start, roce
 	return now - *start > limit;
 }
 
-/* Wait until our slot 0 of QP 0 ends in @p stamp (perftest polls the last byte). */
-static int wait_stamp(struct roce_perf_live_ctx *c, uint8_t stamp)
-{
-	volatile uint8_t *last = c->buf + slot_off(c, 0, 0) + c->conf.size - 1;
-	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
-			    ROCE_TIME_NEVER;
-	roce_time_t start = 0;	/* read at the first stall check: not on the round trip's path */
-	uint32_t spins = 0;
-	struct roce_wc wc;
-
-	while (*last != stamp) {
-		/* a device writes the byte on its own: watch it alone for a while, as perftest
-		 * does, rather than every turn between a poll and the next */
-		for (uint32_t k = 0; c->eng == NULL && k < LIVE_WATCH && *last != stamp; k++)
-			;
-		live_step(c);
-		if (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
-			c->lat_writes_done++;
-			if (!wc_ok(c, &wc))
-				LIVE_ERR(c, -EIO, "a WRITE failed: %s",
-					 roce_wc_status_str(wc.status));
-		}
-		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    stalled(c, &start, limit))
-			LIVE_ERR(c, -ETIMEDOUT, "no WRITE from the peer for %.0f s", c->live.timeout);
-	}
-	return 0;
-}
-
 /* The peer's WRITE of round trip @p i: its slot 1 (the last byte is the stamp). */
 static void verify_lat(struct roce_perf_live_ctx *c, uint64_t i, const uint8_t *dst)
 {
@@ -1255,233 +1234,121 @@ static void verify_lat(struct roce_perf_live_ctx *c, uint64_t i, const uint8_t *
 	}
 }
 
+static struct roce_perf_live_ctx *lat_ctx(struct perf_lat *l)
+{
+	return l->arg;
+}
+
+static roce_time_t lat_now(struct perf_lat *l)
+{
+	return live_now(lat_ctx(l));
+}
+
+static int lat_post(struct perf_lat *l, uint64_t i)
+{
+	return post_send(lat_ctx(l), 0, i, true);
+}
+
+static int lat_poll(struct perf_lat *l, bool recv, struct roce_wc *wc)
+{
+	struct roce_perf_live_ctx *c = lat_ctx(l);
+
+	return roce_front_poll_cq(recv ? c->rcq : c->scq, 1, wc);
+}
+
+static int lat_repost(struct perf_lat *l)
+{
+	return post_recv(lat_ctx(l), 0, 0);
+}
+
+/* --verify: the peer's message of this round trip, or the READ's bytes. */
+static void lat_arrived(struct perf_lat *l)
+{
+	struct roce_perf_live_ctx *c = lat_ctx(l);
+	uint8_t *dst = c->buf + slot_off(c, 0, 0);
+	int64_t bad;
+
+	switch (c->conf.test) {
+	case ROCE_PERF_WRITE_LAT:
+		verify_lat(c, l->i, dst);
+		break;
+	case ROCE_PERF_SEND_LAT:
+		dst += c->rbuf_off;
+		if (l->byte_len != c->conf.size + c->rbuf_off)
+			verify_fail(c, "message %llu: %llu bytes received", l->i, l->byte_len);
+		verify_lat(c, l->i, dst);
+		memset(dst, 0, c->conf.size);	/* the next message must bring its bytes again */
+		break;
+	default:
+		bad = pat_check(c->buf, slot_off(c, 0, 0), c->conf.size, peer_salt(c),
+				slot_off(c, 0, 0));
+		if (bad >= 0)
+			verify_fail(c, "READ %llu: byte %llu differs", l->i, (unsigned long long)bad);
+		break;
+	}
+}
+
+static const struct perf_lat_ops lat_ops = {
+	.now = lat_now,
+	.post = lat_post,
+	.poll = lat_poll,
+	.repost = lat_repost,
+};
+
 /*
- * ib_write_lat: the server writes first, the client waits for it; then each side writes once
- * the peer's write has landed (perftest's run_iter_lat_write()). Write i carries the stamp
- * (char)(i + 1) in its last byte, as perftest's, so the sides stay in step past 255.
+ * This side of ib_write_lat (the server writes first), ib_send_lat or an ibv_*_pingpong (the
+ * client sends first), or ib_read_lat's client, one size, run by perf_work.c's loop; here,
+ * its waits. A side that makes no move for --timeout has stalled (its last sends' completions:
+ * at least a second, as a lost ACK is resent).
  */
-static int run_write_lat(struct roce_perf_live_ctx *c)
+static int run_lat(struct roce_perf_live_ctx *c)
 {
 	const struct roce_perf_conf *conf = &c->conf;
-	uint8_t *src = c->buf + slot_off(c, 0, 1), *dst = c->buf + slot_off(c, 0, 0);
-	roce_time_t t, t_prev = 0, limit, start;
-	struct roce_wc wc;
+	struct perf_lat_ops ops = lat_ops;
+	struct perf_lat l = {
+		.conf = conf, .ops = &ops, .arg = c, .res = c->res, .lat = c->lat,
+		.first = conf->test == ROCE_PERF_WRITE_LAT ? c->server : !c->server,
+		.stamp = c->buf + slot_off(c, 0, 1) + conf->size - 1,
+		.watch = c->buf + slot_off(c, 0, 0) + conf->size - 1,
+	};
+	bool watch = c->eng == NULL && conf->test == ROCE_PERF_WRITE_LAT;
+	roce_time_t start = 0;	/* read at the first stall check: not on the round trip's path */
+	uint64_t steps = 0;
 	uint32_t spins = 0;
 	int rc;
 
-	c->lat_writes_done = 0;
-	for (uint64_t i = 0; i < conf->iters; i++) {
-		uint8_t stamp = (uint8_t)(i + 1);
+	if (conf->verify)
+		ops.arrived = lat_arrived;
+	perf_lat_start(&l);
+	while ((rc = perf_lat_run(&l)) == PERF_LAT_BUSY) {
+		double secs = l.state == PERF_LAT_TAIL ? ROCE_MAX(c->live.timeout, 1.0) :
+			      c->live.timeout;
 
-		if (!c->server) {
-			rc = wait_stamp(c, stamp);
-			if (rc != 0)
-				return rc;
-			verify_lat(c, i, dst);
-		}
-		src[conf->size - 1] = stamp;
-		if (post_send(c, 0, i, true) != 0)
-			LIVE_ERR(c, -EIO, "cannot post a WRITE");
-		/*
-		 * Each side's posts are a round trip apart, as perftest times them; the clock is
-		 * read just after each, while the WRITE is on its way, not between the peer's
-		 * WRITE landing and ours leaving
-		 */
-		t = live_now(c);
-		if (i > 0)
-			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US / 2;
-		t_prev = t;
-		/* our earlier WRITEs' completions, here while ours is on its way (wait_stamp()
-		 * takes those that come later) */
-		while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
-			c->lat_writes_done++;
-			wc_ok(c, &wc);
-		}
-		if (c->res->errors)
-			break;
-		if (c->server) {
-			rc = wait_stamp(c, stamp);
-			if (rc != 0)
-				return rc;
-			if (i + 1 == conf->iters)	/* the last round trip: to the client's WRITE */
-				c->lat[c->nlat++] = (double)(live_now(c) - t_prev) / ROCE_US / 2;
-			verify_lat(c, i, dst);
-		}
-	}
-	/*
-	 * Every WRITE of this size completes (the last one's ACK, or its retransmission) before
-	 * the QP goes or the stamp byte becomes data again for the next size.
-	 */
-	limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) : ROCE_TIME_NEVER;
-	start = live_now(c);
-	while (c->lat_writes_done < conf->iters && !c->res->errors) {
+		/* a device writes the stamp on its own: watch it alone for a while, as perftest
+		 * does, rather than every turn between a poll and the next */
+		for (uint32_t k = 0; watch && l.state == PERF_LAT_WAIT && k < LIVE_WATCH &&
+		     *l.watch != l.want; k++)
+			;
 		live_step(c);
-		while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
-			c->lat_writes_done++;
-			wc_ok(c, &wc);
-		}
-		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    live_now(c) - start > limit)
-			LIVE_ERR(c, -ETIMEDOUT, "our last WRITE was not acknowledged in %.0f s",
-				 c->live.timeout);
-	}
-	/* -a: the next, larger size carries this stamp's byte as data again */
-	src[conf->size - 1] = pat_byte(my_salt(c), slot_off(c, 0, 1) + conf->size - 1);
-	return 0;
-}
-
-static int run_read_lat(struct roce_perf_live_ctx *c)
-{
-	roce_time_t t, t_prev = 0;
-	struct roce_wc wc;
-
-	for (uint64_t i = 0; i < c->conf.iters; i++) {
-		int n;
-
-		if (post_send(c, 0, i, true) != 0)
-			LIVE_ERR(c, -EIO, "cannot post a READ");
-		/* posts a round trip apart, the clock read while the READ is on its way */
-		t = live_now(c);
-		if (i > 0)
-			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US;
-		t_prev = t;
-		while ((n = roce_front_poll_cq(c->scq, 1, &wc)) == 0)
-			live_step(c);
-		if (n < 0 || !wc_ok(c, &wc))
-			break;
-		if (i + 1 == c->conf.iters)
-			c->lat[c->nlat++] = (double)(live_now(c) - t_prev) / ROCE_US;
-		if (c->conf.verify) {
-			uint64_t off = slot_off(c, 0, 0);
-			int64_t bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), off);
-
-			if (bad >= 0)
-				verify_fail(c, "READ %llu: byte %llu differs", i, (unsigned long long)bad);
+		if (l.steps != steps) {
+			steps = l.steps;
+			spins = 0;
+			start = 0;
+		} else if (++spins % LIVE_STALL_CHECK == 0 && secs > 0 &&
+			   stalled(c, &start, (roce_time_t)(secs * ROCE_SEC))) {
+			c->nlat = l.nlat;
+			LIVE_ERR(c, -ETIMEDOUT, "no %s for %.0f s (round trip %llu of %llu)",
+				 perf_lat_awaits(&l), secs, (unsigned long long)l.i + 1,
+				 (unsigned long long)conf->iters);
 		}
 	}
-	return 0;
-}
-
-/* Count the send ping-pong's SEND completions; a failed one ends the test. */
-static int poll_sends(struct roce_perf_live_ctx *c)
-{
-	struct roce_wc wc;
-
-	while (roce_front_poll_cq(c->scq, 1, &wc) > 0) {
-		if (!wc_ok(c, &wc))
-			LIVE_ERR(c, -EIO, "SEND %llu failed: %s", (unsigned long long)wc.wr_id + 1,
-				 roce_wc_status_str(wc.status));
-		c->sends_done++;
-	}
-	return 0;
-}
-
-/* The next receive of a send ping-pong: checked (--verify), cleared, and posted again. */
-static int wait_recv(struct roce_perf_live_ctx *c, uint64_t i)
-{
-	roce_time_t limit = c->live.timeout > 0 ? (roce_time_t)(c->live.timeout * ROCE_SEC) :
-			    ROCE_TIME_NEVER;
-	roce_time_t start = 0;
-	uint8_t *dst = c->buf + slot_off(c, 0, 0) + c->rbuf_off;
-	uint32_t spins = 0;
-	struct roce_wc wc;
-	int n;
-
-	while ((n = roce_front_poll_cq(c->rcq, 1, &wc)) == 0) {
-		live_step(c);
-		if ((n = poll_sends(c)) != 0)
-			return n;
-		if (++spins % LIVE_STALL_CHECK == 0 && limit != ROCE_TIME_NEVER &&
-		    stalled(c, &start, limit))
-			LIVE_ERR(c, -ETIMEDOUT, "no message %llu from the peer for %.0f s",
-				 (unsigned long long)i + 1, c->live.timeout);
-	}
-	if (n < 0 || !wc_ok(c, &wc))
-		LIVE_ERR(c, -EIO, "receive %llu failed: %s", (unsigned long long)i + 1,
-			 n < 0 ? strerror(-n) : roce_wc_status_str(wc.status));
-	if (c->conf.verify) {
-		if (wc.byte_len != c->conf.size + c->rbuf_off)
-			verify_fail(c, "message %llu: %llu bytes received", i, wc.byte_len);
-		verify_lat(c, i, dst);
-		memset(dst, 0, c->conf.size);	/* the next message must bring its bytes again */
-	}
-	if (post_recv(c, 0, 0) != 0)
-		LIVE_ERR(c, -ENOMEM, "cannot post a receive");
-	return 0;
-}
-
-/* Post the SEND of round trip @p i, waiting for room in the send queue (one signaled send). */
-static int send_one(struct roce_perf_live_ctx *c, uint64_t i)
-{
-	int rc;
-
-	for (uint64_t spins = 0; (rc = post_send(c, 0, i, true)) == -ENOMEM; spins++) {
-		live_step(c);
-		if ((rc = poll_sends(c)) != 0)
-			return rc;
-		if (spins % LIVE_STALL_CHECK == 0 && c->live.timeout > 0 &&
-		    spins / LIVE_STALL_CHECK > (uint64_t)(c->live.timeout * 1000))
-			LIVE_ERR(c, -ETIMEDOUT, "the send queue stayed full for %.0f s",
-				 c->live.timeout);
-	}
-	if (rc != 0)
-		LIVE_ERR(c, -EIO, "cannot post a SEND: %s", strerror(-rc));
-	return 0;
-}
-
-/*
- * ib_send_lat and ibv_*_pingpong: the client sends first, the server waits for each message
- * before it answers (perftest's run_iter_lat_send(); the pingpong's loop is the same with
- * every receive completion awaited). The client times each round trip from its SEND to the
- * answer; the server from its answer to the next message (one fewer). Half of it is reported.
- */
-static int run_send_lat(struct roce_perf_live_ctx *c)
-{
-	roce_time_t t, t_prev = 0, first = live_now(c), end;
-	int rc;
-
-	for (uint64_t i = 0; i < c->conf.iters; i++) {
-		if (c->server && (rc = wait_recv(c, i)) != 0)
-			return rc;
-		/*
-		 * Sends a round trip apart, as perftest times them: the clock is read as each is
-		 * posted, before, for send_one() may wait for room in the send queue
-		 */
-		t = live_now(c);
-		if (i > 0)
-			c->lat[c->nlat++] = (double)(t - t_prev) / ROCE_US / 2;
-		else if (c->server)
-			first = t;
-		t_prev = t;
-		if ((rc = send_one(c, i)) != 0)
-			return rc;
-		/*
-		 * Our SENDs' completions, every round trip: a device may grant a deeper send queue
-		 * than asked, so posting does not always find it full, and an answer that is in
-		 * before wait_recv() looks would leave them to overflow the send CQ
-		 */
-		if ((rc = poll_sends(c)) != 0)
-			return rc;
-		if (!c->server) {
-			if ((rc = wait_recv(c, i)) != 0)
-				return rc;
-			if (i + 1 == c->conf.iters)	/* the last round trip: to the answer */
-				c->lat[c->nlat++] = (double)(live_now(c) - t_prev) / ROCE_US / 2;
-		}
-		if (c->res->errors)
-			break;
-	}
-	c->res->wall_sec = (double)(live_now(c) - first) / ROCE_SEC;
-	/* let the last SENDs complete (their ACKs) before the QP goes */
-	end = live_now(c) + (roce_time_t)(ROCE_MAX(c->live.timeout, 1.0) * ROCE_SEC);
-	while (c->sends_done < c->conf.iters && live_now(c) < end) {
-		if ((rc = poll_sends(c)) != 0)
-			return rc;
-		live_step(c);
-	}
-	if (c->sends_done < c->conf.iters)
-		LIVE_ERR(c, -ETIMEDOUT, "%llu of %llu SENDs completed",
-			 (unsigned long long)c->sends_done, (unsigned long long)c->conf.iters);
+	c->nlat = l.nlat;
+	if (rc < 0)
+		LIVE_ERR(c, rc, "%s", l.err);
+	if (conf->test == ROCE_PERF_WRITE_LAT)	/* -a: the next size carries this byte as data */
+		*l.stamp = pat_byte(my_salt(c), slot_off(c, 0, 1) + conf->size - 1);
+	if (conf->test == ROCE_PERF_SEND_LAT)
+		c->res->wall_sec = (double)(l.t_end - l.t_first) / ROCE_SEC;
 	return 0;
 }
 
@@ -1562,7 +1429,6 @@ static void start_size(struct roce_perf_live_ctx *c, uint32_t size)
 {
 	c->conf.size = size;
 	c->nlat = 0;
-	c->sends_done = 0;
 	c->received = 0;
 	c->lost = 0;
 	c->recv_first = c->recv_last = 0;
@@ -1768,12 +1634,7 @@ static int run_lat_sizes(struct roce_perf_live_ctx *c)
 		if (size != first_size(c) && c->conf.test == ROCE_PERF_SEND_LAT &&
 		    (rc = perf_oob_keys(&c->oob, c->me, NULL, 1)) != 0)
 			return oob_check(c, rc);
-		if (c->conf.test == ROCE_PERF_WRITE_LAT)
-			rc = run_write_lat(c);
-		else if (c->conf.test == ROCE_PERF_SEND_LAT)
-			rc = run_send_lat(c);
-		else
-			rc = run_read_lat(c);
+		rc = run_lat(c);
 		lat_row(c);
 		if (rc != 0)
 			return rc;

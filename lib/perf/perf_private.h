@@ -245,6 +245,115 @@ struct perf_target {
 void perf_wr_fill(const struct roce_perf_conf *conf, uint64_t i, bool signaled,
 		  const struct perf_target *t, struct roce_sge *sge, struct roce_send_wr *wr);
 
+/* ---- perf_work.c: perftest's loops, once, for whichever backend runs them ---- */
+
+struct perf_bw;
+
+/* What a backend gives the bandwidth loop; each call gets the loop, whose @arg is the backend's. */
+struct perf_bw_ops {
+	roce_time_t (*now)(struct perf_bw *b);
+	/** Post iteration @p i of QP @p q. @return 0; -ENOMEM (queue full: poll first), -errno */
+	int (*post)(struct perf_bw *b, uint32_t q, uint64_t i, bool signaled);
+	/** Up to @p num completions of the sender's send CQ. @return how many, or -errno */
+	int (*poll)(struct perf_bw *b, int num, struct roce_wc *wc);
+	/** The index of the QP a completion names. */
+	uint32_t (*qp_index)(struct perf_bw *b, uint32_t qpn);
+	/** A request completed (--verify checks what it moved); may be NULL. */
+	void (*sent)(struct perf_bw *b, uint32_t q, uint64_t wr_id);
+	/** A receiver the loop runs too (send_bw): whether it took a completion; may be NULL. */
+	bool (*receive)(struct perf_bw *b);
+	/** Whether that receiver has all the loop waits for; NULL: it waits for nothing. */
+	bool (*received_all)(struct perf_bw *b);
+	/**
+	 * Nothing left to post: let time pass until something may have happened (@p polled: a
+	 * completion was just taken). @return 0; > 0 nothing ever will (the loop ends);
+	 * < 0 a failure the backend has described (the loop ends with it)
+	 */
+	int (*wait)(struct perf_bw *b, bool polled);
+};
+
+/* One side's bandwidth test (perftest's run_iter_bw()): it posts, polls and counts. */
+struct perf_bw {
+	const struct roce_perf_conf *conf;
+	const struct perf_bw_ops *ops;
+	void *arg;			/* the backend's */
+	struct roce_perf_result *res;	/* errors, verify failures, then the figures */
+	struct perf_tally *tally;	/* the peak's samples */
+	uint64_t total;			/* completed requests */
+	uint64_t posted;		/* posted ones */
+	roce_time_t t0, t_end;		/* the run's start; when the last wanted completion came */
+};
+
+/**
+ * Run @p b: post while the send queues have room, poll, and wait when neither moves, until
+ * conf's iterations completed (and the receiver has all), -D's time is up, or a completion
+ * failed; then fill the result's figures (perf_bw_figures()). @return 0, or the wait's < 0
+ */
+int perf_bw_loop(struct perf_bw *b);
+
+/** The result's iterations, bandwidth and message rate from @p b's counts and times. */
+void perf_bw_figures(const struct perf_bw *b);
+
+/* Where one side of a latency test stands. */
+enum perf_lat_state {
+	PERF_LAT_POST,			/* its send of round trip i is next */
+	PERF_LAT_POSTING,		/* ... timed, waiting for room in the send queue */
+	PERF_LAT_WAIT,			/* it waits for the peer's message of round trip i */
+	PERF_LAT_TAIL,			/* all sent: it waits for its sends' completions */
+	PERF_LAT_DONE,
+};
+
+#define PERF_LAT_BUSY 1			/* perf_lat_run(): waiting on the peer or the NIC */
+
+struct perf_lat;
+
+/* What a backend gives a latency side. */
+struct perf_lat_ops {
+	roce_time_t (*now)(struct perf_lat *l);
+	/** Post the side's request of round trip @p i (signaled). @return 0 or -errno */
+	int (*post)(struct perf_lat *l, uint64_t i);
+	/** One completion of the send CQ (@p recv false) or receive CQ. @return 0, 1, -errno */
+	int (*poll)(struct perf_lat *l, bool recv, struct roce_wc *wc);
+	/** send_lat: post the receive just taken again. @return 0 or -errno */
+	int (*repost)(struct perf_lat *l);
+	/** The peer's message (or the READ) of round trip l->i arrived (--verify); may be NULL. */
+	void (*arrived)(struct perf_lat *l);
+};
+
+/* One side of write_lat, send_lat or read_lat. */
+struct perf_lat {
+	const struct roce_perf_conf *conf;
+	const struct perf_lat_ops *ops;
+	void *arg;			/* the backend's */
+	struct roce_perf_result *res;	/* errors */
+	bool first;			/* it sends first (ib_write_lat's server, ib_send_lat's client) */
+	uint8_t *stamp;			/* write_lat: the last byte of what we send */
+	const volatile uint8_t *watch;	/* write_lat: the last byte of what the peer writes */
+	uint8_t want;			/* ... the stamp awaited there */
+	uint32_t byte_len;		/* send_lat: the last receive's length */
+	double *lat;			/* samples (conf->iters room), us; NULL: none kept */
+	uint64_t nlat;
+	enum perf_lat_state state;
+	uint64_t i;			/* round trip */
+	uint64_t sends_done;		/* our requests completed */
+	uint64_t steps;			/* moves so far: a wait that sees none for long is a stall */
+	roce_time_t t_prev;		/* the last post's time */
+	roce_time_t t_first, t_end;	/* its first post's; its last round trip's end */
+	char err[160];			/* a failure, in words */
+};
+
+/** Set @p l (conf, ops, res, first, stamp, watch, lat filled in) at its first round trip. */
+void perf_lat_start(struct perf_lat *l);
+
+/**
+ * Run side @p l as far as it goes without waiting. @return 0 once done; PERF_LAT_BUSY (it
+ * waits: let time pass, then call again); -errno with l->err filled
+ */
+int perf_lat_run(struct perf_lat *l);
+
+/** What a busy side waits for, for a stall's message ("WRITE from the peer"). */
+const char *perf_lat_awaits(const struct perf_lat *l);
+
 /* perf_run.c: statistics shared with the live mode */
 
 /** Sort @p lat (@p n samples, us) and fill the latency columns of @p r. */

@@ -470,28 +470,108 @@ static bool run_to_completion(struct perf_ctx *c, bool polled)
 	return true;
 }
 
-static void record_window(struct perf_ctx *c, uint64_t done)
+/* ---- the loops' backend: the emulated NIC in virtual time ---- */
+
+static struct perf_ctx *bw_ctx(struct perf_bw *b)
 {
-	perf_window(&c->tally, roce_engine_now(c->eng), done);
+	return b->arg;
 }
 
-static uint64_t sum(const uint64_t *v, uint32_t n)
+static roce_time_t bw_now(struct perf_bw *b)
 {
-	uint64_t t = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		t += v[i];
-	return t;
+	return roce_engine_now(bw_ctx(b)->eng);
 }
+
+static int bw_post(struct perf_bw *b, uint32_t q, uint64_t i, bool signaled)
+{
+	struct perf_ctx *c = bw_ctx(b);
+
+	return c->nslots == 1 ? post_send_bw(c, q, i, signaled) : post_send(c, 0, q, i, signaled);
+}
+
+static int bw_poll(struct perf_bw *b, int num, struct roce_wc *wc)
+{
+	return roce_poll_cq(bw_ctx(b)->host[0].scq, num, wc);
+}
+
+static uint32_t bw_qp_index(struct perf_bw *b, uint32_t qpn)
+{
+	struct perf_ctx *c = bw_ctx(b);
+	uint32_t q = 0;
+
+	while (q + 1 < c->conf->nqp && c->host[0].qpn[q] != qpn)
+		q++;
+	return q;
+}
+
+/* --verify, RC WRITE: the request's slot at the server holds the client's bytes. */
+static void bw_sent(struct perf_bw *b, uint32_t q, uint64_t wr_id)
+{
+	struct perf_ctx *c = bw_ctx(b);
+	uint32_t s = (uint32_t)(wr_id % c->nslots);
+
+	if (memcmp(slot_ptr(c, 0, q, s), slot_ptr(c, 1, q, s), c->conf->size))
+		verify_fail(c, "iteration %llu: data differs (qp %llu)", wr_id, q);
+}
+
+/* send_bw: the server's receives, checked and posted again, in the client's loop. */
+static bool bw_receive(struct perf_bw *b)
+{
+	struct perf_ctx *c = bw_ctx(b);
+	const struct roce_perf_conf *conf = c->conf;
+	uint32_t grh = conf->qp_type == ROCE_QPT_UD ? 40 : 0;
+	struct roce_wc wc[PERF_CQ_BATCH];
+	bool polled = false;
+	int n;
+
+	while ((n = roce_poll_cq(c->host[1].rcq, PERF_CQ_BATCH, wc)) > 0) {
+		polled = true;
+		for (int i = 0; i < n; i++) {
+			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
+
+			if (!wc_ok(c, &wc[i]))
+				continue;
+			if (conf->verify && wc[i].byte_len != conf->size + grh)
+				verify_fail(c, "receive of %llu bytes, expected %llu", wc[i].byte_len,
+					    conf->size + grh);
+			if (conf->verify && conf->qp_type == ROCE_QPT_RC) {
+				/* receives are reposted as they complete: message k is in
+				 * whichever slot the k-th receive names */
+				uint64_t k = c->rcvd[q]++;
+
+				if (memcmp(slot_ptr(c, 0, q, (uint32_t)(k % c->nslots)),
+					   slot_ptr(c, 1, q, s), conf->size))
+					verify_fail(c, "message %llu: data differs (qp %llu)", k, q);
+			}
+			recv_done(c, q, s);
+		}
+	}
+	return polled;
+}
+
+static int bw_wait(struct perf_bw *b, bool polled)
+{
+	return run_to_completion(bw_ctx(b), polled) ? 0 : 1;
+}
+
+static const struct perf_bw_ops bw_ops = {
+	.now = bw_now,
+	.post = bw_post,
+	.poll = bw_poll,
+	.qp_index = bw_qp_index,
+	.receive = bw_receive,
+	.wait = bw_wait,
+};
 
 static int run_bw(struct perf_ctx *c)
 {
 	const struct roce_perf_conf *conf = c->conf;
-	uint64_t posted[ROCE_PERF_MAX_QP] = { 0 }, done[ROCE_PERF_MAX_QP] = { 0 };
-	uint64_t total = 0, want = conf->iters * conf->nqp;
-	roce_time_t deadline = conf->duration > 0 ? (roce_time_t)(conf->duration * ROCE_SEC) :
-			       ROCE_TIME_NEVER;
 	bool send = conf->test == ROCE_PERF_SEND_BW;
+	struct perf_bw_ops ops = bw_ops;
+	struct perf_bw b = { .conf = conf, .ops = &ops, .arg = c, .res = c->res, .tally = &c->tally };
+	uint64_t atomic_start = 0;
+	int rc;
+
 	/*
 	 * send_bw re-posts each receive it polls. With -n the loop sleeps until a completion
 	 * (run_to_completion); it need not wake for every receive completion when the receives
@@ -505,13 +585,12 @@ static int run_bw(struct perf_ctx *c)
 	 */
 	c->wake_rx = send && !(conf->qp_type == ROCE_QPT_RC && conf->rx_depth >= conf->tx_depth &&
 			       conf->recv_delay == 0);
-	struct roce_wc wc[PERF_CQ_BATCH];
-	uint64_t atomic_start = 0;
-	/* what the post loop reads for every message, in locals (the calls it makes may write) */
-	const uint64_t tx_depth = conf->tx_depth, iters = conf->iters;
-	const bool timed = conf->duration > 0, untimed = conf->duration == 0;
-	const bool sig_all = conf->cq_mod == 1 || conf->verify;	/* every send signaled */
-
+	if (!send)
+		ops.receive = NULL;
+	/* a send is checked where it lands: in the receive it consumed */
+	if (conf->verify && conf->qp_type == ROCE_QPT_RC && !send &&
+	    conf->test != ROCE_PERF_ATOMIC_BW)
+		ops.sent = bw_sent;
 	if (conf->test == ROCE_PERF_ATOMIC_BW)
 		memcpy(&atomic_start, c->host[1].buf, 8);
 	if (send && conf->recv_delay > 0) {
@@ -530,129 +609,107 @@ static int run_bw(struct perf_ctx *c)
 		build_send(c, 0, q, 0, false, &c->bw_wr[q], &c->bw_sge[q]);
 		build_recv(c, 1, q, 0, &c->bw_rwr[q], &c->bw_rsge[q]);
 	}
-	c->t_start = roce_engine_now(c->eng);
-	record_window(c, 0);
-	for (;;) {
-		bool stop = roce_engine_now(c->eng) >= deadline;
-		bool polled = false;
-		int n;
-
-		for (uint32_t q = 0; q < conf->nqp && !stop; q++) {
-			while (posted[q] - done[q] < tx_depth && (timed || posted[q] < iters)) {
-				bool last = untimed && posted[q] + 1 == iters;
-				bool sig = last || sig_all || (posted[q] + 1) % conf->cq_mod == 0 ||
-					   posted[q] - done[q] + 1 >= tx_depth;
-
-				if ((c->nslots == 1 ? post_send_bw(c, q, posted[q], sig) :
-				     post_send(c, 0, q, posted[q], sig)) != 0)
-					break;
-				posted[q]++;
-			}
-		}
-		while ((n = roce_poll_cq(c->host[0].scq, PERF_CQ_BATCH, wc)) > 0) {
-			polled = true;
-			for (int i = 0; i < n; i++) {
-				uint32_t q = 0;
-
-				for (; q < conf->nqp; q++)
-					if (c->host[0].qpn[q] == wc[i].qp_num)
-						break;
-				if (!wc_ok(c, &wc[i]))
-					continue;
-				total += wc[i].wr_id + 1 - done[q];
-				done[q] = wc[i].wr_id + 1;
-				/* a send is checked where it lands: in the receive it consumed */
-				if (conf->verify && conf->qp_type == ROCE_QPT_RC && !send &&
-				    conf->test != ROCE_PERF_ATOMIC_BW) {
-					uint32_t s = (uint32_t)(wc[i].wr_id % c->nslots);
-
-					if (memcmp(slot_ptr(c, 0, q, s), slot_ptr(c, 1, q, s), conf->size))
-						verify_fail(c, "iteration %llu: data differs (qp %llu)",
-							    wc[i].wr_id, q);
-				}
-			}
-			record_window(c, total);
-		}
-		if (send) {
-			while ((n = roce_poll_cq(c->host[1].rcq, PERF_CQ_BATCH, wc)) > 0) {
-				polled = true;
-				for (int i = 0; i < n; i++) {
-					uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
-					uint32_t grh = conf->qp_type == ROCE_QPT_UD ? 40 : 0;
-
-					if (!wc_ok(c, &wc[i]))
-						continue;
-					if (conf->verify && wc[i].byte_len != conf->size + grh)
-						verify_fail(c, "receive of %llu bytes, expected %llu",
-							    wc[i].byte_len, conf->size + grh);
-					if (conf->verify && conf->qp_type == ROCE_QPT_RC) {
-						/* receives are reposted as they complete: message k
-						 * is in whichever slot the k-th receive names */
-						uint64_t k = c->rcvd[q]++;
-
-						if (memcmp(slot_ptr(c, 0, q, (uint32_t)(k % c->nslots)),
-							   slot_ptr(c, 1, q, s), conf->size))
-							verify_fail(c,
-								    "message %llu: data differs (qp %llu)",
-								    k, q);
-					}
-					recv_done(c, q, s);
-				}
-			}
-		}
-		if (c->res->errors != 0 || (conf->duration == 0 && total >= want))
-			break;
-		if (stop && total == sum(posted, conf->nqp))
-			break;	/* -D: the time is up and everything posted has completed */
-		if (!run_to_completion(c, polled))
-			break;	/* nothing left to happen: a stall */
-	}
+	rc = perf_bw_loop(&b);
+	c->t_start = b.t0;
 	roce_cq_set_notify(c->host[0].scq, NULL, NULL);
 	roce_cq_set_notify(c->host[1].rcq, NULL, NULL);
-	c->res->iters = total / (conf->nqp ? conf->nqp : 1);
-	if (conf->verify) {
-		if (total != sum(posted, conf->nqp) && c->res->errors == 0)
-			verify_fail(c, "%llu of %llu sends completed", total, sum(posted, conf->nqp));
-		if (conf->test == ROCE_PERF_ATOMIC_BW && !conf->cmp_swap && c->res->errors == 0) {
-			uint64_t end;
+	if (conf->verify && conf->test == ROCE_PERF_ATOMIC_BW && !conf->cmp_swap &&
+	    c->res->errors == 0) {
+		uint64_t end;
 
-			memcpy(&end, c->host[1].buf, 8);
-			if (end - atomic_start != total * PERF_ATOMIC_ADD)
-				verify_fail(c, "atomic counter advanced by %llu, expected %llu",
-					    end - atomic_start, total * PERF_ATOMIC_ADD);
-		}
+		memcpy(&end, c->host[1].buf, 8);
+		if (end - atomic_start != b.total * PERF_ATOMIC_ADD)
+			verify_fail(c, "atomic counter advanced by %llu, expected %llu",
+				    end - atomic_start, b.total * PERF_ATOMIC_ADD);
 	}
-	return 0;
+	return rc;
 }
 
-/* Wait until host @p h's slot 0 of QP @p q ends in @p stamp (perftest polls the last byte). */
-static bool wait_stamp(struct perf_ctx *c, int h, uint32_t q, uint8_t stamp)
-{
-	volatile uint8_t *last = slot_ptr(c, h, q, 0) + c->conf->size - 1;
+/* One host's side of a latency test, for the loops. */
+struct run_lat_side {
+	struct perf_lat l;
+	struct perf_ctx *c;
+	int h;
+};
 
-	while (*last != stamp)
-		if (!step(c))
-			return false;
-	return true;
+static struct run_lat_side *lat_side(struct perf_lat *l)
+{
+	return container_of(l, struct run_lat_side, l);
 }
 
-static bool wait_wc(struct perf_ctx *c, struct roce_cq *cq, struct roce_wc *wc)
+static roce_time_t lat_now(struct perf_lat *l)
 {
-	for (;;) {
-		int n = roce_poll_cq(cq, 1, wc);
+	return roce_engine_now(lat_side(l)->c->eng);
+}
 
-		if (n > 0)
-			return wc_ok(c, wc);
-		if (n < 0 || !step(c))
-			return false;
+static int lat_post(struct perf_lat *l, uint64_t i)
+{
+	struct run_lat_side *side = lat_side(l);
+
+	return post_send(side->c, side->h, 0, i, true);
+}
+
+static int lat_poll(struct perf_lat *l, bool recv, struct roce_wc *wc)
+{
+	struct run_lat_side *side = lat_side(l);
+	struct perf_host *p = &side->c->host[side->h];
+
+	return roce_poll_cq(recv ? p->rcq : p->scq, 1, wc);
+}
+
+static int lat_repost(struct perf_lat *l)
+{
+	struct run_lat_side *side = lat_side(l);
+
+	return post_recv(side->c, side->h, 0, 0);
+}
+
+/* --verify: what arrived holds what the other host sent (a WRITE's stamp byte aside). */
+static void lat_arrived(struct perf_lat *l)
+{
+	struct run_lat_side *side = lat_side(l);
+	struct perf_ctx *c = side->c;
+	uint32_t size = c->conf->size, grh = c->conf->qp_type == ROCE_QPT_UD ? 40 : 0;
+
+	switch (c->conf->test) {
+	case ROCE_PERF_WRITE_LAT:
+		if (memcmp(slot_ptr(c, side->h, 0, 0), slot_ptr(c, 1 - side->h, 0, 1), size - 1))
+			verify_fail(c, "WRITE %llu: data differs (host %llu)", l->i,
+				    (unsigned long long)side->h);
+		break;
+	case ROCE_PERF_SEND_LAT:
+		if (l->byte_len != size + grh)
+			verify_fail(c, "receive of %llu bytes, expected %llu", l->byte_len,
+				    size + grh);
+		break;
+	default:
+		if (memcmp(slot_ptr(c, 0, 0, 0), slot_ptr(c, 1, 0, 0), size))
+			verify_fail(c, "READ %llu: data differs%llu", l->i, 0);
+		break;
 	}
 }
 
+static const struct perf_lat_ops lat_ops = {
+	.now = lat_now,
+	.post = lat_post,
+	.poll = lat_poll,
+	.repost = lat_repost,
+};
+
+/*
+ * Both hosts' sides in turn, each as far as it goes, then virtual time to the next event:
+ * host 0 goes first (ib_write_lat's server, ib_send_lat's and ib_read_lat's client).
+ */
 static int run_lat(struct perf_ctx *c)
 {
 	const struct roce_perf_conf *conf = c->conf;
-	struct roce_wc wc;
+	struct perf_lat_ops ops = lat_ops;
+	struct run_lat_side side[2];
+	int nsides = conf->test == ROCE_PERF_READ_LAT ? 1 : 2;
+	int rc = 0;
 
+	if (conf->verify)
+		ops.arrived = lat_arrived;
 	c->lat = calloc(conf->iters, sizeof(*c->lat));
 	if (c->lat == NULL)
 		return -ENOMEM;
@@ -660,41 +717,34 @@ static int run_lat(struct perf_ctx *c)
 		for (int h = 0; h < 2; h++)
 			for (uint32_t s = 0; s < ROCE_MIN(conf->rx_depth, 16u); s++)
 				post_recv(c, h, 0, 0);
-	c->t_start = roce_engine_now(c->eng);
-	for (uint64_t i = 0; i < conf->iters; i++) {
-		roce_time_t t0 = roce_engine_now(c->eng);
-		uint8_t stamp = (uint8_t)(i % 251 + 1);
-		bool ok = true;
+	for (int h = 0; h < nsides; h++) {
+		struct perf_lat *l = &side[h].l;
 
-		switch (conf->test) {
-		case ROCE_PERF_WRITE_LAT:
-			slot_ptr(c, 0, 0, 1)[conf->size - 1] = stamp;
-			ok = post_send(c, 0, 0, i, false) == 0 && wait_stamp(c, 1, 0, stamp);
-			slot_ptr(c, 1, 0, 1)[conf->size - 1] = stamp;
-			ok = ok && post_send(c, 1, 0, i, false) == 0 && wait_stamp(c, 0, 0, stamp);
-			break;
-		case ROCE_PERF_SEND_LAT:
-			ok = post_send(c, 0, 0, i, false) == 0 && wait_wc(c, c->host[1].rcq, &wc);
-			ok = ok && post_recv(c, 1, 0, 0) == 0;
-			ok = ok && post_send(c, 1, 0, i, false) == 0 && wait_wc(c, c->host[0].rcq, &wc);
-			ok = ok && post_recv(c, 0, 0, 0) == 0;
-			break;
-		default:
-			ok = post_send(c, 0, 0, i, true) == 0 && wait_wc(c, c->host[0].scq, &wc);
-			if (ok && conf->verify &&
-			    memcmp(slot_ptr(c, 0, 0, 0), slot_ptr(c, 1, 0, 0), conf->size) != 0)
-				verify_fail(c, "READ %llu: data differs%llu", i, 0);
-			break;
-		}
-		if (!ok)
-			break;
-		/* write/send latency is half the round trip, as perftest reports it */
-		c->lat[c->nlat++] = (double)(roce_engine_now(c->eng) - t0) / ROCE_US /
-				    (conf->test == ROCE_PERF_READ_LAT ? 1 : 2);
-		/* unsignaled sends still need their slots back */
-		while (roce_poll_cq(c->host[0].scq, 1, &wc) > 0 || roce_poll_cq(c->host[1].scq, 1, &wc) > 0)
-			wc_ok(c, &wc);
+		side[h].c = c;
+		side[h].h = h;
+		*l = (struct perf_lat){
+			.conf = conf, .ops = &ops, .res = c->res, .first = h == 0,
+			.stamp = slot_ptr(c, h, 0, 1) + conf->size - 1,
+			.watch = slot_ptr(c, h, 0, 0) + conf->size - 1,
+			.lat = h == 0 ? c->lat : NULL,
+		};
+		/* no stamp before the peer's first WRITE: the random fill may end in one */
+		if (conf->test == ROCE_PERF_WRITE_LAT)
+			slot_ptr(c, h, 0, 0)[conf->size - 1] = 0;
+		perf_lat_start(l);
 	}
+	c->t_start = roce_engine_now(c->eng);
+	for (;;) {
+		bool busy = false;
+
+		for (int h = 0; h < nsides && rc >= 0; h++) {
+			rc = perf_lat_run(&side[h].l);
+			busy |= rc == PERF_LAT_BUSY;
+		}
+		if (rc < 0 || !busy || !step(c))
+			break;	/* a failure, both sides done, or nothing left to happen */
+	}
+	c->nlat = side[0].l.nlat;
 	c->res->iters = c->nlat;
 	if (conf->verify && c->nlat != conf->iters && c->res->errors == 0)
 		verify_fail(c, "%llu of %llu round trips completed", c->nlat, conf->iters);
@@ -726,21 +776,6 @@ void perf_lat_stats(double *lat, uint64_t n, struct roce_perf_result *r)
 	r->lat_typical = lat[n / 2];
 	r->lat_p99 = lat[(uint64_t)((double)(n - 1) * 0.99)];
 	r->lat_p999 = lat[(uint64_t)((double)(n - 1) * 0.999)];
-}
-
-static void bw_stats(struct perf_ctx *c)
-{
-	const struct roce_perf_conf *conf = c->conf;
-	struct roce_perf_result *r = c->res;
-	double elapsed = (double)(roce_engine_now(c->eng) - c->t_start) / ROCE_SEC;
-	double bytes = (double)r->iters * conf->nqp * conf->size;
-
-	if (elapsed <= 0)
-		return;
-	r->bw_avg_gbps = bytes * 8 / elapsed / 1e9;
-	r->msg_rate_mpps = (double)r->iters * conf->nqp / elapsed / 1e6;
-	r->bw_peak_gbps = ROCE_MAX(r->bw_avg_gbps,
-				   perf_peak_gbps(&c->tally, conf->tx_depth, conf->size));
 }
 
 /* A configuration error: one line naming the value into @err, then -EINVAL. */
@@ -864,8 +899,6 @@ int roce_perf_run(const struct roce_perf_conf *conf, struct roce_perf_result *re
 	res->cpu_sec = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 	if (roce_perf_is_lat(conf->test))
 		perf_lat_stats(c.lat, c.nlat, res);
-	else
-		bw_stats(&c);
 	res->virtual_sec = (double)(roce_engine_now(c.eng) - c.t_start) / ROCE_SEC;
 	for (int d = 0; d < 2; d++) {
 		struct roce_link_stats ls;
