@@ -154,17 +154,6 @@ static bool slot_matches(const struct roce_perf_live_ctx *c, uint64_t dst, uint6
 	return true;
 }
 
-static bool wc_ok(struct roce_perf_live_ctx *c, const struct roce_wc *wc)
-{
-	return perf_wc_ok(c->res, wc->status);
-}
-
-static void verify_fail(struct roce_perf_live_ctx *c, const char *fmt, unsigned long long a,
-			unsigned long long b)
-{
-	perf_verify_fail(c->res, fmt, a, b);
-}
-
 /*
  * Every message sent was received: RC's promise. UC and UD lose a message a frame of which was
  * lost, without a resend: those are counted as lost (the ones received were checked byte by byte).
@@ -178,7 +167,7 @@ static void check_count(struct roce_perf_live_ctx *c)
 		c->lost = want - c->received;
 	}
 	if (c->received + c->lost != want)
-		verify_fail(c, "%llu of %llu messages received", c->received, want);
+		perf_verify_fail(c->res, "%llu of %llu messages received", c->received, want);
 }
 
 /* ---- engine, time ---- */
@@ -1007,7 +996,7 @@ static void verify_op(struct roce_perf_live_ctx *c, uint32_t q, uint64_t wr_id)
 	/* what the peer holds where it told us to read: its own pattern there */
 	bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), c->rx_base + off);
 	if (bad >= 0)
-		verify_fail(c, "READ %llu: byte %llu differs from the peer's", wr_id,
+		perf_verify_fail(c->res, "READ %llu: byte %llu differs from the peer's", wr_id,
 			    (unsigned long long)bad);
 }
 
@@ -1123,7 +1112,7 @@ static bool recv_poll(struct roce_perf_live_ctx *c)
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
 			uint64_t k = c->recv_seq[q]++;
 
-			if (!wc_ok(c, &wc[i]))
+			if (!perf_wc_ok(c->res, wc[i].status))
 				continue;
 			if (c->received++ == 0)
 				c->recv_first = live_now(c);
@@ -1155,13 +1144,13 @@ static bool recv_poll(struct roce_perf_live_ctx *c)
 
 				/* UD: the GRH's 40 bytes count, as in verbs */
 				if (wc[i].byte_len != c->conf.size + c->rbuf_off)
-					verify_fail(c, "receive of %llu bytes, expected %llu",
+					perf_verify_fail(c->res, "receive of %llu bytes, expected %llu",
 						    wc[i].byte_len, c->conf.size + c->rbuf_off);
 				for (uint32_t b = 0; b < c->conf.size && bad < 0; b++)
 					if (c->buf[dst + b] != pat_byte(peer_salt(c), src + b))
 						bad = b;
 				if (bad >= 0)
-					verify_fail(c, "message %llu: byte %llu differs from the "
+					perf_verify_fail(c->res, "message %llu: byte %llu differs from the "
 						    "peer's", k, (unsigned long long)bad);
 			}
 			post_recv(c, q, s);
@@ -1196,7 +1185,7 @@ static void verify_writes(struct roce_perf_live_ctx *c, uint64_t done)
 						peer_salt(c), off);
 
 			if (bad >= 0) {
-				verify_fail(c, "WRITE slot %llu: byte %llu differs from the peer's",
+				perf_verify_fail(c->res, "WRITE slot %llu: byte %llu differs from the peer's",
 					    s, (unsigned long long)bad);
 				return;
 			}
@@ -1228,7 +1217,7 @@ static void verify_lat(struct roce_perf_live_ctx *c, uint64_t i, const uint8_t *
 		return;
 	for (uint32_t b = 0; b + 1 < c->conf.size; b++) {
 		if (dst[b] != pat_byte(peer_salt(c), src + b)) {
-			verify_fail(c, "round trip %llu: byte %llu differs from the peer's", i, b);
+			perf_verify_fail(c->res, "round trip %llu: byte %llu differs from the peer's", i, b);
 			return;
 		}
 	}
@@ -1275,7 +1264,7 @@ static void lat_arrived(struct perf_lat *l)
 	case ROCE_PERF_SEND_LAT:
 		dst += c->rbuf_off;
 		if (l->byte_len != c->conf.size + c->rbuf_off)
-			verify_fail(c, "message %llu: %llu bytes received", l->i, l->byte_len);
+			perf_verify_fail(c->res, "message %llu: %llu bytes received", l->i, l->byte_len);
 		verify_lat(c, l->i, dst);
 		memset(dst, 0, c->conf.size);	/* the next message must bring its bytes again */
 		break;
@@ -1283,7 +1272,7 @@ static void lat_arrived(struct perf_lat *l)
 		bad = pat_check(c->buf, slot_off(c, 0, 0), c->conf.size, peer_salt(c),
 				slot_off(c, 0, 0));
 		if (bad >= 0)
-			verify_fail(c, "READ %llu: byte %llu differs", l->i, (unsigned long long)bad);
+			perf_verify_fail(c->res, "READ %llu: byte %llu differs", l->i, (unsigned long long)bad);
 		break;
 	}
 }
@@ -1614,7 +1603,7 @@ static void lat_row(struct roce_perf_live_ctx *c)
 	       (c->conf.test == ROCE_PERF_SEND_LAT && c->server) ? c->conf.iters - 1 : c->conf.iters;
 	if (c->conf.verify && (!c->server || c->conf.test != ROCE_PERF_READ_LAT) &&
 	    c->nlat != want && res->errors == 0)
-		verify_fail(c, "%llu of %llu round trips completed", c->nlat, want);
+		perf_verify_fail(c->res, "%llu of %llu round trips completed", c->nlat, want);
 }
 
 /*

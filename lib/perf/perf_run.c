@@ -118,17 +118,6 @@ static uint8_t *slot_ptr(struct perf_ctx *c, int h, uint32_t q, uint32_t s)
 	return c->host[h].buf + ((size_t)q * c->nslots + s) * c->slot;
 }
 
-static bool wc_ok(struct perf_ctx *c, const struct roce_wc *wc)
-{
-	return perf_wc_ok(c->res, wc->status);
-}
-
-static void verify_fail(struct perf_ctx *c, const char *fmt, unsigned long long a,
-			unsigned long long b)
-{
-	perf_verify_fail(c->res, fmt, a, b);
-}
-
 /*
  * Host memory at a fixed virtual address, so the RETH addresses (and so the ICRCs) on the wire
  * are the same on every run: the same seed gives a byte-identical capture despite ASLR.
@@ -511,7 +500,7 @@ static void bw_sent(struct perf_bw *b, uint32_t q, uint64_t wr_id)
 	uint32_t s = (uint32_t)(wr_id % c->nslots);
 
 	if (memcmp(slot_ptr(c, 0, q, s), slot_ptr(c, 1, q, s), c->conf->size))
-		verify_fail(c, "iteration %llu: data differs (qp %llu)", wr_id, q);
+		perf_verify_fail(c->res, "iteration %llu: data differs (qp %llu)", wr_id, q);
 }
 
 /* send_bw: the server's receives, checked and posted again, in the client's loop. */
@@ -529,10 +518,10 @@ static bool bw_receive(struct perf_bw *b)
 		for (int i = 0; i < n; i++) {
 			uint32_t q = (uint32_t)(wc[i].wr_id >> 32), s = (uint32_t)wc[i].wr_id;
 
-			if (!wc_ok(c, &wc[i]))
+			if (!perf_wc_ok(c->res, wc[i].status))
 				continue;
 			if (conf->verify && wc[i].byte_len != conf->size + grh)
-				verify_fail(c, "receive of %llu bytes, expected %llu", wc[i].byte_len,
+				perf_verify_fail(c->res, "receive of %llu bytes, expected %llu", wc[i].byte_len,
 					    conf->size + grh);
 			if (conf->verify && conf->qp_type == ROCE_QPT_RC) {
 				/* receives are reposted as they complete: message k is in
@@ -541,7 +530,7 @@ static bool bw_receive(struct perf_bw *b)
 
 				if (memcmp(slot_ptr(c, 0, q, (uint32_t)(k % c->nslots)),
 					   slot_ptr(c, 1, q, s), conf->size))
-					verify_fail(c, "message %llu: data differs (qp %llu)", k, q);
+					perf_verify_fail(c->res, "message %llu: data differs (qp %llu)", k, q);
 			}
 			recv_done(c, q, s);
 		}
@@ -619,7 +608,7 @@ static int run_bw(struct perf_ctx *c)
 
 		memcpy(&end, c->host[1].buf, 8);
 		if (end - atomic_start != b.total * PERF_ATOMIC_ADD)
-			verify_fail(c, "atomic counter advanced by %llu, expected %llu",
+			perf_verify_fail(c->res, "atomic counter advanced by %llu, expected %llu",
 				    end - atomic_start, b.total * PERF_ATOMIC_ADD);
 	}
 	return rc;
@@ -674,17 +663,17 @@ static void lat_arrived(struct perf_lat *l)
 	switch (c->conf->test) {
 	case ROCE_PERF_WRITE_LAT:
 		if (memcmp(slot_ptr(c, side->h, 0, 0), slot_ptr(c, 1 - side->h, 0, 1), size - 1))
-			verify_fail(c, "WRITE %llu: data differs (host %llu)", l->i,
+			perf_verify_fail(c->res, "WRITE %llu: data differs (host %llu)", l->i,
 				    (unsigned long long)side->h);
 		break;
 	case ROCE_PERF_SEND_LAT:
 		if (l->byte_len != size + grh)
-			verify_fail(c, "receive of %llu bytes, expected %llu", l->byte_len,
+			perf_verify_fail(c->res, "receive of %llu bytes, expected %llu", l->byte_len,
 				    size + grh);
 		break;
 	default:
 		if (memcmp(slot_ptr(c, 0, 0, 0), slot_ptr(c, 1, 0, 0), size))
-			verify_fail(c, "READ %llu: data differs%llu", l->i, 0);
+			perf_verify_fail(c->res, "READ %llu: data differs%llu", l->i, 0);
 		break;
 	}
 }
@@ -747,7 +736,7 @@ static int run_lat(struct perf_ctx *c)
 	c->nlat = side[0].l.nlat;
 	c->res->iters = c->nlat;
 	if (conf->verify && c->nlat != conf->iters && c->res->errors == 0)
-		verify_fail(c, "%llu of %llu round trips completed", c->nlat, conf->iters);
+		perf_verify_fail(c->res, "%llu of %llu round trips completed", c->nlat, conf->iters);
 	return 0;
 }
 

@@ -104,22 +104,37 @@ void perf_bw_figures(const struct perf_bw *b)
 
 /* ---- latency: one side of a ping-pong, as far as it goes without waiting ---- */
 
+/*
+ * ib_write_lat and ib_send_lat (perftest's run_iter_lat_write() and run_iter_lat_send()): the
+ * side that goes first sends, then waits for the peer's answer; the other waits, then
+ * answers. ib_read_lat's client (run_iter_lat()) posts a READ and waits for it. Each side
+ * times its posts, a round trip apart, reading the clock just after a WRITE's or READ's post
+ * (while it is on its way) or just before a SEND's (which may wait for room); the first side
+ * times its last round trip to the answer. Write i carries the stamp (char)(i + 1) in its
+ * last byte, as perftest's, so the sides stay in step past 255.
+ *
+ * One step function per state returns the next state, LAT_WAITS to wait in this one, or
+ * -errno with l->err filled.
+ */
+#define LAT_WAITS (-EINPROGRESS)
+
 #define LAT_FAIL(l, rc, ...) \
 	do { \
 		snprintf((l)->err, sizeof((l)->err), __VA_ARGS__); \
-		(l)->state = PERF_LAT_DONE; \
 		return (rc); \
 	} while (0)
 
 /*
- * A latency sample (kept when the side keeps them): the time since the last one, halved for a
- * ping-pong of writes or sends.
+ * A latency sample (kept when the side keeps them): the time since the last post, halved for
+ * a ping-pong of writes or sends; the first post's time is kept instead.
  */
 static void lat_sample(struct perf_lat *l, roce_time_t t)
 {
 	double us = (double)(t - l->t_prev) / ROCE_US;
 
-	if (l->lat != NULL)
+	if (l->i == 0 && l->state != PERF_LAT_WAIT)
+		l->t_first = t;
+	else if (l->lat != NULL)
 		l->lat[l->nlat++] = l->conf->test == ROCE_PERF_READ_LAT ? us : us / 2;
 }
 
@@ -131,182 +146,145 @@ static int lat_sends(struct perf_lat *l)
 
 	while ((n = l->ops->poll(l, false, &wc)) > 0) {
 		l->sends_done = wc.wr_id + 1;
+		l->steps++;
 		if (!perf_wc_ok(l->res, wc.status))
 			LAT_FAIL(l, -EIO, "%s %llu failed: %s",
-				 l->conf->test == ROCE_PERF_WRITE_LAT ? "WRITE" : "SEND",
+				 l->conf->test == ROCE_PERF_WRITE_LAT ? "WRITE" :
+				 l->conf->test == ROCE_PERF_SEND_LAT ? "SEND" : "READ",
 				 (unsigned long long)wc.wr_id + 1, roce_wc_status_str(wc.status));
 	}
-	return n < 0 ? n : 0;
+	return n;
 }
 
-/* Whether the peer's message of this round trip is in: its stamp landed, or its receive. */
-static int lat_arrived(struct perf_lat *l)
+/* Whether this round trip's answer is in: the peer's stamp landed, its receive, our READ. */
+static int lat_answered(struct perf_lat *l)
 {
 	struct roce_wc wc;
 	int n;
 
-	if (l->conf->test == ROCE_PERF_WRITE_LAT)
+	switch (l->conf->test) {
+	case ROCE_PERF_WRITE_LAT:
 		return *l->watch == l->want;
-	n = l->ops->poll(l, true, &wc);
-	if (n == 0)
-		return 0;
-	if (n < 0 || !perf_wc_ok(l->res, wc.status))
-		LAT_FAIL(l, -EIO, "receive %llu failed: %s", (unsigned long long)l->i + 1,
-			 n < 0 ? strerror(-n) : roce_wc_status_str(wc.status));
-	l->byte_len = wc.byte_len;
-	return 1;
+	case ROCE_PERF_READ_LAT:
+		n = l->sends_done;
+		return lat_sends(l) < 0 ? -EIO : l->sends_done > (uint64_t)n;
+	default:
+		n = l->ops->poll(l, true, &wc);
+		if (n == 0)
+			return 0;
+		if (n < 0 || !perf_wc_ok(l->res, wc.status))
+			LAT_FAIL(l, -EIO, "receive %llu failed: %s", (unsigned long long)l->i + 1,
+				 n < 0 ? strerror(-n) : roce_wc_status_str(wc.status));
+		l->byte_len = wc.byte_len;
+			return 1;
+	}
+}
+
+/* After our send of this round trip, or after the peer's answer: the next state. */
+static enum perf_lat_state lat_turn_over(struct perf_lat *l, bool sent)
+{
+	if (sent == l->first)	/* the first side waits after it sent; the other sends */
+		return sent ? PERF_LAT_WAIT : PERF_LAT_POST;
+	if (++l->i < l->conf->iters)	/* the next round trip begins as the first did */
+		return l->first ? PERF_LAT_POST : PERF_LAT_WAIT;
+	if (!l->first)
+		l->t_end = l->t_prev;	/* its last turn */
+	return PERF_LAT_TAIL;
+}
+
+/* The send of round trip i is next: a SEND is timed now, before any wait for room. */
+static int lat_post(struct perf_lat *l)
+{
+	if (l->conf->test == ROCE_PERF_SEND_LAT) {
+		roce_time_t t = l->ops->now(l);
+
+		lat_sample(l, t);
+		l->t_prev = t;
+	}
+	return PERF_LAT_POSTING;
+}
+
+static int lat_posting(struct perf_lat *l)
+{
+	enum roce_perf_test test = l->conf->test;
+	int rc;
+
+	if (test == ROCE_PERF_WRITE_LAT)
+		*l->stamp = (uint8_t)(l->i + 1);
+	rc = l->ops->post(l, l->i);
+	if (rc == -ENOMEM && test == ROCE_PERF_SEND_LAT) {	/* the send queue is full */
+		rc = lat_sends(l);
+		return rc < 0 ? rc : LAT_WAITS;
+	}
+	if (rc != 0)
+		LAT_FAIL(l, rc, "cannot post a %s: %s", test == ROCE_PERF_WRITE_LAT ? "WRITE" :
+			 test == ROCE_PERF_SEND_LAT ? "SEND" : "READ", strerror(-rc));
+	l->steps++;
+	if (test != ROCE_PERF_SEND_LAT) {
+		roce_time_t t = l->ops->now(l);
+
+		lat_sample(l, t);
+		l->t_prev = t;
+	}
+	if (test == ROCE_PERF_READ_LAT)
+		return PERF_LAT_WAIT;
+	/*
+	 * Our earlier sends' completions, every round trip: a device may grant a deeper send
+	 * queue than asked, so posting need not find it full, and the send CQ must not overflow
+	 */
+	if ((rc = lat_sends(l)) < 0)
+		return rc;
+	if (l->res->errors != 0)
+		return PERF_LAT_DONE;
+	return lat_turn_over(l, true);
+}
+
+/* Waiting for this round trip's answer; our sends' completions meanwhile. */
+static int lat_wait(struct perf_lat *l)
+{
+	int rc;
+
+	l->want = (uint8_t)(l->i + 1);
+	rc = lat_answered(l);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		rc = l->conf->test == ROCE_PERF_READ_LAT ? 0 : lat_sends(l);
+		return rc < 0 ? rc : LAT_WAITS;
+	}
+	if (l->res->errors != 0)
+		return PERF_LAT_DONE;	/* a READ that failed: counted among the errors */
+	l->steps++;
+	if (l->first && l->i + 1 == l->conf->iters) {	/* the last round trip: to the answer */
+		l->t_end = l->ops->now(l);
+		lat_sample(l, l->t_end);
+	}
+	if (l->ops->arrived != NULL)
+		l->ops->arrived(l);
+	if (l->conf->test == ROCE_PERF_SEND_LAT && (rc = l->ops->repost(l)) != 0)
+		LAT_FAIL(l, rc, "cannot post a receive: %s", strerror(-rc));
+	return lat_turn_over(l, false);
 }
 
 /*
- * ib_write_lat and ib_send_lat (perftest's run_iter_lat_write() and run_iter_lat_send()): the
- * side that goes first sends, then waits for the peer's answer; the other waits, then
- * answers. Each side times its posts, a round trip apart, reading the clock just after a
- * WRITE's post (while it is on its way) or just before a SEND's (which may wait for room);
- * the first side times its last round trip to the answer. Write i carries the stamp
- * (char)(i + 1) in its last byte, as perftest's, so the sides stay in step past 255.
+ * Every send of this size completes (the last one's ACK) before the QP goes or, for
+ * write_lat, the stamp byte becomes data again for the next size.
  */
-static int lat_pingpong(struct perf_lat *l)
+static int lat_tail(struct perf_lat *l)
 {
-	const struct roce_perf_conf *conf = l->conf;
-	bool write = conf->test == ROCE_PERF_WRITE_LAT;
-	roce_time_t t;
-	int rc;
+	int rc = lat_sends(l);
 
-	for (;;) {
-		switch (l->state) {
-		case PERF_LAT_WAIT:
-			l->want = (uint8_t)(l->i + 1);
-			rc = lat_arrived(l);
-			if (rc == 0) {
-				rc = lat_sends(l);
-				return rc != 0 ? rc : PERF_LAT_BUSY;
-			}
-			if (rc < 0)
-				return rc;
-			l->steps++;
-			if (l->ops->arrived != NULL)
-				l->ops->arrived(l);
-			if (!write && (rc = l->ops->repost(l)) != 0)
-				LAT_FAIL(l, rc, "cannot post a receive");
-			if (!l->first) {
-				l->state = PERF_LAT_POST;
-				break;
-			}
-			if (l->i + 1 == conf->iters) {	/* the last round trip: to the answer */
-				l->t_end = l->ops->now(l);
-				lat_sample(l, l->t_end);
-			}
-			l->state = ++l->i == conf->iters ? PERF_LAT_TAIL : PERF_LAT_POST;
-			break;
-		case PERF_LAT_POST:
-			if (!write) {	/* a SEND's time is its turn's, before any wait for room */
-				t = l->ops->now(l);
-				if (l->i > 0)
-					lat_sample(l, t);
-				else
-					l->t_first = t;
-				l->t_prev = t;
-			}
-			l->state = PERF_LAT_POSTING;
-			/* fall through */
-		case PERF_LAT_POSTING:
-			if (write)
-				*l->stamp = (uint8_t)(l->i + 1);
-			rc = l->ops->post(l, l->i);
-			if (rc == -ENOMEM && !write) {	/* the send queue is full */
-				rc = lat_sends(l);
-				return rc != 0 ? rc : PERF_LAT_BUSY;
-			}
-			if (rc != 0)
-				LAT_FAIL(l, rc, "cannot post a %s: %s", write ? "WRITE" : "SEND",
-					 strerror(-rc));
-			l->steps++;
-			if (write) {
-				t = l->ops->now(l);
-				if (l->i > 0)
-					lat_sample(l, t);
-				else
-					l->t_first = t;
-				l->t_prev = t;
-			}
-			/*
-			 * Our earlier sends' completions, every round trip: a device may grant a
-			 * deeper send queue than asked, so posting need not find it full, and the
-			 * send CQ must not overflow
-			 */
-			if ((rc = lat_sends(l)) != 0)
-				return rc;
-			if (l->res->errors != 0) {
-				l->state = PERF_LAT_DONE;
-				return 0;
-			}
-			if (l->first) {
-				l->state = PERF_LAT_WAIT;
-			} else if (++l->i == conf->iters) {
-				l->t_end = l->t_prev;	/* its last turn */
-				l->state = PERF_LAT_TAIL;
-			} else {
-				l->state = PERF_LAT_WAIT;
-			}
-			break;
-		case PERF_LAT_TAIL:
-			/* every send of this size completes (the last one's ACK) before the QP goes
-			 * or, for write_lat, the stamp byte becomes data again for the next size */
-			if ((rc = lat_sends(l)) != 0)
-				return rc;
-			if (l->sends_done < conf->iters && l->res->errors == 0)
-				return PERF_LAT_BUSY;
-			l->state = PERF_LAT_DONE;
-			/* fall through */
-		default:
-			return 0;
-		}
-	}
+	if (rc < 0)
+		return rc;
+	return l->sends_done < l->conf->iters && l->res->errors == 0 ? LAT_WAITS : PERF_LAT_DONE;
 }
 
-/* ib_read_lat's client (run_iter_lat()): a READ, its completion, the next. */
-static int lat_read(struct perf_lat *l)
-{
-	struct roce_wc wc;
-	roce_time_t t;
-	int rc, n;
-
-	for (;;) {
-		switch (l->state) {
-		case PERF_LAT_POST:
-		case PERF_LAT_POSTING:
-			rc = l->ops->post(l, l->i);
-			if (rc != 0)
-				LAT_FAIL(l, rc, "cannot post a READ: %s", strerror(-rc));
-			l->steps++;
-			/* posts a round trip apart, the clock read while the READ is on its way */
-			t = l->ops->now(l);
-			if (l->i > 0)
-				lat_sample(l, t);
-			l->t_prev = t;
-			l->state = PERF_LAT_WAIT;
-			/* fall through */
-		case PERF_LAT_WAIT:
-			n = l->ops->poll(l, false, &wc);
-			if (n == 0)
-				return PERF_LAT_BUSY;
-			if (n < 0 || !perf_wc_ok(l->res, wc.status)) {
-				l->state = PERF_LAT_DONE;
-				return 0;	/* counted among the errors */
-			}
-			l->steps++;
-			l->sends_done++;
-			if (l->i + 1 == l->conf->iters)
-				lat_sample(l, l->ops->now(l));
-			if (l->ops->arrived != NULL)
-				l->ops->arrived(l);
-			l->state = ++l->i == l->conf->iters ? PERF_LAT_DONE : PERF_LAT_POST;
-			break;
-		default:
-			return 0;
-		}
-	}
-}
+static int (*const lat_step[])(struct perf_lat *l) = {
+	[PERF_LAT_POST] = lat_post,
+	[PERF_LAT_POSTING] = lat_posting,
+	[PERF_LAT_WAIT] = lat_wait,
+	[PERF_LAT_TAIL] = lat_tail,
+};
 
 void perf_lat_start(struct perf_lat *l)
 {
@@ -323,9 +301,18 @@ void perf_lat_start(struct perf_lat *l)
 
 int perf_lat_run(struct perf_lat *l)
 {
-	if (l->state == PERF_LAT_DONE)
-		return 0;
-	return l->conf->test == ROCE_PERF_READ_LAT ? lat_read(l) : lat_pingpong(l);
+	while (l->state != PERF_LAT_DONE) {
+		int next = lat_step[l->state](l);
+
+		if (next == LAT_WAITS)
+			return PERF_LAT_BUSY;
+		if (next < 0) {
+			l->state = PERF_LAT_DONE;
+			return next;
+		}
+		l->state = (enum perf_lat_state)next;
+	}
+	return 0;
 }
 
 const char *perf_lat_awaits(const struct perf_lat *l)
