@@ -1688,6 +1688,87 @@ START_TEST(test_rc_partial_read_retry)
 END_TEST
 
 /*
+ * A lost Atomic ACK, then a lost READ response, each with a WRITE behind: the answers to the
+ * resent atomic and to the re-issued READ carry the responder's MSN as it is when they are
+ * resent (the WRITE behind counted), not the MSN of the first answer, as rxe's do
+ * (pcap/rxe/rc_atomic_fetch_add_loss_ack.pcap: MSN 30 on every answer to a resent atomic). The
+ * atomic is executed once and its saved result resent (IBA 9.4.5). The re-issued READ is
+ * answered as a READ of its own: FIRST at the PSN it asks for (docs/fidelity.md; rxe continues
+ * with MIDDLE).
+ */
+START_TEST(test_rc_duplicate_msn)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	struct roce_wc wc[2];
+	struct roce_link_impair first = { .drop_nth = 1 }, second = { .drop_nth = 2 };
+	static struct tap_pkt pk[64];
+	const uint32_t pa = c.psn, pr = c.psn + 3;	/* the atomic's PSN, the READ's */
+	uint64_t v = 40, r;
+	int n, acks = 0, first_at_retry = 0, lasts = 0;
+
+	fx_setup();
+	connect_pair(q, &c);
+	tap_start();
+	memcpy(fx.h[1].buf + 64, &v, 8);
+	fill(0, 8192, 2048, 12);
+	fill(1, 16384, 3000, 13);
+
+	/* MSN 1: the atomic, whose ACK is lost; MSN 2: the WRITE behind it */
+	ck_assert_int_eq(roce_link_set_impair(fx.link, 1, &first), 0);
+	ck_assert_int_eq(post_atomic(q[0], ROCE_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 64, 2, 0), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 2, 8192, 2048, 8192,
+			      ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 2, wc), 2);
+	wc_ok(&wc[0], 1, ROCE_WC_FETCH_ADD);
+	wc_ok(&wc[1], 2, ROCE_WC_RDMA_WRITE);
+	memcpy(&r, fx.h[0].buf, 8);
+	ck_assert_uint_eq(r, 40);
+	memcpy(&r, fx.h[1].buf + 64, 8);
+	ck_assert_uint_eq(r, 42);		/* executed once */
+
+	/* MSN 3: a READ of three packets, the MIDDLE lost; MSN 4: the WRITE behind it */
+	ck_assert_int_eq(roce_link_set_impair(fx.link, 1, &second), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_READ, 3, 32768, 3000, 16384,
+			      ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 4, 8192, 2048, 12288,
+			      ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 2, wc), 2);
+	wc_ok(&wc[0], 3, ROCE_WC_RDMA_READ);
+	wc_ok(&wc[1], 4, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[0].buf + 32768, fx.h[1].buf + 16384, 3000);
+	ck_assert_uint_eq(cnt(0, "read_retries"), 1);
+	ck_assert_uint_eq(cnt(1, "duplicate_atomic"), 1);
+	ck_assert_uint_eq(cnt(1, "duplicate_read"), 1);
+
+	/* the tap sees what the responder sent, the dropped frames too */
+	n = tap_read(pk, 64);
+	for (int i = 0; i < n; i++) {
+		const struct roce_pkt *p = &pk[i].p;
+
+		if (p->opcode == ROCE_OP_RC_ATOMIC_ACKNOWLEDGE) {
+			/* the first answer, lost, then the resent one */
+			ck_assert_uint_eq(p->psn, pa);
+			ck_assert_uint_eq(p->atmack_orig, 40);	/* the saved result */
+			ck_assert_uint_eq(p->aeth.msn, acks == 0 ? 1 : 2);
+			acks++;
+		} else if (p->opcode == ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST && p->psn == pr + 1) {
+			ck_assert_uint_eq(p->aeth.msn, 4);
+			first_at_retry++;
+		} else if (p->opcode == ROCE_OP_RC_RDMA_READ_RESPONSE_LAST) {
+			ck_assert_uint_eq(p->psn, pr + 2);
+			ck_assert_uint_eq(p->aeth.msn, lasts == 0 ? 3 : 4);
+			lasts++;
+		}
+	}
+	ck_assert_int_eq(acks, 2);
+	ck_assert_int_eq(first_at_retry, 1);
+	ck_assert_int_eq(lasts, 2);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/*
  * READ responses late, not lost (a responder off its core, a queue): the requester times out and
  * re-issues READs while the first answers are still on their way, completes a READ from them, and
  * issues the next, which takes the responder's slot of one it is still replaying (one slot: each
@@ -2939,6 +3020,7 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_implied_nak);
 	tcase_add_test(tc, test_rc_duplicates);
 	tcase_add_test(tc, test_rc_partial_read_retry);
+	tcase_add_test(tc, test_rc_duplicate_msn);
 	tcase_add_loop_test(tc, test_rc_read_late_responses, 0, 8);
 	tcase_add_test(tc, test_cq_overflow);
 	tcase_add_test(tc, test_qp_state_machine);

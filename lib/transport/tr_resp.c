@@ -209,6 +209,13 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			VERBS_CNT(qp->dev, DUP_ATOMIC);
 			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		}
+		/*
+		 * The AETH reports the MSN as it is now: a duplicate completes no message, and the
+		 * first answer's MSN would take back the messages completed since. rxe
+		 * (prepare_ack_packet) and hfi1 (rvt_compute_aeth) put the current MSN in every
+		 * AETH (pcap/rxe/rc_atomic_fetch_add_loss_ack.pcap, rc_read_bw_loss_resp.pcap).
+		 */
+		r->msn = qp->resp.msn;
 		r->active = true;
 		r->replay = true;
 		qp->resp.res_active++;
