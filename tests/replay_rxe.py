@@ -5,7 +5,8 @@ rxe's frame by frame (exit 0, "MATCH"). Captures where rocelab and rxe genuinely
 listed in KNOWN with the difference the tool must name: if rocelab changes, the test says so.
 Captures without RC requests (UC, UD) must be refused with one line. A crafted WRITE then READ
 checks that payload bytes known from the replayed WRITE are compared (and a wrong byte caught),
-and --pcap writes rocelab's answers with valid ICRCs.
+a crafted resent Fetch&Add that the original value of its second answer is (one executed again
+caught), and --pcap writes rocelab's answers with valid ICRCs.
 
 Usage: replay_rxe.py ROCELAB SHARED_PCAP_DIR; exit 77 when the rxe captures are missing.
 """
@@ -125,6 +126,36 @@ def check_payload(rocelab, tmp):
                  % (len(frames), len(resp)))
 
 
+def check_resent_atomic(rocelab, tmp):
+    """A Fetch&Add resent after its ACK was lost: the answers' original values are compared."""
+    lines = [
+        "op=RC_FETCH_ADD src=10.0.0.1 dst=10.0.0.2 qp=0x11 psn=200 va=0x20000 rkey=0x77 swap=3",
+        "op=RC_ATOMIC_ACKNOWLEDGE src=10.0.0.2 dst=10.0.0.1 qp=0x22 psn=200 syndrome=0x1f msn=1 "
+        "orig=5",
+        "op=RC_FETCH_ADD src=10.0.0.1 dst=10.0.0.2 qp=0x11 psn=200 va=0x20000 rkey=0x77 swap=3",
+        "op=RC_ATOMIC_ACKNOWLEDGE src=10.0.0.2 dst=10.0.0.1 qp=0x22 psn=200 syndrome=0x1f msn=1 "
+        "orig=%d",
+    ]
+    # 5: answered from the saved result, as rocelab does; 8: executed again
+    for orig, want in ((5, "MATCH"), (8, "MISMATCH")):
+        src = os.path.join(tmp, "atomic%d.pcap" % orig)
+        text = "\n".join(lines).replace("orig=%d", "orig=%d" % orig) + "\n"
+        subprocess.run([rocelab, "craft", "-o", src, "-f", "-"], input=text, text=True,
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = replay(rocelab, src)
+        if p is None:
+            continue
+        m = SUMMARY.search(p.stdout)
+        print("crafted Fetch&Add resent (second answer %s): %s" % (
+            "from the saved result" if orig == 5 else "executed again",
+            m.group(0) if m else p.stdout + p.stderr))
+        if m is None or m.group(9) != want or int(m.group(8)) != 8:
+            fail("crafted resent Fetch&Add (orig %d): expected %s with 8 bytes compared"
+                 % (orig, want))
+        if want == "MISMATCH" and "original value 0x8 vs 0x5" not in p.stdout:
+            fail("a resent atomic executed again is not named")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -162,6 +193,7 @@ def main():
             fail("%s: a capture this test does not list" % f)
     with tempfile.TemporaryDirectory() as tmp:
         check_payload(rocelab, tmp)
+        check_resent_atomic(rocelab, tmp)
     print("replay_rxe: %s" % ("%d failure(s)" % len(failures) if failures else "OK"))
     return 1 if failures else 0
 
