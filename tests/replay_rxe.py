@@ -1,13 +1,17 @@
 #!/usr/bin/python3
-"""rocelab replay --responder against the Linux soft-RoCE (rxe) captures in shared/pcap/rxe:
-the RC requests of each capture are fed to rocelab's responder, and its answers must match
-rxe's frame by frame (exit 0, "MATCH"). Captures where rocelab and rxe genuinely differ are
-listed in KNOWN with the difference the tool must name: if rocelab changes, the test says so.
+"""rocelab replay --responder against the Linux soft-RoCE (rxe) captures in shared/pcap/rxe and in
+the project's own pcap/rxe: the RC requests of each capture are fed to rocelab's responder, and
+its answers must match rxe's frame by frame (exit 0, "MATCH"). Captures where rocelab and rxe
+genuinely differ are listed in KNOWN with the difference the tool must name and how many
+responses differ (no other difference): if rocelab changes, the test says so.
 Captures without RC requests (UC, UD) must be refused with one line. A crafted WRITE then READ
 checks that payload bytes known from the replayed WRITE are compared (and a wrong byte caught),
-and --pcap writes rocelab's answers with valid ICRCs.
+a crafted resent Fetch&Add that the original value of its second answer is (one executed again
+caught), and --pcap writes rocelab's answers with valid ICRCs.
 
-Usage: replay_rxe.py ROCELAB SHARED_PCAP_DIR; exit 77 when the rxe captures are missing.
+Usage: replay_rxe.py ROCELAB SHARED_PCAP_DIR PROJECT_PCAP_DIR. The project's captures are always
+there; when shared/pcap/rxe is missing its captures are skipped, and the test exits 77 if
+nothing else failed.
 """
 import json
 import os
@@ -29,10 +33,28 @@ MATCH = [
 ]
 # the other side's responder too (both hosts answer requests in these)
 MATCH_OTHER = {"rc_write_lat": "192.0.2.3", "rping": "192.0.2.3", "ibv_rc_pingpong": "192.0.2.3"}
-# genuine differences (reported; lib/transport is not this test's to change), and why
+# genuine differences (reported; lib/transport is not this test's to change), and why: the
+# text the tool must name, and how many responses differ (nothing missing or extra)
 KNOWN = {}
 KNOWN_OTHER = {}
 NO_RC = ["ibv_uc_pingpong", "ibv_ud_pingpong", "uc_send_bw", "ud_send_bw"]
+
+# the project's captures (pcap/rxe, SOURCES.md there): answers resent after losses on the
+# responder's egress
+PROJECT_MATCH = [
+    "rc_atomic_fetch_add_loss_ack",	# resent atomics answered from the saved result, MSN now
+    "rc_atomic_cmp_swap_loss_ack",
+]
+PROJECT_KNOWN = {
+    # a READ re-issued from inside a message (frames 207, 262): rocelab answers it as a READ of
+    # its own, FIRST...LAST or ONLY, as hfi1 does and rxe's requester takes; rxe's responder
+    # goes on with the first answer's opcodes, MIDDLE/LAST (docs/fidelity.md)
+    "rc_read_bw_loss_resp": (r"differs: opcode RC_RDMA_READ_RESPONSE_MIDDLE vs "
+                             r"RC_RDMA_READ_RESPONSE_FIRST(?s:.*)differs: opcode "
+                             r"RC_RDMA_READ_RESPONSE_LAST vs RC_RDMA_READ_RESPONSE_ONLY", 2),
+}
+# resent atomics: their answers' original values are compared
+PROJECT_COMPARED = ["rc_atomic_fetch_add_loss_ack", "rc_atomic_cmp_swap_loss_ack"]
 
 SUMMARY = re.compile(r"responses: (\d+) in the capture, (\d+) from rocelab: (\d+) matched, "
                      r"(\d+) differ, (\d+) missing, (\d+) extra, (\d+) lost .*; (\d+) payload "
@@ -56,7 +78,7 @@ def replay(rocelab, path, *opts):
         return None
 
 
-def check_file(rocelab, rxe, name, opts=(), expect="MATCH"):
+def check_file(rocelab, rxe, name, opts=(), expect="MATCH", ndiffer=0, compared=False):
     path = os.path.join(rxe, name + ".pcap")
     p = replay(rocelab, path, *opts)
     if p is None:
@@ -70,6 +92,8 @@ def check_file(rocelab, rxe, name, opts=(), expect="MATCH"):
     print("%-45s %3s responses: %3s matched, %s differ, %s missing, %s extra, %s lost; "
           "%s payload bytes; %s (exit %d)" % (label, cap, matched, differ, missing, extra, lost,
                                               payload, verdict, p.returncode))
+    if compared and int(payload) == 0:
+        fail("%s: no atomic result compared" % label)
     if expect == "MATCH":
         if verdict != "MATCH" or p.returncode != 0 or int(matched) == 0:
             fail("%s: expected every response to match rxe's:\n%s" % (label, p.stdout))
@@ -77,8 +101,10 @@ def check_file(rocelab, rxe, name, opts=(), expect="MATCH"):
         if verdict != "MISMATCH" or p.returncode != 1:
             fail("%s: a known difference from rxe no longer shows: update KNOWN (%s)"
                  % (label, verdict))
-        elif not re.search(expect, p.stdout):
-            fail("%s: differs, but not as known (%s):\n%s" % (label, expect, p.stdout))
+        elif (not re.search(expect, p.stdout) or int(differ) != ndiffer or int(missing) != 0 or
+              int(extra) != 0):
+            fail("%s: differs, but not as known (%d differing: %s):\n%s"
+                 % (label, ndiffer, expect, p.stdout))
 
 
 def check_payload(rocelab, tmp):
@@ -125,23 +151,67 @@ def check_payload(rocelab, tmp):
                  % (len(frames), len(resp)))
 
 
+def check_resent_atomic(rocelab, tmp):
+    """A Fetch&Add resent after its ACK was lost: the answers' original values are compared."""
+    lines = [
+        "op=RC_FETCH_ADD src=10.0.0.1 dst=10.0.0.2 qp=0x11 psn=200 va=0x20000 rkey=0x77 swap=3",
+        "op=RC_ATOMIC_ACKNOWLEDGE src=10.0.0.2 dst=10.0.0.1 qp=0x22 psn=200 syndrome=0x1f msn=1 "
+        "orig=5",
+        "op=RC_FETCH_ADD src=10.0.0.1 dst=10.0.0.2 qp=0x11 psn=200 va=0x20000 rkey=0x77 swap=3",
+        "op=RC_ATOMIC_ACKNOWLEDGE src=10.0.0.2 dst=10.0.0.1 qp=0x22 psn=200 syndrome=0x1f msn=1 "
+        "orig=%d",
+    ]
+    # 5: answered from the saved result, as rocelab does; 8: executed again
+    for orig, want in ((5, "MATCH"), (8, "MISMATCH")):
+        src = os.path.join(tmp, "atomic%d.pcap" % orig)
+        text = "\n".join(lines).replace("orig=%d", "orig=%d" % orig) + "\n"
+        subprocess.run([rocelab, "craft", "-o", src, "-f", "-"], input=text, text=True,
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = replay(rocelab, src)
+        if p is None:
+            continue
+        m = SUMMARY.search(p.stdout)
+        print("crafted Fetch&Add resent (second answer %s): %s" % (
+            "from the saved result" if orig == 5 else "executed again",
+            m.group(0) if m else p.stdout + p.stderr))
+        if m is None or m.group(9) != want or int(m.group(8)) != 8:
+            fail("crafted resent Fetch&Add (orig %d): expected %s with 8 bytes compared"
+                 % (orig, want))
+        if want == "MISMATCH" and "original value 0x8 vs 0x5" not in p.stdout:
+            fail("a resent atomic executed again is not named")
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2
-    rocelab, shared = sys.argv[1], sys.argv[2]
+    rocelab, shared, project = sys.argv[1], sys.argv[2], sys.argv[3]
+    own = os.path.join(project, "rxe")
+    for name in PROJECT_MATCH:
+        check_file(rocelab, own, name, compared=name in PROJECT_COMPARED)
+    for name, (why, n) in PROJECT_KNOWN.items():
+        check_file(rocelab, own, name, expect=why, ndiffer=n,
+                   compared=name in PROJECT_COMPARED)
+    listed = set(PROJECT_MATCH) | set(PROJECT_KNOWN)
+    for f in sorted(os.listdir(own)):
+        if f.endswith(".pcap") and f[:-5] not in listed:
+            fail("%s: a capture of pcap/rxe this test does not list" % f)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_payload(rocelab, tmp)
+        check_resent_atomic(rocelab, tmp)
     rxe = os.path.join(shared, "rxe")
     if not os.path.isdir(rxe):
-        print("replay_rxe: no %s: skipped" % rxe)
-        return SKIP
+        print("replay_rxe: no %s: its captures skipped; %s" % (
+            rxe, "%d failure(s)" % len(failures) if failures else "the rest OK"))
+        return 1 if failures else SKIP
     for name in MATCH:
         check_file(rocelab, rxe, name)
     for name, ip in MATCH_OTHER.items():
         check_file(rocelab, rxe, name, ("--responder-ip", ip))
-    for name, why in KNOWN.items():
-        check_file(rocelab, rxe, name, expect=why)
-    for name, (ip, why) in KNOWN_OTHER.items():
-        check_file(rocelab, rxe, name, ("--responder-ip", ip), expect=why)
+    for name, (why, n) in KNOWN.items():
+        check_file(rocelab, rxe, name, expect=why, ndiffer=n)
+    for name, (ip, why, n) in KNOWN_OTHER.items():
+        check_file(rocelab, rxe, name, ("--responder-ip", ip), expect=why, ndiffer=n)
     for name in NO_RC:
         p = replay(rocelab, os.path.join(rxe, name + ".pcap"))
         if p is not None and (p.returncode != 1 or "no RC request" not in p.stderr):
@@ -160,8 +230,6 @@ def main():
     for f in sorted(os.listdir(rxe)):
         if f.endswith(".pcap") and f[:-5] not in listed:
             fail("%s: a capture this test does not list" % f)
-    with tempfile.TemporaryDirectory() as tmp:
-        check_payload(rocelab, tmp)
     print("replay_rxe: %s" % ("%d failure(s)" % len(failures) if failures else "OK"))
     return 1 if failures else 0
 

@@ -12,11 +12,17 @@ crosses the switch. Cases:
               recovers, rocelab's responder sees requests out of sequence, both exit 0, the
               switch counts its drops;
   read_cli    rocelab client -> ib_read_bw server, no fault: the baseline through the switch.
+  read_loss_srv  ib_read_bw client -> rocelab server, --loss 0.02: rxe re-issues READs from
+              inside a message for their rest, rocelab answers each as a READ of its own
+              (READ Response First or Only, docs/fidelity.md; rxe's own responder would go on
+              with Middle/Last), and rxe's requester takes them: both exit 0. rocelab's
+              capture shows the re-issued READs and their answers.
 
 Usage: rxe_switch.py ROCELAB RXE_VM [CASE ...]; exit 77 (skip) when the VM cannot be built or
 run (not root, no namespaces, no rxe-vm, a failed build). Reuses rxe_interop.py's VM build
 (/tmp/rocelab-rxe-vm-HASH) and names its namespace and tap rlswxPID / rlswtPID.
 """
+import json
 import os
 import re
 import signal
@@ -43,6 +49,7 @@ CASES = {
                  ["--psn", "0x100"]),
     "loss_srv": ("write_bw", True, ["--loss", "0.01", "--seed", "3"], []),
     "read_cli": ("read_bw", False, [], []),
+    "read_loss_srv": ("read_bw", True, ["--loss", "0.02", "--seed", "3"], []),
 }
 RETRANS = re.compile(r"transport: (\d+) retransmitted, (\d+) received out of sequence")
 BW_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.M)
@@ -110,6 +117,33 @@ def guest_cmd(test, server):
     return "timeout %d %s %s" % (PEER_TIMEOUT, cmd, HOST_IP)
 
 
+def reissued_reads(rocelab, path):
+    """READs re-issued from inside a message in rocelab's capture, and rocelab's first answers
+    to them: (count, opcodes of those answers)."""
+    d = subprocess.run([rocelab, "dissect", "--format=jsonl", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    first = {}	# PSN of a READ asked for the first time -> packets of its answer
+    pending = set()
+    count, ops = 0, set()
+    for line in d.stdout.splitlines():
+        f = json.loads(line)
+        bth = f.get("bth")
+        if bth is None:
+            continue
+        psn, op = bth["psn"], bth["op"]
+        if op == "RC_RDMA_READ_REQUEST":
+            npkts = max(1, (f["reth"]["dmalen"] + 1023) // 1024)
+            if any(p < psn < p + n for p, n in first.items()):
+                count += 1
+                pending.add(psn)
+            elif psn not in first:
+                first[psn] = npkts
+        elif op.startswith("RC_RDMA_READ_RESPONSE") and psn in pending:
+            pending.discard(psn)
+            ops.add(op)
+    return count, ops
+
+
 def counters(text):
     """Totals over ports of the switch's 'name: value' lines."""
     tot = {}
@@ -122,6 +156,9 @@ def run_case(rocelab, rxe_vm, d, logdir, name):
     global child
     test, rl_server, sw_opts, rl_opts = CASES[name]
     console = os.path.join(logdir, name + ".log")
+    capture = os.path.join(logdir, name + ".pcap")
+    if name == "read_loss_srv":
+        rl_opts = rl_opts + ["--capture", capture]
     args = [rxe_vm, "start", d, "--log", console, "--timeout", str(VM_TIMEOUT),
             "--cmd", guest_cmd(test, not rl_server),
             "--host-cmd", host_cmd(rocelab, test, rl_server, sw_opts, rl_opts)]
@@ -180,11 +217,23 @@ def run_case(rocelab, rxe_vm, d, logdir, name):
             failures.append("%s: the switch dropped nothing at --loss 0.01" % name)
         if not rt or int(rt[0][1]) < 1:
             failures.append("%s: rocelab's responder saw nothing out of sequence" % name)
+    elif name == "read_loss_srv":
+        if c.get("drop_loss", 0) < 1:
+            failures.append("%s: the switch dropped nothing at --loss 0.02" % name)
+        n, ops = reissued_reads(rocelab, capture)
+        note_reads = "%d READs re-issued inside a message, answered %s" % (n, sorted(ops))
+        if n < 1 or not ops <= {"RC_RDMA_READ_RESPONSE_FIRST", "RC_RDMA_READ_RESPONSE_ONLY"}:
+            failures.append("%s: expected READs re-issued from inside a message, answered "
+                            "First or Only: %s" % (name, note_reads))
     elif c.get("drop_psn", 0) or c.get("drop_loss", 0):
         failures.append("%s: the switch dropped frames without a fault asked" % name)
     note = "switch drop_psn %s drop_loss %s csum %s, rocelab %s, rows rxe %s rocelab %s" % (
         c.get("drop_psn"), c.get("drop_loss"), c.get("csum_completed"), rt,
         rows["rxe"][0][3] if rows["rxe"] else "-", rows["rocelab"][0][3] if rows["rocelab"] else "-")
+    if name == "read_loss_srv":
+        note += "; " + note_reads
+        if not failures:
+            os.unlink(capture)	# 12 MB: kept only to look into a failure
     if failures:
         failures.append("%s: logs in %s/%s.*; host:\n%s\nlast lines:\n%s" %
                         (name, logdir, name, host[-3000:], "\n".join(whole.splitlines()[-40:])))

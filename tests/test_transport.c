@@ -108,15 +108,17 @@ static void host_init(int i)
 	ck_assert_ptr_nonnull(h->mr);
 }
 
-static void fx_setup_seed(uint64_t seed)
+static const struct roce_link_conf fx_link_conf = {
+	.rate_bps = 100000000000ull, .delay = 500 * ROCE_NS, .mtu = 9000,
+};
+
+/* The engine and both hosts, not linked. */
+static void fx_hosts(uint64_t seed)
 {
 	static unsigned int nth;
 	char name[32];
 	struct roce_engine_conf ec = { .clock = ROCE_CLOCK_VIRTUAL, .seed = seed,
 				       .nb_mbufs = 8192, .mbuf_data = 4096 + 256, .name = name };
-	struct roce_link_conf lc = { .rate_bps = 100000000000ull, .delay = 500 * ROCE_NS,
-				     .mtu = 9000 };
-	struct roce_link_end a, b;
 
 	snprintf(name, sizeof(name), "ttr%u", nth++);	/* a failed test (no fork) leaks its pool */
 	ck_assert_int_eq(roce_eal_init(NULL), 0);
@@ -125,9 +127,16 @@ static void fx_setup_seed(uint64_t seed)
 	ck_assert_ptr_nonnull(fx.eng);
 	host_init(0);
 	host_init(1);
+}
+
+static void fx_setup_seed(uint64_t seed)
+{
+	struct roce_link_end a, b;
+
+	fx_hosts(seed);
 	a = roce_device_link_end(fx.h[0].dev);
 	b = roce_device_link_end(fx.h[1].dev);
-	fx.link = roce_link_create(fx.eng, &lc, &a, &b);
+	fx.link = roce_link_create(fx.eng, &fx_link_conf, &a, &b);
 	ck_assert_ptr_nonnull(fx.link);
 	roce_device_attach(fx.h[0].dev, fx.link, 0);
 	roce_device_attach(fx.h[1].dev, fx.link, 1);
@@ -1688,6 +1697,203 @@ START_TEST(test_rc_partial_read_retry)
 END_TEST
 
 /*
+ * A lost Atomic ACK, then a lost READ response, each with a WRITE behind: the answers to the
+ * resent atomic and to the re-issued READ carry the responder's MSN as it is when they are
+ * resent (the WRITE behind counted), not the MSN of the first answer, as rxe's do
+ * (pcap/rxe/rc_atomic_fetch_add_loss_ack.pcap: MSN 30 on every answer to a resent atomic). The
+ * atomic is executed once and its saved result resent (IBA 9.4.5). The re-issued READ is
+ * answered as a READ of its own: FIRST at the PSN it asks for (docs/fidelity.md; rxe continues
+ * with MIDDLE).
+ */
+START_TEST(test_rc_duplicate_msn)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	struct roce_wc wc[2];
+	struct roce_link_impair first = { .drop_nth = 1 }, second = { .drop_nth = 2 };
+	static struct tap_pkt pk[64];
+	const uint32_t pa = c.psn, pr = c.psn + 3;	/* the atomic's PSN, the READ's */
+	uint64_t v = 40, r;
+	int n, acks = 0, first_at_retry = 0, lasts = 0;
+
+	fx_setup();
+	connect_pair(q, &c);
+	tap_start();
+	memcpy(fx.h[1].buf + 64, &v, 8);
+	fill(0, 8192, 2048, 12);
+	fill(1, 16384, 3000, 13);
+
+	/* MSN 1: the atomic, whose ACK is lost; MSN 2: the WRITE behind it */
+	ck_assert_int_eq(roce_link_set_impair(fx.link, 1, &first), 0);
+	ck_assert_int_eq(post_atomic(q[0], ROCE_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 64, 2, 0), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 2, 8192, 2048, 8192,
+			      ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 2, wc), 2);
+	wc_ok(&wc[0], 1, ROCE_WC_FETCH_ADD);
+	wc_ok(&wc[1], 2, ROCE_WC_RDMA_WRITE);
+	memcpy(&r, fx.h[0].buf, 8);
+	ck_assert_uint_eq(r, 40);
+	memcpy(&r, fx.h[1].buf + 64, 8);
+	ck_assert_uint_eq(r, 42);		/* executed once */
+
+	/* MSN 3: a READ of three packets, the MIDDLE lost; MSN 4: the WRITE behind it */
+	ck_assert_int_eq(roce_link_set_impair(fx.link, 1, &second), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_READ, 3, 32768, 3000, 16384,
+			      ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(post(q[0], 0, ROCE_WR_RDMA_WRITE, 4, 8192, 2048, 12288,
+			      ROCE_SEND_SIGNALED), 0);
+	ck_assert_int_eq(wait_wc(fx.h[0].scq, 2, wc), 2);
+	wc_ok(&wc[0], 3, ROCE_WC_RDMA_READ);
+	wc_ok(&wc[1], 4, ROCE_WC_RDMA_WRITE);
+	ck_assert_mem_eq(fx.h[0].buf + 32768, fx.h[1].buf + 16384, 3000);
+	ck_assert_uint_eq(cnt(0, "read_retries"), 1);
+	ck_assert_uint_eq(cnt(1, "duplicate_atomic"), 1);
+	ck_assert_uint_eq(cnt(1, "duplicate_read"), 1);
+
+	/* the tap sees what the responder sent, the dropped frames too */
+	n = tap_read(pk, 64);
+	for (int i = 0; i < n; i++) {
+		const struct roce_pkt *p = &pk[i].p;
+
+		if (p->opcode == ROCE_OP_RC_ATOMIC_ACKNOWLEDGE) {
+			/* the first answer, lost, then the resent one */
+			ck_assert_uint_eq(p->psn, pa);
+			ck_assert_uint_eq(p->atmack_orig, 40);	/* the saved result */
+			ck_assert_uint_eq(p->aeth.msn, acks == 0 ? 1 : 2);
+			acks++;
+		} else if (p->opcode == ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST && p->psn == pr + 1) {
+			ck_assert_uint_eq(p->aeth.msn, 4);
+			first_at_retry++;
+		} else if (p->opcode == ROCE_OP_RC_RDMA_READ_RESPONSE_LAST) {
+			ck_assert_uint_eq(p->psn, pr + 2);
+			ck_assert_uint_eq(p->aeth.msn, lasts == 0 ? 3 : 4);
+			lasts++;
+		}
+	}
+	ck_assert_int_eq(acks, 2);
+	ck_assert_int_eq(first_at_retry, 1);
+	ck_assert_int_eq(lasts, 2);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/* ---- a requester made of frames: requests that rocelab's own requester never sends ---- */
+
+/* In host 0's place on the link: sends the frames queued, keeps the headers of host 1's. */
+static struct {
+	struct rte_mbuf *out[8];	/* frames to send */
+	unsigned int head, tail;
+	struct roce_pkt got[32];	/* host 1's frames (payload pointers not valid) */
+	int ngot;
+} fr;
+
+static struct rte_mbuf *fr_pull(void *owner)
+{
+	(void)owner;
+	return fr.head == fr.tail ? NULL : fr.out[fr.head++ % ROCE_DIM(fr.out)];
+}
+
+static void fr_rx(void *owner, struct rte_mbuf *m)
+{
+	(void)owner;
+	ck_assert_int_lt(fr.ngot, (int)ROCE_DIM(fr.got));
+	ck_assert_int_eq(roce_wire_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+					 rte_pktmbuf_data_len(m), 0, &fr.got[fr.ngot]), 0);
+	fr.got[fr.ngot++].payload = NULL;
+	rte_pktmbuf_free(m);
+}
+
+/* The hosts, host 1 linked to the frames of fr (host 0 is there for its QPN and addresses). */
+static void fx_setup_frames(void)
+{
+	struct roce_link_end a = { .pull = fr_pull, .rx = fr_rx }, b;
+
+	memset(&fr, 0, sizeof(fr));
+	fx_hosts(1);
+	b = roce_device_link_end(fx.h[1].dev);
+	fx.link = roce_link_create(fx.eng, &fx_link_conf, &a, &b);
+	ck_assert_ptr_nonnull(fx.link);
+	roce_device_attach(fx.h[1].dev, fx.link, 1);
+}
+
+/* Send host 1's QP @p dst a READ (or, @p atomic, a Fetch&Add) as host 0; run 10 us. */
+static void fr_request(struct roce_qp *dst, bool atomic, uint32_t psn, uint64_t va,
+		       uint32_t rkey, uint32_t len)
+{
+	struct rte_mbuf *m = roce_engine_mbuf(fx.eng);
+	struct roce_pkt p;
+
+	ck_assert_ptr_nonnull(m);
+	roce_pkt_init(&p, ROCE_KIND_ROCEV2, atomic ? ROCE_OP_RC_FETCH_ADD :
+		      ROCE_OP_RC_RDMA_READ_REQUEST);
+	memcpy(p.smac, fx.h[0].mac, 6);
+	memcpy(p.dmac, fx.h[1].mac, 6);
+	p.ip_ver = 4;
+	p.src = fx.h[0].ip;
+	p.dst = fx.h[1].ip;
+	p.dqpn = roce_qp_num(dst);
+	p.psn = psn;
+	p.ackreq = true;
+	if (atomic) {
+		p.atmeth.va = va;
+		p.atmeth.rkey = rkey;
+		p.atmeth.swap = 1;
+	} else {
+		p.reth.va = va;
+		p.reth.rkey = rkey;
+		p.reth.dmalen = len;
+	}
+	ck_assert_int_gt(roce_wire_build_mbuf(&p, 0, m), 0);
+	fr.out[fr.tail++ % ROCE_DIM(fr.out)] = m;
+	roce_link_kick(fx.link, 0);
+	run_until(roce_engine_now(fx.eng) + 10 * ROCE_US);
+}
+
+/*
+ * Duplicates of a READ that are not the READ answered at their PSN: other bytes, more bytes or
+ * PSNs than it had, another key, an atomic. Each is dropped (rxe and hfi1 drop them too): a
+ * duplicate is answered without the checks of a new request, and another range would read
+ * memory nobody granted. The re-issue of its rest, as a requester sends it, is answered.
+ */
+START_TEST(test_rc_duplicate_read_range)
+{
+	struct conn c = conn_defaults(ROCE_QPT_RC);
+	struct roce_qp *q[2];
+	const uint32_t p0 = c.psn, off = 4096;	/* the READ: PSNs p0..p0+2, from off */
+	uint32_t rkey, at[3] = { 0 };
+
+	fx_setup_frames();
+	connect_pair(q, &c);
+	rkey = roce_mr_rkey(fx.h[1].mr);
+	fill(1, off, 3000, 14);
+	fr_request(q[1], false, p0, addr(1, off), rkey, 3000);
+	fr_request(q[1], false, p0 + 1, addr(1, off + 1024), rkey, 1976);	/* the rest */
+	fr_request(q[1], false, p0 + 1, addr(1, off + (1u << 20)), rkey, 1976);
+	fr_request(q[1], false, p0 + 1, addr(1, off + 1024), rkey, 3000);
+	fr_request(q[1], false, p0 + 2, addr(1, off - 1024), rkey, 952);
+	fr_request(q[1], false, p0 + 1, addr(1, off + 1024), rkey ^ 0x100, 1976);
+	fr_request(q[1], true, p0 + 1, addr(1, off + 1024), rkey, 8);
+	drain();
+	for (int i = 0; i < fr.ngot; i++) {
+		uint32_t d = fr.got[i].psn - p0;
+
+		ck_assert_msg(d < 3 && (roce_opcode[fr.got[i].opcode].mask & ROCE_F_READ),
+			      "%s psn %u", roce_opcode[fr.got[i].opcode].name, fr.got[i].psn);
+		at[d]++;
+	}
+	/* the READ, then its rest: FIRST at p0 + 1, LAST */
+	ck_assert_uint_eq(at[0], 1);
+	ck_assert_uint_eq(at[1], 2);
+	ck_assert_uint_eq(at[2], 2);
+	ck_assert_uint_eq(cnt(1, "duplicate_request"), 6);
+	ck_assert_uint_eq(cnt(1, "duplicate_read"), 1);
+	ck_assert_uint_eq(cnt(1, "duplicate_dropped"), 5);
+	ck_assert_int_eq(qp_state(q[1]), ROCE_QPS_RTS);
+	fx_teardown_qps(q, 2);
+}
+END_TEST
+
+/*
  * READ responses late, not lost (a responder off its core, a queue): the requester times out and
  * re-issues READs while the first answers are still on their way, completes a READ from them, and
  * issues the next, which takes the responder's slot of one it is still replaying (one slot: each
@@ -2939,6 +3145,8 @@ static Suite *transport_suite(void)
 	tcase_add_test(tc, test_rc_implied_nak);
 	tcase_add_test(tc, test_rc_duplicates);
 	tcase_add_test(tc, test_rc_partial_read_retry);
+	tcase_add_test(tc, test_rc_duplicate_msn);
+	tcase_add_test(tc, test_rc_duplicate_read_range);
 	tcase_add_loop_test(tc, test_rc_read_late_responses, 0, 8);
 	tcase_add_test(tc, test_cq_overflow);
 	tcase_add_test(tc, test_qp_state_machine);

@@ -30,6 +30,7 @@ struct frame {
 	uint32_t len;			/* bytes */
 	uint8_t *data;			/* the frame */
 	struct roce_pkt pkt;		/* its parse (pointers into @data) */
+	bool resent;			/* rocelab: an Atomic ACK for a PSN it answered before */
 };
 
 struct frames {
@@ -120,6 +121,7 @@ static int frames_add(struct frames *fs, uint64_t n, uint64_t ts, const uint8_t 
 	f->n = n;
 	f->ts_ns = ts;
 	f->len = len;
+	f->resent = false;
 	roce_wire_parse(f->data, len, 0, &f->pkt);
 	fs->n++;
 	return 0;
@@ -814,12 +816,23 @@ static void feed(struct resp_ctx *c)
 
 /* ---- comparison ---- */
 
+/*
+ * Two READ responses with one PSN answer the same request whatever their opcodes: a READ
+ * re-issued from inside a message is answered FIRST...LAST or ONLY by rocelab, MIDDLE/LAST by
+ * rxe (docs/fidelity.md). Aligned, the opcodes are compared, and a difference is named.
+ */
 static bool same_key(const struct frame *a, const struct frame *b)
 {
-	return a->pkt.opcode == b->pkt.opcode && a->pkt.psn == b->pkt.psn;
+	if (a->pkt.psn != b->pkt.psn)
+		return false;
+	return a->pkt.opcode == b->pkt.opcode ||
+	       ((op_mask(&a->pkt) & ROCE_F_READ) && (op_mask(&b->pkt) & ROCE_F_READ));
 }
 
-/* Pairs of indices (capture, rocelab) aligned on (opcode, PSN); -1 for a frame without a twin. */
+/*
+ * Pairs of indices (capture, rocelab) aligned on (opcode, PSN), READ responses on the PSN
+ * (same_key); -1 for a frame without a twin.
+ */
 static int align(const struct frames *x, const struct frames *y, long (*pairs)[2], size_t *np)
 {
 	size_t n = x->n, m = y->n, k = 0;
@@ -896,7 +909,7 @@ static int compare(struct resp_ctx *c, const struct frame *x, const struct frame
 		   size_t size)
 {
 	const struct roce_pkt *p = &x->pkt, *q = &y->pkt;
-	uint32_t m = op_mask(p);
+	uint32_t m = op_mask(p) & op_mask(q);	/* headers both have */
 	size_t o = 0;
 	int ndiff = 0;
 
@@ -909,6 +922,8 @@ static int compare(struct resp_ctx *c, const struct frame *x, const struct frame
 		ndiff++; \
 	} while (0)
 	why[0] = '\0';
+	if (p->opcode != q->opcode)
+		WHY("opcode %s vs %s", roce_opcode[p->opcode].name, roce_opcode[q->opcode].name);
 	if ((m & ROCE_F_AETH) && p->aeth.syndrome != q->aeth.syndrome &&
 	    same_syndrome(p->aeth.syndrome, q->aeth.syndrome))
 		c->res->credits_differ++;
@@ -948,7 +963,11 @@ static int compare(struct resp_ctx *c, const struct frame *x, const struct frame
 	if (m & ROCE_F_ATMACK) {
 		const struct access *a = atomic_for(c, p->psn);
 
-		if (a != NULL && a->compare_orig) {
+		/*
+		 * A resent atomic's answer is compared too: rocelab's comes from its saved result,
+		 * and one executed again would show the value the first execution left.
+		 */
+		if (a != NULL && (a->compare_orig || y->resent)) {
 			c->res->payload_compared += 8;
 			if (p->atmack_orig != q->atmack_orig)
 				WHY("original value 0x%llx vs 0x%llx",
@@ -957,6 +976,41 @@ static int compare(struct resp_ctx *c, const struct frame *x, const struct frame
 	}
 #undef WHY
 	return ndiff;
+}
+
+/*
+ * lost_before_capture() for a READ response or an Atomic ACK, which no later ACK covers. The
+ * evidence: the requester asked again for its PSN (a second READ whose answer holds it, the
+ * atomic resent: it missed an answer), and the capture has an answer of the same kind at that
+ * PSN. Or (@p tail) the capture has no response from that PSN on.
+ */
+static bool lost_answer(const struct resp_ctx *c, const struct roce_pkt *q, bool *tail)
+{
+	uint32_t kind = op_mask(q) & (ROCE_F_READ | ROCE_F_ATMACK);
+	unsigned int asked = 0;
+	bool answered = false;
+
+	*tail = true;
+	for (size_t i = 0; i < c->cap_resp.n; i++) {
+		const struct roce_pkt *p = &c->cap_resp.f[i].pkt;
+
+		if (roce_psn_diff(p->psn, q->psn) >= 0)
+			*tail = false;
+		answered |= p->psn == q->psn && (op_mask(p) & kind);
+	}
+	if (*tail)
+		return true;
+	for (size_t i = 0; i < c->req.n && asked < 2; i++) {
+		const struct roce_pkt *p = &c->req.f[i].pkt;
+		uint32_t m = op_mask(p);
+		int32_t d = roce_psn_diff(q->psn, p->psn);
+
+		if ((kind & ROCE_F_READ) && (m & ROCE_F_READ) && (m & ROCE_F_RETH))
+			asked += d >= 0 && (uint64_t)d * c->mtu < ROCE_MAX(p->reth.dmalen, 1u);
+		else if ((kind & ROCE_F_ATMACK) && (m & ROCE_F_ATOMIC))
+			asked += d == 0;
+	}
+	return answered && asked >= 2;
 }
 
 /*
@@ -972,6 +1026,8 @@ static bool lost_before_capture(const struct resp_ctx *c, const struct frame *y,
 	bool below = false, above = false, same_psn = false;
 	unsigned int copies = 0;
 
+	if (op_mask(q) & (ROCE_F_READ | ROCE_F_ATMACK))
+		return lost_answer(c, q, tail);
 	if (!(op_mask(q) & ROCE_F_AETH))
 		return false;
 	*tail = true;
@@ -999,6 +1055,26 @@ static bool lost_before_capture(const struct resp_ctx *c, const struct frame *y,
 	return below && above && roce_aeth_kind(q->aeth.syndrome) == ROCE_AETH_ACK;
 }
 
+/* Mark rocelab's Atomic ACKs for a PSN it answered before: answers to a resent atomic. */
+static int mark_resent(struct resp_ctx *c)
+{
+	uint8_t *seen = NULL;
+
+	for (size_t i = 0; i < c->our_resp.n; i++) {
+		struct frame *y = &c->our_resp.f[i];
+		uint32_t psn = y->pkt.psn & ROCE_PSN_MASK;
+
+		if (!(op_mask(&y->pkt) & ROCE_F_ATMACK))
+			continue;
+		if (seen == NULL && (seen = calloc(1, (ROCE_PSN_MASK + 1) / 8)) == NULL)
+			return -ENOMEM;
+		y->resent = (seen[psn >> 3] >> (psn & 7)) & 1;
+		seen[psn >> 3] |= (uint8_t)(1u << (psn & 7));
+	}
+	free(seen);
+	return 0;
+}
+
 static void print_row(FILE *out, const struct frame *x, const struct frame *y, const char *result)
 {
 	const struct frame *f = x != NULL ? x : y;
@@ -1023,7 +1099,8 @@ static int report(struct resp_ctx *c)
 	FILE *out = conf->out;
 
 	pairs = calloc(c->cap_resp.n + c->our_resp.n + 1, sizeof(*pairs));
-	if (pairs == NULL || align(&c->cap_resp, &c->our_resp, pairs, &np) != 0) {
+	if (pairs == NULL || mark_resent(c) != 0 ||
+	    align(&c->cap_resp, &c->our_resp, pairs, &np) != 0) {
 		free(pairs);
 		return -ENOMEM;
 	}

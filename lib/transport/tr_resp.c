@@ -177,10 +177,33 @@ static struct tr_resource *resp_new_res(struct roce_qp *qp)
 	return r;
 }
 
+/*
+ * May the duplicate @p pkt be answered from resource @p r? An atomic must be the one executed;
+ * a READ must ask for the first READ's bytes or a part of them, within its PSNs, through a key
+ * that still grants them. A duplicate is not checked as a new request, so another range would
+ * read memory nobody granted (rxe's duplicate_request() and hfi1's rc_rcv_error() drop such a
+ * request too). @return the MR to read from (a READ), &zero_len_mr (an atomic), or NULL: drop.
+ */
+static struct roce_mr *resp_dup_ok(struct roce_qp *qp, const struct tr_resource *r,
+				   const struct roce_pkt *pkt, uint32_t mask)
+{
+	uint64_t off = pkt->reth.va - r->va0;
+	uint32_t len = pkt->reth.dmalen;
+
+	if (!(mask & ROCE_F_READ))
+		return pkt->opcode == r->opcode ? &zero_len_mr : NULL;
+	if (r->opcode != ROCE_OP_RC_RDMA_READ_REQUEST || pkt->reth.va < r->va0 || off > r->len0 ||
+	    len > r->len0 - off ||
+	    tr_npkts(len, qp->mtu) > (uint32_t)roce_psn_diff(r->last_psn, pkt->psn) + 1)
+		return NULL;
+	return resp_check_rkey(qp, pkt->reth.rkey, pkt->reth.va, len, ROCE_ACCESS_REMOTE_READ);
+}
+
 /* A duplicate request (IBA 9.7.5.1.1 / 9.7.5.2.4): answer it again without executing twice. */
 static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct tr_resource *r;
+	struct roce_mr *mr;
 
 	qp->st.duplicates++;
 	VERBS_CNT(qp->dev, DUPLICATE);
@@ -188,6 +211,13 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 		r = resp_find_res(qp, pkt->psn);
 		if (r == NULL)
 			return;		/* evicted: the requester's retry will time out */
+		mr = resp_dup_ok(qp, r, pkt, mask);
+		if (mr == NULL) {
+			VERBS_CNT(qp->dev, DUP_DROPPED);
+			tr_trace(qp, "duplicate %s psn %u is not the request answered there: dropped",
+				 roce_opcode[pkt->opcode].name, pkt->psn);
+			return;
+		}
 		/*
 		 * The requester went back to this PSN and resends everything after it: answers
 		 * still owed for later requests would only be dropped as out of order. Start over
@@ -202,6 +232,7 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			r->start_psn = pkt->psn;
 			r->va = pkt->reth.va;
 			r->resid = pkt->reth.dmalen;
+			r->mr = mr;
 			VERBS_CNT(qp->dev, DUP_READ);
 			tr_trace(qp, "duplicate READ psn %u: replaying", pkt->psn);
 		} else {
@@ -209,6 +240,13 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			VERBS_CNT(qp->dev, DUP_ATOMIC);
 			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		}
+		/*
+		 * The AETH reports the MSN as it is now: a duplicate completes no message, and the
+		 * first answer's MSN would take back the messages completed since. rxe
+		 * (prepare_ack_packet) and hfi1 (rvt_compute_aeth) put the current MSN in every
+		 * AETH (pcap/rxe/rc_atomic_fetch_add_loss_ack.pcap, rc_read_bw_loss_resp.pcap).
+		 */
+		r->msn = qp->resp.msn;
 		r->active = true;
 		r->replay = true;
 		qp->resp.res_active++;

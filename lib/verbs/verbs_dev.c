@@ -88,6 +88,7 @@ static const char *const counter_name[] = {
 	[ROCE_CNT_READ_RETRIES] = "read_retries",
 	[ROCE_CNT_DUP_READ] = "duplicate_read",
 	[ROCE_CNT_DUP_ATOMIC] = "duplicate_atomic",
+	[ROCE_CNT_DUP_DROPPED] = "duplicate_dropped",
 	[ROCE_CNT_CQ_OVERFLOW] = "cq_overflow",
 	[ROCE_CNT_CNP_SENT] = "np_cnp_sent",
 	[ROCE_CNT_CNP_RCVD] = "rp_cnp_handled",

@@ -49,6 +49,7 @@ enum roce_dev_counter {
 	ROCE_CNT_READ_RETRIES,		/* READ requests reissued (partial READ retry) */
 	ROCE_CNT_DUP_READ,		/* duplicate READ requests replayed */
 	ROCE_CNT_DUP_ATOMIC,		/* duplicate atomics answered from the cache */
+	ROCE_CNT_DUP_DROPPED,		/* duplicate READs/atomics unlike the request answered */
 	ROCE_CNT_CQ_OVERFLOW,		/* completions lost to a full CQ */
 	ROCE_CNT_CNP_SENT,		/* congestion notifications sent */
 	ROCE_CNT_CNP_RCVD,		/* congestion notifications received */
