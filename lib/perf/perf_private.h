@@ -287,12 +287,9 @@ struct perf_bw {
 /**
  * Run @p b: post while the send queues have room, poll, and wait when neither moves, until
  * conf's iterations completed (and the receiver has all), -D's time is up, or a completion
- * failed; then fill the result's figures (perf_bw_figures()). @return 0, or the wait's < 0
+ * failed; then fill the result's figures from its counts and times. @return 0, or the wait's < 0
  */
 int perf_bw_loop(struct perf_bw *b);
-
-/** The result's iterations, bandwidth and message rate from @p b's counts and times. */
-void perf_bw_figures(const struct perf_bw *b);
 
 /* Where one side of a latency test stands. */
 enum perf_lat_state {

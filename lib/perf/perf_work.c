@@ -14,6 +14,23 @@
 
 #define BW_BATCH 64			/* completions polled at once */
 
+/* The result's iterations, bandwidth and message rate from @p b's counts and times. */
+static void bw_figures(const struct perf_bw *b)
+{
+	const struct roce_perf_conf *conf = b->conf;
+	struct roce_perf_result *r = b->res;
+	double elapsed = (double)(b->t_end - b->t0) / ROCE_SEC;
+
+	r->iters = b->total / conf->nqp;
+	r->wall_sec = elapsed;
+	if (elapsed <= 0)
+		return;
+	r->bw_avg_gbps = (double)b->total * conf->size * 8 / elapsed / 1e9;
+	r->msg_rate_mpps = (double)b->total / elapsed / 1e6;
+	r->bw_peak_gbps = ROCE_MAX(r->bw_avg_gbps, perf_peak_gbps(b->tally, conf->tx_depth,
+								  conf->size));
+}
+
 int perf_bw_loop(struct perf_bw *b)
 {
 	const struct roce_perf_conf *conf = b->conf;
@@ -80,26 +97,10 @@ int perf_bw_loop(struct perf_bw *b)
 	}
 	if (b->t_end == 0)
 		b->t_end = ops->now(b);
-	perf_bw_figures(b);
+	bw_figures(b);
 	if (conf->verify && b->total != b->posted && b->res->errors == 0)
 		perf_verify_fail(b->res, "%llu of %llu operations completed", b->total, b->posted);
 	return rc < 0 ? rc : 0;
-}
-
-void perf_bw_figures(const struct perf_bw *b)
-{
-	const struct roce_perf_conf *conf = b->conf;
-	struct roce_perf_result *r = b->res;
-	double elapsed = (double)(b->t_end - b->t0) / ROCE_SEC;
-
-	r->iters = b->total / conf->nqp;
-	r->wall_sec = elapsed;
-	if (elapsed <= 0)
-		return;
-	r->bw_avg_gbps = (double)b->total * conf->size * 8 / elapsed / 1e9;
-	r->msg_rate_mpps = (double)b->total / elapsed / 1e6;
-	r->bw_peak_gbps = ROCE_MAX(r->bw_avg_gbps, perf_peak_gbps(b->tally, conf->tx_depth,
-								  conf->size));
 }
 
 /* ---- latency: one side of a ping-pong, as far as it goes without waiting ---- */
