@@ -197,6 +197,16 @@ CASES = [
     ("compare: not a test", ["compare", "bogus_bw", "--ibdev", "rxe0"], 2, ["bogus_bw"], []),
     ("compare: --all-max without -a", ["compare", "write_bw", "--ibdev", "rxe0", "--all-max",
                                        "64"], 2, ["--all-max"], []),
+    ("compare: -p without PEER", ["compare", "write_bw", "--ibdev", "rxe0", "-p", "18515"], 2,
+     ["-p is PEER's port"], []),
+    ("compare: -p out of range", ["compare", "write_bw", "--ibdev", "rxe0", "-p", "70000",
+                                  "10.0.0.1"], 2, ["-p '70000'", "1 to 65535"], []),
+    ("compare: two PEERs", ["compare", "write_bw", "--ibdev", "rxe0", "10.0.0.1", "10.0.0.2"],
+     2, ["'10.0.0.2'", "one PEER"], []),
+    ("compare: bad --timeout", ["compare", "write_bw", "--ibdev", "rxe0", "--timeout", "soon",
+                                "10.0.0.1"], 2, ["--timeout 'soon'"], []),
+    ("compare completions: PEER", ["compare", "completions", "--ibdev", "rxe0", "10.0.0.1"], 2,
+     ["no PEER ('10.0.0.1')"], []),
     ("perf: --ip with --ibdev", ["perf", "write_bw", "--ibdev", "rxe0", "--ip", "10.0.0.1"], 2,
      ["--ip", "GID"], []),
     ("fixup: output is a hard link to the input", ["fixup", "good.pcap", "hardlink.pcap"], 2,
@@ -511,6 +521,7 @@ def devices(rocelab, d):
         ("compare completions: no libibverbs", "/nonexistent/libibverbs.so.1",
          ["not installed", "libibverbs1"]),
         ("compare completions: as installed here", None, []),
+        ("compare PEER: as installed here", None, []),
     ]
     for name, lib, words in perf:
         env = dict(os.environ)
@@ -518,8 +529,12 @@ def devices(rocelab, d):
         if lib is not None:
             env["ROCELAB_LIBIBVERBS"] = lib
         cmd = ["perf", "write_bw", "--ibdev", "nosuch0", "-n", "10"]
-        if name.startswith("compare"):
+        if name.startswith("compare completions"):
             cmd = ["compare", "completions", "--ibdev", "nosuch0"]
+        elif name.startswith("compare PEER"):
+            # PEER taken, the device looked for before anything is sent to it
+            cmd = ["compare", "write_bw", "--ibdev", "nosuch0", "-p", "18599", "--out", "cmpo",
+                   "127.0.0.1"]
         p = subprocess.run([rocelab] + cmd, cwd=d, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=60, env=env,
                            stdin=subprocess.DEVNULL)

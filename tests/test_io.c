@@ -1,8 +1,17 @@
-/* Check suite 'io': pcap read/write, the jsonl contract and the capture summary. */
+/*
+ * Check suite 'io': pcap read/write, the jsonl contract, the capture summary and the capture of
+ * a kernel interface.
+ */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "roce_capture.h"
 #include "roce_file.h"
 #include "roce_ibdev.h"
 #include "roce_io.h"
@@ -1646,6 +1656,142 @@ START_TEST(ibdev_no_library)
 }
 END_TEST
 
+/* ---- a kernel interface through libpcap ---- */
+
+/*
+ * lo in a network namespace of the test's own (Check runs each case in a child), so that no
+ * one else's frames reach the capture; false where namespaces cannot be made (the host's lo
+ * then: the frames are told apart by their QPN).
+ */
+static bool private_lo(void)
+{
+	struct ifreq ifr;
+	bool up;
+	int fd;
+
+	if (unshare(CLONE_NEWNET) != 0)
+		return false;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	up = ioctl(fd, SIOCGIFFLAGS, &ifr) == 0;
+	ifr.ifr_flags |= IFF_UP;
+	up = up && ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
+	close(fd);
+	ck_assert_msg(up, "lo cannot be brought up in a new namespace: %s", strerror(errno));
+	return true;
+}
+
+#define IFCAP_QPN 0xabcde		/* the test's frames: no one else sends to this QP */
+#define IFCAP_PAYLOAD 200
+
+/*
+ * Frames sent to 127.0.0.1:4791 through the kernel are in the file once roce_ifcap_stop()
+ * returns, each once, in order, cut to the snaplen with their wire length kept; counted as
+ * RoCE. As a user without CAP_NET_RAW: one line that says so.
+ */
+START_TEST(ifcap_lo)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(ROCE_UDP_PORT) };
+	uint8_t dgram[ROCE_BTH_LEN + IFCAP_PAYLOAD + ROCE_ICRC_LEN];
+	struct roce_ifcap_stats st;
+	struct roce_pcap_writer *w;
+	struct roce_pcap_reader *r;
+	struct roce_pcap_frame f;
+	struct roce_ifcap *cap;
+	struct roce_pkt pkt;
+	char path[256], err[256];
+	uint32_t ours = 0;
+	uint64_t last_ns = 0;
+	int fd, rc;
+
+	tmp_path(path, sizeof(path), "ifcap.pcap");
+	if (geteuid() == 0)
+		private_lo();
+	w = roce_pcap_create_snap(path, 128, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	errno = 0;
+	cap = roce_ifcap_start("lo", "udp dst port 4791", 128, w, err, sizeof(err));
+	if (cap == NULL && errno == EPERM) {
+		ck_assert_msg(strstr(err, "capture on lo needs CAP_NET_RAW") != NULL, "%s", err);
+		roce_pcap_discard_writer(w);
+		return;
+	}
+	ck_assert_msg(cap != NULL, "%s", err);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	/* a BTH of RC_SEND_ONLY to IFCAP_QPN, PSN i; the payload; an ICRC nobody checks */
+	memset(dgram, 0, sizeof(dgram));
+	dgram[0] = ROCE_OP_RC_SEND_ONLY;
+	dgram[2] = dgram[3] = 0xff;
+	dgram[5] = IFCAP_QPN >> 16;
+	dgram[6] = (IFCAP_QPN >> 8) & 0xff;
+	dgram[7] = IFCAP_QPN & 0xff;
+	for (uint32_t i = 0; i < 20; i++) {
+		dgram[11] = (uint8_t)i;
+		ck_assert_int_eq(sendto(fd, dgram, sizeof(dgram), 0, (struct sockaddr *)&to,
+					sizeof(to)), (ssize_t)sizeof(dgram));
+	}
+	close(fd);
+	rc = roce_ifcap_stop(cap, &st);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(roce_pcap_close_writer(w), 0);
+	ck_assert_uint_ge(st.frames, 20);
+	ck_assert_uint_ge(st.roce, 20);
+	ck_assert_uint_eq(st.errors, 0);
+
+	r = roce_pcap_open(path, NULL, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	while ((rc = roce_pcap_next(r, &f)) == 1) {
+		roce_wire_parse(f.data, f.caplen, ROCE_PARSE_CAPTURE | ROCE_PARSE_NO_ICRC, &pkt);
+		ck_assert_uint_le(f.caplen, 128);
+		ck_assert_uint_ge(f.ts_ns, last_ns);
+		last_ns = f.ts_ns;
+		if (pkt.kind != ROCE_KIND_ROCEV2 || pkt.dqpn != IFCAP_QPN)
+			continue;
+		ck_assert_uint_eq(pkt.psn, ours);
+		ck_assert_uint_eq(pkt.opcode, ROCE_OP_RC_SEND_ONLY);
+		ck_assert_uint_eq(f.wirelen, 14 + 20 + 8 + sizeof(dgram));
+		ck_assert_uint_eq(pkt.payload_len, IFCAP_PAYLOAD);
+		ours++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(ours, 20);
+	roce_pcap_close(r);
+	unlink(path);
+}
+END_TEST
+
+/* What cannot be captured: one line each, the file untouched. */
+START_TEST(ifcap_refusals)
+{
+	struct roce_pcap_writer *w;
+	char path[256], err[256];
+
+	tmp_path(path, sizeof(path), "ifcap-bad.pcap");
+	w = roce_pcap_create(path, err, sizeof(err));
+	ck_assert_msg(w != NULL, "%s", err);
+	errno = 0;
+	ck_assert_ptr_null(roce_ifcap_start("rl-nosuch0", NULL, 0, w, err, sizeof(err)));
+	if (errno == EPERM) {	/* without CAP_NET_RAW nothing more can be told */
+		ck_assert_msg(strstr(err, "CAP_NET_RAW") != NULL, "%s", err);
+	} else {
+		ck_assert_int_eq(errno, ENODEV);
+		ck_assert_msg(strstr(err, "capture on rl-nosuch0: no such network interface") !=
+			      NULL, "%s", err);
+		errno = 0;
+		ck_assert_ptr_null(roce_ifcap_start("lo", "udp port", 0, w, err, sizeof(err)));
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_msg(strstr(err, "filter 'udp port'") != NULL, "%s", err);
+	}
+	roce_pcap_discard_writer(w);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	ck_assert_int_eq(roce_ifcap_stop(NULL, NULL), 0);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -1677,6 +1823,11 @@ static Suite *io_suite(void)
 
 	tc = tcase_create("jsonl");
 	tcase_add_test(tc, jsonl_known_frames);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ifcap");
+	tcase_add_test(tc, ifcap_lo);
+	tcase_add_test(tc, ifcap_refusals);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("summary");
@@ -1722,7 +1873,7 @@ int main(void)
 	{
 		static const char *const names[] = { "rt.pcap", "bpf.pcap", "trunc.pcap",
 						     "garbage.pcap", "raw.pcap", "mbuf.pcap",
-						     "empty.pcapng", "mixed.pcapng" };
+						     "empty.pcapng", "mixed.pcapng", "ifcap.pcap" };
 		char path[256];
 
 		for (size_t i = 0; i < ROCE_DIM(names); i++) {

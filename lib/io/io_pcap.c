@@ -571,6 +571,12 @@ int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *d
 	return dump(w, ts_ns, data, ROCE_MIN(len, w->snaplen), len);
 }
 
+int roce_pcap_write_frame(struct roce_pcap_writer *w, const struct roce_pcap_frame *f)
+{
+	return dump(w, f->ts_ns, f->data, ROCE_MIN(f->caplen, w->snaplen),
+		    ROCE_MAX(f->wirelen, f->caplen));
+}
+
 int roce_pcap_write_mbuf(struct roce_pcap_writer *w, uint64_t ts_ns, struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);

@@ -1,4 +1,8 @@
-/* lib/io: live capture of DPDK ports to pcap, and DPDK pdump for dpdk-dumpcap. */
+/*
+ * lib/io: live capture of DPDK ports to pcap, DPDK pdump for dpdk-dumpcap, and capture of a
+ * kernel network interface through libpcap (a real RDMA device's frames, where the kernel sees
+ * them).
+ */
 #ifndef ROCE_CAPTURE_H
 #define ROCE_CAPTURE_H
 
@@ -6,6 +10,7 @@
 #include <stdint.h>
 
 struct rte_mbuf;
+struct roce_pcap_writer;
 struct roce_port;
 struct roce_capture;
 
@@ -86,5 +91,41 @@ uint16_t roce_port_tx_burst(struct roce_port *port, struct rte_mbuf **pkts, uint
  * @return 0; -ENOTSUP (EAL started with --no-shconf or --in-memory); -errno from pdump
  */
 int roce_pdump_enable(void);
+
+/* ---- a kernel network interface, through libpcap (io_ifcap.c) ---- */
+
+struct roce_ifcap;
+
+/* Counters of an interface capture. */
+struct roce_ifcap_stats {
+	uint64_t frames;		/* frames the filter passed, written */
+	uint64_t roce;			/* of them, RoCE v2 frames with a whole BTH */
+	uint64_t dropped;		/* frames the kernel dropped: no room in the capture buffer */
+	uint64_t errors;		/* frames that could not be written */
+};
+
+/**
+ * Capture what interface @p ifname sends and receives, in a thread of its own, into @p w until
+ * roce_ifcap_stop(): libpcap in immediate mode, so that a frame that crossed the interface
+ * before roce_ifcap_stop() is called is in @p w when it returns. Needs CAP_NET_RAW, as
+ * tcpdump does.
+ * @param bpf      libpcap filter ("udp port 4791"), or NULL: every frame
+ * @param snaplen  bytes the kernel hands over of each frame; 0: all of it (@p w may keep fewer)
+ * @param w        the file; borrowed, written by the capture's thread alone until
+ *                 roce_ifcap_stop() returns, and closed by the caller
+ * @param err      receives one line naming the interface and the reason
+ * @return the capture, or NULL with errno set: EPERM (no CAP_NET_RAW: @p err says so),
+ *         ENODEV (no such interface, or it is down), ENOTSUP (not an Ethernet interface),
+ *         EINVAL (a bad filter), EIO (libpcap's other faults)
+ */
+struct roce_ifcap *roce_ifcap_start(const char *ifname, const char *bpf, uint32_t snaplen,
+				    struct roce_pcap_writer *w, char *err, size_t errlen);
+
+/**
+ * Stop: the frames the interface has handed over are written, the thread joined and @p st (may
+ * be NULL) filled. The file is the caller's to close. NULL is a no-op (returns 0).
+ * @return 0, or -EIO if a frame could not be written (the file holds those before it)
+ */
+int roce_ifcap_stop(struct roce_ifcap *cap, struct roce_ifcap_stats *st);
 
 #endif /* ROCE_CAPTURE_H */

@@ -101,6 +101,13 @@ struct roce_pcap_writer *roce_pcap_create_snap(const char *path, uint32_t snaple
 int roce_pcap_write(struct roce_pcap_writer *w, uint64_t ts_ns, const uint8_t *data, uint32_t len);
 
 /**
+ * Append a frame another capture already cut (libpcap's, a file's): f->caplen bytes of f->data,
+ * cut again to the writer's snaplen, recorded with its length on the wire, f->wirelen, and its
+ * time f->ts_ns. @p f is borrowed. @return 0 or -EIO
+ */
+int roce_pcap_write_frame(struct roce_pcap_writer *w, const struct roce_pcap_frame *f);
+
+/**
  * Append one frame held in a (possibly chained) mbuf, its ICRC written first if it was left for
  * later (roce_wire_icrc_settle()). @return 0 or -EIO
  */
