@@ -1003,7 +1003,7 @@ static void verify_op(struct roce_perf_live_ctx *c, uint32_t q, uint64_t wr_id)
 	bad = pat_check(c->buf, off, c->conf.size, peer_salt(c), c->rx_base + off);
 	if (bad >= 0)
 		perf_verify_fail(c->res, "READ %llu: byte %llu differs from the peer's", wr_id,
-			    (unsigned long long)bad);
+				 (unsigned long long)bad);
 }
 
 static bool recv_poll(struct roce_perf_live_ctx *c);
@@ -1150,14 +1150,17 @@ static bool recv_poll(struct roce_perf_live_ctx *c)
 
 				/* UD: the GRH's 40 bytes count, as in verbs */
 				if (wc[i].byte_len != c->conf.size + c->rbuf_off)
-					perf_verify_fail(c->res, "receive of %llu bytes, expected %llu",
-						    wc[i].byte_len, c->conf.size + c->rbuf_off);
+					perf_verify_fail(c->res,
+							 "receive of %llu bytes, expected %llu",
+							 wc[i].byte_len,
+							 c->conf.size + c->rbuf_off);
 				for (uint32_t b = 0; b < c->conf.size && bad < 0; b++)
 					if (c->buf[dst + b] != pat_byte(peer_salt(c), src + b))
 						bad = b;
 				if (bad >= 0)
-					perf_verify_fail(c->res, "message %llu: byte %llu differs from the "
-						    "peer's", k, (unsigned long long)bad);
+					perf_verify_fail(c->res, "message %llu: byte %llu differs "
+							 "from the peer's", k,
+							 (unsigned long long)bad);
 			}
 			post_recv(c, q, s);
 		}
@@ -1191,8 +1194,9 @@ static void verify_writes(struct roce_perf_live_ctx *c, uint64_t done)
 						peer_salt(c), off);
 
 			if (bad >= 0) {
-				perf_verify_fail(c->res, "WRITE slot %llu: byte %llu differs from the peer's",
-					    s, (unsigned long long)bad);
+				perf_verify_fail(c->res,
+						 "WRITE slot %llu: byte %llu differs from the peer's",
+						 s, (unsigned long long)bad);
 				return;
 			}
 		}
@@ -1223,7 +1227,8 @@ static void verify_lat(struct roce_perf_live_ctx *c, uint64_t i, const uint8_t *
 		return;
 	for (uint32_t b = 0; b + 1 < c->conf.size; b++) {
 		if (dst[b] != pat_byte(peer_salt(c), src + b)) {
-			perf_verify_fail(c->res, "round trip %llu: byte %llu differs from the peer's", i, b);
+			perf_verify_fail(c->res, "round trip %llu: byte %llu differs from the "
+					 "peer's", i, b);
 			return;
 		}
 	}
@@ -1270,7 +1275,8 @@ static void lat_arrived(struct perf_lat *l)
 	case ROCE_PERF_SEND_LAT:
 		dst += c->rbuf_off;
 		if (l->byte_len != c->conf.size + c->rbuf_off)
-			perf_verify_fail(c->res, "message %llu: %llu bytes received", l->i, l->byte_len);
+			perf_verify_fail(c->res, "message %llu: %llu bytes received", l->i,
+					 l->byte_len);
 		verify_lat(c, l->i, dst);
 		memset(dst, 0, c->conf.size);	/* the next message must bring its bytes again */
 		break;
@@ -1278,7 +1284,8 @@ static void lat_arrived(struct perf_lat *l)
 		bad = pat_check(c->buf, slot_off(c, 0, 0), c->conf.size, peer_salt(c),
 				slot_off(c, 0, 0));
 		if (bad >= 0)
-			perf_verify_fail(c->res, "READ %llu: byte %llu differs", l->i, (unsigned long long)bad);
+			perf_verify_fail(c->res, "READ %llu: byte %llu differs", l->i,
+					 (unsigned long long)bad);
 		break;
 	}
 }

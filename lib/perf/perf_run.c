@@ -521,8 +521,8 @@ static bool bw_receive(struct perf_bw *b)
 			if (!perf_wc_ok(c->res, wc[i].status))
 				continue;
 			if (conf->verify && wc[i].byte_len != conf->size + grh)
-				perf_verify_fail(c->res, "receive of %llu bytes, expected %llu", wc[i].byte_len,
-					    conf->size + grh);
+				perf_verify_fail(c->res, "receive of %llu bytes, expected %llu",
+						 wc[i].byte_len, conf->size + grh);
 			if (conf->verify && conf->qp_type == ROCE_QPT_RC) {
 				/* receives are reposted as they complete: message k is in
 				 * whichever slot the k-th receive names */
@@ -530,7 +530,8 @@ static bool bw_receive(struct perf_bw *b)
 
 				if (memcmp(slot_ptr(c, 0, q, (uint32_t)(k % c->nslots)),
 					   slot_ptr(c, 1, q, s), conf->size))
-					perf_verify_fail(c->res, "message %llu: data differs (qp %llu)", k, q);
+					perf_verify_fail(c->res, "message %llu: data differs (qp %llu)",
+							 k, q);
 			}
 			recv_done(c, q, s);
 		}
@@ -609,7 +610,7 @@ static int run_bw(struct perf_ctx *c)
 		memcpy(&end, c->host[1].buf, 8);
 		if (end - atomic_start != b.total * PERF_ATOMIC_ADD)
 			perf_verify_fail(c->res, "atomic counter advanced by %llu, expected %llu",
-				    end - atomic_start, b.total * PERF_ATOMIC_ADD);
+					 end - atomic_start, b.total * PERF_ATOMIC_ADD);
 	}
 	return rc;
 }
@@ -664,12 +665,12 @@ static void lat_arrived(struct perf_lat *l)
 	case ROCE_PERF_WRITE_LAT:
 		if (memcmp(slot_ptr(c, side->h, 0, 0), slot_ptr(c, 1 - side->h, 0, 1), size - 1))
 			perf_verify_fail(c->res, "WRITE %llu: data differs (host %llu)", l->i,
-				    (unsigned long long)side->h);
+					 (unsigned long long)side->h);
 		break;
 	case ROCE_PERF_SEND_LAT:
 		if (l->byte_len != size + grh)
-			perf_verify_fail(c->res, "receive of %llu bytes, expected %llu", l->byte_len,
-				    size + grh);
+			perf_verify_fail(c->res, "receive of %llu bytes, expected %llu",
+					 l->byte_len, size + grh);
 		break;
 	default:
 		if (memcmp(slot_ptr(c, 0, 0, 0), slot_ptr(c, 1, 0, 0), size))
@@ -736,7 +737,8 @@ static int run_lat(struct perf_ctx *c)
 	c->nlat = side[0].l.nlat;
 	c->res->iters = c->nlat;
 	if (conf->verify && c->nlat != conf->iters && c->res->errors == 0)
-		perf_verify_fail(c->res, "%llu of %llu round trips completed", c->nlat, conf->iters);
+		perf_verify_fail(c->res, "%llu of %llu round trips completed", c->nlat,
+				 conf->iters);
 	return 0;
 }
 
