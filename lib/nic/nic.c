@@ -1,0 +1,528 @@
+/*
+ * The emulated NIC on its own thread: a command mailbox, a doorbell, work queue rings drained
+ * into the device, completions moved from the device's CQs to rings the program polls.
+ *
+ * A thread, not a process of its own: the device reads and writes the program's registered
+ * memory as a NIC does by DMA, which a thread does with plain loads and stores; a process
+ * would need the program's every buffer in shared memory, or a system call per access.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "roce_common.h"
+#include "roce_engine.h"
+#include "roce_io.h"
+#include "roce_nic.h"
+#include "roce_transport.h"
+
+#define NIC_IDLE_TURNS 4		/* turns with nothing to do before a nap */
+#define NIC_NAP_NS 10000		/* the longest nap: 10 us */
+#define NIC_LINGER (10 * ROCE_MS)	/* at stop: frames still owed to the peer leave */
+#define NIC_RESOLVE_WAIT (3 * ROCE_SEC)
+#define NIC_CQ_BATCH 32
+
+struct roce_nic {
+	struct roce_nic_conf conf;
+	char name[32];
+	struct roce_engine *eng;
+	struct roce_port *port;
+	struct roce_device *dev;
+	struct roce_link *link;
+	struct roce_pcap_writer *pcap;
+	uint8_t mac[6];
+	uint32_t mtu;
+	uint64_t bps;
+
+	pthread_t thread;
+	bool running;
+
+	/* command mailbox: the program's side takes the lock, the NIC's thread checks @cmd_ready */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	_Atomic uint32_t cmd_ready;
+	roce_nic_cmd_fn cmd_fn;
+	void *cmd_arg;
+	int cmd_rc;
+	bool cmd_done;
+	_Atomic uint32_t stopping;
+
+	/* doorbell: bumped by the program, compared by the NIC */
+	_Atomic uint32_t doorbell;
+	_Atomic uint32_t napping;	/* the NIC sleeps on the doorbell: a post wakes it */
+	uint32_t doorbell_seen;
+
+	/* the NIC thread's own */
+	struct roce_nic_wq *wqs;
+	struct roce_nic_cq *cqs;
+	uint32_t quiet;
+
+	/* start-up, on the NIC's thread: its outcome for roce_nic_start() */
+	char *err;
+	size_t errlen;
+	int start_rc;
+	bool started;
+};
+
+int roce_nic_ring_init(struct roce_nic_ring *r, uint32_t slots, uint32_t stride)
+{
+	uint32_t n = 1;
+
+	while (n < slots)
+		n <<= 1;
+	memset(r, 0, sizeof(*r));
+	r->slot = calloc(n, stride);
+	if (r->slot == NULL)
+		return -ENOMEM;
+	r->mask = n - 1;
+	r->stride = stride;
+	return 0;
+}
+
+void roce_nic_ring_free(struct roce_nic_ring *r)
+{
+	free(r->slot);
+	r->slot = NULL;
+}
+
+/* ---- the NIC's work ---- */
+
+/* The device's CQ got a completion (inside the transport: only note it). */
+static void cq_notified(struct roce_cq *cq, void *arg)
+{
+	struct roce_nic_cq *c = arg;
+
+	(void)cq;
+	c->pending = true;
+}
+
+/* Move @p c's completions to its ring; an armed CQ that got one raises its event. */
+static bool cq_move(struct roce_nic_cq *c)
+{
+	struct roce_wc wc[NIC_CQ_BATCH];
+	uint32_t room, moved = 0;
+	int n;
+
+	for (;;) {
+		uint32_t h = atomic_load_explicit(&c->ring.head, memory_order_relaxed);
+
+		room = c->ring.mask + 1 - (h - atomic_load_explicit(&c->ring.tail,
+								      memory_order_acquire));
+		if (room == 0)
+			break;		/* the program is behind: the rest waits in the device */
+		n = roce_poll_cq(c->cq, (int)ROCE_MIN(room, (uint32_t)NIC_CQ_BATCH), wc);
+		if (n < 0) {
+			atomic_store_explicit(&c->error, n, memory_order_release);
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			memcpy(c->ring.slot + (size_t)((h + (uint32_t)i) & c->ring.mask) *
+			       c->ring.stride, &wc[i], sizeof(wc[i]));
+		atomic_store_explicit(&c->ring.head, h + (uint32_t)n, memory_order_release);
+		moved += (uint32_t)n;
+		if (n < (int)ROCE_MIN(room, (uint32_t)NIC_CQ_BATCH)) {
+			c->pending = false;
+			break;
+		}
+	}
+	if (moved == 0)
+		return false;
+	/* pairs with the program's arm-then-poll: one of the two sees the other */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (c->event != NULL && atomic_exchange(&c->armed, 0) != 0)
+		c->event(c->event_arg);
+	return true;
+}
+
+/* Post what @p wq holds to the device, as far as the device's queue takes it. */
+static bool wq_drain(struct roce_nic_wq *wq)
+{
+	bool did = false;
+	void *s;
+
+	while ((s = roce_nic_ring_cons(&wq->ring)) != NULL) {
+		int rc;
+
+		if (wq->send) {
+			struct roce_nic_swqe *w = s;
+			const struct roce_send_wr *bad;
+
+			w->wr.next = NULL;
+			w->wr.sg_list = w->sge;
+			rc = roce_post_send(wq->qp, &w->wr, &bad);
+		} else {
+			struct roce_nic_rwqe *w = s;
+			const struct roce_recv_wr *bad;
+
+			w->wr.next = NULL;
+			w->wr.sg_list = w->sge;
+			rc = wq->srq != NULL ? roce_post_srq_recv(wq->srq, &w->wr, &bad) :
+			     roce_post_recv(wq->qp, &w->wr, &bad);
+		}
+		if (rc == -ENOMEM)
+			break;		/* the device's queue is full: the rest waits in the ring */
+		/* any other refusal was checked on the program's side: the WQE is dropped */
+		roce_nic_ring_pop(&wq->ring);
+		did = true;
+	}
+	return did;
+}
+
+static bool nic_turn(struct roce_nic *nic)
+{
+	bool did = roce_engine_run(nic->eng, 0) != 0;
+	uint32_t bell = atomic_load_explicit(&nic->doorbell, memory_order_acquire);
+
+	if (bell != nic->doorbell_seen) {
+		nic->doorbell_seen = bell;
+		for (struct roce_nic_wq *wq = nic->wqs; wq != NULL; wq = wq->next)
+			did |= wq_drain(wq);
+	} else {
+		/* a WQE that waited for room in the device's queue */
+		for (struct roce_nic_wq *wq = nic->wqs; wq != NULL; wq = wq->next)
+			if (roce_nic_ring_cons(&wq->ring) != NULL)
+				did |= wq_drain(wq);
+	}
+	for (struct roce_nic_cq *c = nic->cqs; c != NULL; c = c->next)
+		if (c->pending)
+			did |= cq_move(c);
+	return did;
+}
+
+/*
+ * Between turns: busy while there is work; idle for a few turns, nap. The program's threads
+ * may spin (a latency test's watch of its buffer makes no call at all), and on a machine with
+ * fewer cores than spinning threads a NIC that only yields gets the CPU a time slice at a
+ * time. A thread that sleeps and wakes is scheduled ahead of one that spins: a short nap is
+ * the NIC's interrupt moderation.
+ */
+static void nic_idle(struct roce_nic *nic, bool did)
+{
+	roce_time_t now, next;
+	struct timespec ts = { 0, NIC_NAP_NS };
+
+	if (did) {
+		nic->quiet = 0;
+		return;
+	}
+	if (++nic->quiet < NIC_IDLE_TURNS)
+		return;
+	nic->quiet = 0;
+	now = roce_engine_now(nic->eng);
+	next = roce_engine_next(nic->eng);
+	if (next <= now)
+		return;
+	if (next - now < (roce_time_t)NIC_NAP_NS * ROCE_NS)
+		ts.tv_nsec = (long)((next - now) / ROCE_NS);
+	/* asleep on the doorbell: a post wakes the NIC at once, frames wait for the nap's end */
+	atomic_store_explicit(&nic->napping, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&nic->doorbell, memory_order_seq_cst) == nic->doorbell_seen &&
+	    atomic_load_explicit(&nic->cmd_ready, memory_order_seq_cst) == 0)
+		syscall(SYS_futex, &nic->doorbell, FUTEX_WAIT_PRIVATE, nic->doorbell_seen, &ts,
+			NULL, 0);
+	atomic_store_explicit(&nic->napping, 0, memory_order_relaxed);
+}
+
+static void run_command(struct roce_nic *nic)
+{
+	pthread_mutex_lock(&nic->lock);
+	if (atomic_load(&nic->cmd_ready) != 0 && !nic->cmd_done) {
+		nic->cmd_rc = nic->cmd_fn(nic, nic->cmd_arg);
+		nic->cmd_done = true;
+		atomic_store(&nic->cmd_ready, 0);
+		pthread_cond_broadcast(&nic->cond);
+	}
+	pthread_mutex_unlock(&nic->lock);
+}
+
+/* ---- bring-up, on the NIC's thread (the EAL pins the thread that initialises it) ---- */
+
+#define NIC_ERR(nic, rc, ...) \
+	do { \
+		snprintf((nic)->err, (nic)->errlen, __VA_ARGS__); \
+		return (rc); \
+	} while (0)
+
+/* The largest IB MTU whose RoCEv2 packets fit an L3 MTU of @p l3 (IP, UDP, BTH, RETH, ICRC). */
+static enum roce_mtu mtu_for_port(uint32_t l3)
+{
+	enum roce_mtu m = ROCE_MTU_4096;
+
+	while (m > ROCE_MTU_256 && roce_mtu_bytes(m) + 20 + 8 + 12 + 28 + 4 > l3)
+		m--;
+	return m;
+}
+
+static int nic_open(struct roce_nic *nic)
+{
+	const struct roce_nic_conf *conf = &nic->conf;
+	struct roce_engine_conf ec = { .clock = ROCE_CLOCK_WALL, .nb_mbufs = 8192, .name = "nic" };
+	struct roce_port_conf pc = { .devargs = conf->devargs };
+	struct roce_device_conf dc = { 0 };
+	struct roce_link_end dev_end, port_end;
+	struct roce_link_conf lc = { 0 };
+	bool up;
+	int rc;
+
+	rc = roce_eal_init(conf->eal_args);
+	if (rc != 0)
+		NIC_ERR(nic, rc, "DPDK's EAL did not start (its message is above)");
+	nic->eng = roce_engine_create(&ec);
+	if (nic->eng == NULL)
+		NIC_ERR(nic, -ENOMEM, "cannot create the engine and its mbuf pool");
+	nic->port = roce_port_open(nic->eng, &pc, nic->err, nic->errlen);
+	if (nic->port == NULL)
+		return -ENODEV;
+	roce_port_mac(nic->port, nic->mac);
+	if (roce_port_link(nic->port, &up, &nic->bps) != 0 || nic->bps == 0)
+		nic->bps = 100000000000ull;
+	if (conf->rate_bps != 0)
+		nic->bps = conf->rate_bps;
+	nic->mtu = roce_port_mtu(nic->port);
+	rc = roce_port_add_addr(nic->port, &conf->ip, conf->ip_ver);
+	if (rc != 0)
+		NIC_ERR(nic, rc, "cannot give the port its address: %s", strerror(-rc));
+	memcpy(dc.mac, nic->mac, 6);
+	dc.ip[0] = conf->ip;
+	dc.ip_ver[0] = conf->ip_ver;
+	dc.name = nic->name;
+	dc.speed_bps = nic->bps;
+	dc.max_mtu = mtu_for_port(nic->mtu);
+	nic->dev = roce_device_create(nic->eng, &dc);
+	if (nic->dev == NULL)
+		NIC_ERR(nic, -ENOMEM, "cannot create the emulated device");
+	dev_end = roce_device_link_end(nic->dev);
+	dev_end = roce_port_gate(nic->port, &dev_end);	/* the NIC waits for TX room */
+	port_end = roce_port_link_end(nic->port);
+	lc.rate_bps = nic->bps;
+	lc.mtu = nic->mtu;
+	nic->link = roce_link_create(nic->eng, &lc, &dev_end, &port_end);
+	if (nic->link == NULL)
+		NIC_ERR(nic, -ENOMEM, "cannot create the link to the port");
+	roce_device_attach(nic->dev, nic->link, 0);
+	roce_port_attach(nic->port, nic->link, 1);
+	if (conf->capture != NULL) {
+		nic->pcap = roce_pcap_create_snap(conf->capture, 0, nic->err, nic->errlen);
+		if (nic->pcap == NULL)
+			return -EIO;
+		roce_link_set_tap(nic->link, nic->pcap);
+	}
+	return 0;
+}
+
+static void nic_close(struct roce_nic *nic)
+{
+	if (nic->eng != NULL && nic->link != NULL) {
+		roce_time_t end = roce_engine_now(nic->eng) + NIC_LINGER;
+
+		while (roce_engine_now(nic->eng) < end)
+			if (!nic_turn(nic))
+				sched_yield();
+		roce_port_flush(nic->port);
+	}
+	roce_link_destroy(nic->link);
+	roce_device_destroy(nic->dev);
+	roce_port_close(nic->port);
+	roce_pcap_close_writer(nic->pcap);
+	roce_engine_destroy(nic->eng);
+	nic->link = NULL;
+	nic->dev = NULL;
+	nic->port = NULL;
+	nic->pcap = NULL;
+	nic->eng = NULL;
+}
+
+static void *nic_main(void *arg)
+{
+	struct roce_nic *nic = arg;
+	int rc = nic_open(nic);
+
+	pthread_mutex_lock(&nic->lock);
+	nic->start_rc = rc;
+	nic->started = true;
+	pthread_cond_broadcast(&nic->cond);
+	pthread_mutex_unlock(&nic->lock);
+	if (rc != 0) {
+		nic_close(nic);
+		return NULL;
+	}
+	prctl(PR_SET_TIMERSLACK, 1000UL);	/* naps of microseconds, not the default 50 */
+	while (atomic_load_explicit(&nic->stopping, memory_order_relaxed) == 0) {
+		bool did = nic_turn(nic);
+
+		if (atomic_load_explicit(&nic->cmd_ready, memory_order_acquire) != 0) {
+			run_command(nic);
+			did = true;
+		}
+		nic_idle(nic, did);
+	}
+	nic_close(nic);
+	return NULL;
+}
+
+struct roce_nic *roce_nic_start(const struct roce_nic_conf *conf, char *err, size_t errlen)
+{
+	struct roce_nic *nic;
+	int rc;
+
+	if (conf->devargs == NULL || conf->devargs[0] == '\0') {
+		snprintf(err, errlen, "no port given (--dev DEVARGS)");
+		errno = EINVAL;
+		return NULL;
+	}
+	if (conf->ip_ver != 4 && conf->ip_ver != 6) {
+		snprintf(err, errlen, "no address given (--ip: IPv4 or IPv6)");
+		errno = EINVAL;
+		return NULL;
+	}
+	nic = calloc(1, sizeof(*nic));
+	if (nic == NULL) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	nic->conf = *conf;
+	snprintf(nic->name, sizeof(nic->name), "%s", conf->name != NULL ? conf->name : "rocelab0");
+	nic->err = err;
+	nic->errlen = errlen;
+	if (errlen > 0)
+		err[0] = '\0';
+	pthread_mutex_init(&nic->lock, NULL);
+	pthread_cond_init(&nic->cond, NULL);
+	rc = pthread_create(&nic->thread, NULL, nic_main, nic);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot start the NIC's thread: %s", strerror(rc));
+		free(nic);
+		errno = rc;
+		return NULL;
+	}
+	pthread_mutex_lock(&nic->lock);
+	while (!nic->started)
+		pthread_cond_wait(&nic->cond, &nic->lock);
+	rc = nic->start_rc;
+	pthread_mutex_unlock(&nic->lock);
+	if (rc != 0) {
+		pthread_join(nic->thread, NULL);
+		pthread_mutex_destroy(&nic->lock);
+		pthread_cond_destroy(&nic->cond);
+		free(nic);
+		errno = -rc;
+		return NULL;
+	}
+	nic->err = NULL;
+	nic->errlen = 0;
+	nic->running = true;
+	return nic;
+}
+
+void roce_nic_stop(struct roce_nic *nic)
+{
+	if (nic == NULL)
+		return;
+	if (nic->running) {
+		atomic_store(&nic->stopping, 1);
+		pthread_join(nic->thread, NULL);
+		nic->running = false;
+	}
+	pthread_mutex_destroy(&nic->lock);
+	pthread_cond_destroy(&nic->cond);
+	free(nic);
+}
+
+int roce_nic_exec(struct roce_nic *nic, roce_nic_cmd_fn fn, void *arg)
+{
+	int rc;
+
+	if (!nic->running || atomic_load(&nic->stopping) != 0)
+		return -ESHUTDOWN;
+	if (pthread_equal(pthread_self(), nic->thread))
+		return fn(nic, arg);		/* a command's own call */
+	pthread_mutex_lock(&nic->lock);
+	while (atomic_load(&nic->cmd_ready) != 0)	/* another thread's command */
+		pthread_cond_wait(&nic->cond, &nic->lock);
+	nic->cmd_fn = fn;
+	nic->cmd_arg = arg;
+	nic->cmd_done = false;
+	atomic_store_explicit(&nic->cmd_ready, 1, memory_order_release);
+	while (!nic->cmd_done)
+		pthread_cond_wait(&nic->cond, &nic->lock);
+	rc = nic->cmd_rc;
+	nic->cmd_done = false;
+	pthread_cond_broadcast(&nic->cond);
+	pthread_mutex_unlock(&nic->lock);
+	return rc;
+}
+
+struct roce_device *roce_nic_device(struct roce_nic *nic)
+{
+	return nic->dev;
+}
+
+void roce_nic_port(const struct roce_nic *nic, uint8_t mac[6], uint32_t *mtu, uint64_t *bps)
+{
+	memcpy(mac, nic->mac, 6);
+	*mtu = nic->mtu;
+	*bps = nic->bps;
+}
+
+int roce_nic_resolve(struct roce_nic *nic, const struct roce_ip_addr *ip, uint8_t ip_ver,
+		     uint8_t mac[6])
+{
+	roce_time_t end = roce_engine_now(nic->eng) + NIC_RESOLVE_WAIT;
+	int rc;
+
+	while ((rc = roce_port_resolve(nic->port, ip, ip_ver, mac)) == -EAGAIN) {
+		if (roce_engine_now(nic->eng) > end)
+			return -EHOSTUNREACH;
+		if (!nic_turn(nic))
+			sched_yield();
+	}
+	return rc;
+}
+
+void roce_nic_doorbell(struct roce_nic *nic)
+{
+	atomic_fetch_add_explicit(&nic->doorbell, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&nic->napping, memory_order_seq_cst) != 0)
+		syscall(SYS_futex, &nic->doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void roce_nic_wq_attach(struct roce_nic *nic, struct roce_nic_wq *wq)
+{
+	wq->next = nic->wqs;
+	nic->wqs = wq;
+}
+
+void roce_nic_wq_detach(struct roce_nic *nic, struct roce_nic_wq *wq)
+{
+	for (struct roce_nic_wq **p = &nic->wqs; *p != NULL; p = &(*p)->next)
+		if (*p == wq) {
+			*p = wq->next;
+			return;
+		}
+}
+
+void roce_nic_cq_attach(struct roce_nic *nic, struct roce_nic_cq *cq)
+{
+	cq->next = nic->cqs;
+	nic->cqs = cq;
+	roce_cq_set_notify(cq->cq, cq_notified, cq);
+}
+
+void roce_nic_cq_detach(struct roce_nic *nic, struct roce_nic_cq *cq)
+{
+	roce_cq_set_notify(cq->cq, NULL, NULL);
+	for (struct roce_nic_cq **p = &nic->cqs; *p != NULL; p = &(*p)->next)
+		if (*p == cq) {
+			*p = cq->next;
+			return;
+		}
+}
