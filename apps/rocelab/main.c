@@ -16,6 +16,7 @@ static const struct rocelab_cmd *const commands[] = {
 	&cmd_compare,
 	&cmd_devices,
 	&cmd_dissect,
+	&cmd_exec,
 	&cmd_craft,
 	&cmd_fixup,
 	&cmd_learn,

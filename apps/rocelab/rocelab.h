@@ -27,6 +27,7 @@ extern const struct rocelab_cmd cmd_compare;
 extern const struct rocelab_cmd cmd_demo;
 extern const struct rocelab_cmd cmd_devices;
 extern const struct rocelab_cmd cmd_dissect;
+extern const struct rocelab_cmd cmd_exec;
 extern const struct rocelab_cmd cmd_craft;
 extern const struct rocelab_cmd cmd_fixup;
 extern const struct rocelab_cmd cmd_learn;
