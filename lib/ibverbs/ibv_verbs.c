@@ -19,15 +19,16 @@
 /* ---- the process: one device, one NIC ---- */
 
 static struct {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;		/* the NIC's start, the count of contexts */
+	pthread_mutex_t say_lock;	/* @said */
 	struct roce_nic *nic;
 	int nctx;			/* contexts open */
 	pid_t pid;			/* the process the NIC runs in */
 	bool forked;
-	bool names_asked, guid_asked, opened;
+	bool names_asked, guid_asked, opened;	/* opened: ibv_open_device() was called */
 	char said[16][96];		/* complaints made once */
 	int nsaid;
-} ibvr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} ibvr = { .lock = PTHREAD_MUTEX_INITIALIZER, .say_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct ibv_device ibvr_device = {
 	.node_type = IBV_NODE_CA,
@@ -46,23 +47,24 @@ void ibvr_say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	pthread_mutex_lock(&ibvr.lock);
+	pthread_mutex_lock(&ibvr.say_lock);
 	for (int i = 0; i < ibvr.nsaid; i++)
 		if (strncmp(ibvr.said[i], line, sizeof(ibvr.said[i]) - 1) == 0) {
-			pthread_mutex_unlock(&ibvr.lock);
+			pthread_mutex_unlock(&ibvr.say_lock);
 			return;
 		}
 	if (ibvr.nsaid < (int)ROCE_DIM(ibvr.said))
 		snprintf(ibvr.said[ibvr.nsaid++], sizeof(ibvr.said[0]), "%s", line);
-	pthread_mutex_unlock(&ibvr.lock);
+	pthread_mutex_unlock(&ibvr.say_lock);
 	fprintf(stderr, IBVR_DEV_NAME ": %s\n", line);
 }
 
 static void forked_child(void)
 {
 	ibvr.forked = true;
-	/* the child's copy of the lock may have been held by another thread at fork() */
+	/* the child's copies of the locks may have been held by another thread at fork() */
 	pthread_mutex_init(&ibvr.lock, NULL);
+	pthread_mutex_init(&ibvr.say_lock, NULL);
 }
 
 bool ibvr_usable(void)
@@ -184,6 +186,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct ibvr_context *c;
 	struct roce_nic *nic;
 
+	ibvr.opened = true;
 	if (!ibvr_usable())
 		return NULL;
 	if (device != &ibvr_device) {
@@ -213,7 +216,6 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ibvr_context_ops(c);
 	pthread_mutex_lock(&ibvr.lock);
 	ibvr.nctx++;
-	ibvr.opened = true;
 	pthread_mutex_unlock(&ibvr.lock);
 	return &c->vctx.context;
 }
@@ -843,7 +845,12 @@ static int to_roce_ah(struct roce_nic *nic, const struct ibv_ah_attr *in, struct
 		o->ip_ver = 6;
 	}
 	o->traffic_class = in->grh.traffic_class;
-	o->hop_limit = in->grh.hop_limit;
+	/*
+	 * Linux resolves a RoCEv2 address vector itself (ib_resolve_eth_dmac) and takes the IP
+	 * TTL from the route, not from the program: ibv_*_pingpong's hop_limit of 1 would not
+	 * cross a router, and does on rxe and mlx5. rocelab0 does the same.
+	 */
+	o->hop_limit = 64;
 	o->flow_label = in->grh.flow_label;
 	o->sl = in->sl;
 	rc = roce_nic_resolve(nic, &o->dip, o->ip_ver, o->dmac);

@@ -25,7 +25,9 @@
 #include "roce_transport.h"
 
 #define NIC_IDLE_TURNS 4		/* turns with nothing to do before a nap */
-#define NIC_NAP_NS 10000		/* the longest nap: 10 us */
+#define NIC_NAP (10 * ROCE_US)		/* a nap while in use */
+#define NIC_QUIET ROCE_MS		/* nothing to do for this long ... */
+#define NIC_NAP_QUIET (200 * ROCE_US)	/* ... naps of this */
 #define NIC_LINGER (10 * ROCE_MS)	/* at stop: frames still owed to the peer leave */
 #define NIC_RESOLVE_WAIT (3 * ROCE_SEC)
 #define NIC_CQ_BATCH 32
@@ -64,6 +66,7 @@ struct roce_nic {
 	struct roce_nic_wq *wqs;
 	struct roce_nic_cq *cqs;
 	uint32_t quiet;
+	roce_time_t busy_at;		/* when the NIC last had work */
 
 	/* start-up, on the NIC's thread: its outcome for roce_nic_start() */
 	char *err;
@@ -206,22 +209,24 @@ static bool nic_turn(struct roce_nic *nic)
  */
 static void nic_idle(struct roce_nic *nic, bool did)
 {
-	roce_time_t now, next;
-	struct timespec ts = { 0, NIC_NAP_NS };
+	struct timespec ts = { 0, 0 };
+	roce_time_t now, next, nap;
 
+	now = roce_engine_now(nic->eng);
 	if (did) {
 		nic->quiet = 0;
+		nic->busy_at = now;
 		return;
 	}
 	if (++nic->quiet < NIC_IDLE_TURNS)
 		return;
 	nic->quiet = 0;
-	now = roce_engine_now(nic->eng);
 	next = roce_engine_next(nic->eng);
 	if (next <= now)
 		return;
-	if (next - now < (roce_time_t)NIC_NAP_NS * ROCE_NS)
-		ts.tv_nsec = (long)((next - now) / ROCE_NS);
+	/* quiet for a while: longer naps, so that a NIC nobody uses costs next to nothing */
+	nap = now - nic->busy_at > NIC_QUIET ? NIC_NAP_QUIET : NIC_NAP;
+	ts.tv_nsec = (long)(ROCE_MIN(nap, next - now) / ROCE_NS);
 	/* asleep on the doorbell: a post wakes the NIC at once, frames wait for the nap's end */
 	atomic_store_explicit(&nic->napping, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&nic->doorbell, memory_order_seq_cst) == nic->doorbell_seen &&
