@@ -320,6 +320,14 @@ CASES = [
     ("replay: no such driver", ["replay", "good.pcap", "--dev", "net_nosuch0", "--capture",
                                 "rcap.pcap"], 1, ["net_nosuch0", "no driver called"],
      ["rcap.pcap"]),
+    # exec
+    ("exec: no program", ["exec", "--dev", "net_null0", "--ip", "10.0.0.1"], 2,
+     ["no program given"], []),
+    ("exec: no port", ["exec", "--ip", "10.0.0.1", "--", "true"], 2, ["--dev"], []),
+    ("exec: a bad address", ["exec", "--dev", "net_null0", "--ip", "10.0.0.256", "--",
+                             "true"], 2, ["'10.0.0.256'", "IPv4 or IPv6"], []),
+    ("exec: no such program", ["exec", "--dev", "net_null0", "--ip", "10.0.0.1", "--",
+                               "rl-nosuch-prog"], 127, ["rl-nosuch-prog", "No such file"], []),
 ]
 
 # A full disk (FULL_DISK_SHIM: writes to files matching the pattern fail with ENOSPC): name,
