@@ -50,7 +50,7 @@ static const struct option long_opts[] = {
 
 static bool has_verbs_lib(const char *dir)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 32];
 
 	snprintf(path, sizeof(path), "%s/libibverbs.so.1", dir);
 	return access(path, R_OK) == 0;
@@ -65,6 +65,7 @@ static const char *verbs_dir(char *buf, size_t len)
 	const char *env = getenv("ROCELAB_VERBS_DIR");
 	char exe[PATH_MAX];
 	ssize_t n;
+	int len_out;
 
 	if (env != NULL)
 		return has_verbs_lib(env) ? env : NULL;
@@ -76,8 +77,8 @@ static const char *verbs_dir(char *buf, size_t len)
 		slash = strrchr(exe, '/');
 		if (slash != NULL) {
 			*slash = '\0';
-			snprintf(buf, len, "%s/../../lib/ibverbs", exe);
-			if (has_verbs_lib(buf))
+			len_out = snprintf(buf, len, "%s/../../lib/ibverbs", exe);
+			if (len_out > 0 && (size_t)len_out < len && has_verbs_lib(buf))
 				return buf;
 		}
 	}
