@@ -54,7 +54,7 @@ void ibvr_say(const char *fmt, ...)
 			return;
 		}
 	if (ibvr.nsaid < (int)ROCE_DIM(ibvr.said))
-		snprintf(ibvr.said[ibvr.nsaid++], sizeof(ibvr.said[0]), "%s", line);
+		memcpy(ibvr.said[ibvr.nsaid++], line, sizeof(ibvr.said[0]) - 1);	/* a prefix */
 	pthread_mutex_unlock(&ibvr.say_lock);
 	fprintf(stderr, IBVR_DEV_NAME ": %s\n", line);
 }
