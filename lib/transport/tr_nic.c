@@ -49,7 +49,17 @@ static void nic_dma_done(struct roce_engine *eng, struct roce_timer *t, void *ar
 
 #define NIC_HOST_RX_BUFFER (256u << 10)	/* host_rx_buffer's default: a ConnectX port's share */
 
-static const struct verbs_hooks tr_hooks = {
+static void hook_init(struct roce_qp *qp);
+static int hook_modify(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask);
+static void hook_reset(struct roce_qp *qp);
+static void hook_query(const struct roce_qp *qp, struct roce_qp_attr *attr);
+
+static const struct verbs_ops tr_ops = {
+	.qp_size = sizeof(struct roce_qp),
+	.qp_init = hook_init,
+	.qp_modify = hook_modify,
+	.qp_reset = hook_reset,
+	.qp_query = hook_query,
 	.qp_kick = tr_qp_kick,
 	.qp_state_changed = hook_state_changed,
 	.qp_destroy = hook_destroy,
@@ -113,7 +123,7 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 		dev->conf.host_rx_buffer = NIC_HOST_RX_BUFFER;
 	nic->host_if = dev->conf.host_bps != 0;
 	dev->nic = nic;
-	dev->hooks = &tr_hooks;
+	dev->ops = &tr_ops;
 	return dev;
 
 err_free:
@@ -543,6 +553,72 @@ static struct rte_mbuf *nic_pull(void *owner)
 	return NULL;
 }
 
+/* ---- the provider's share of the QP verbs (verbs_ops) ---- */
+
+/* A QP was created (in RESET, its transport state zeroed). */
+static void hook_init(struct roce_qp *qp)
+{
+	/* a per-QP entropy port in the dynamic range, as rxe and ConnectX derive one */
+	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e3779b1u) >> 18));
+	qp->hdr_gen = 1;
+}
+
+/* roce_modify_qp(): what the attributes in @p mask set in the transport. */
+static int hook_modify(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask)
+{
+	if (mask & ROCE_QP_MAX_DEST_RD_ATOMIC) {
+		uint32_t n = attr->max_dest_rd_atomic ? attr->max_dest_rd_atomic : 1;
+		struct tr_resource *res = calloc(n, sizeof(*res));
+
+		if (res == NULL)
+			return -ENOMEM;
+		free(qp->resp.res);
+		qp->resp.res = res;
+		qp->resp.res_size = n;
+		qp->resp.res_tail = 0;
+	}
+	if (mask & ROCE_QP_RQ_PSN)
+		qp->resp.epsn = attr->rq_psn;
+	if (mask & ROCE_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn;
+		qp->req.psn_hw = attr->sq_psn;	/* nothing sent yet: no PSN below it is a retransmit */
+		qp->comp.psn = attr->sq_psn;
+	}
+	if (mask & ROCE_QP_AV) {
+		if (attr->ah_attr.sport != 0)
+			qp->sport = attr->ah_attr.sport;
+		verbs_qp_hdr_changed(qp);
+	}
+	if (mask & ROCE_QP_RETRY_CNT)
+		qp->comp.retry_cnt = attr->retry_cnt;
+	if (mask & ROCE_QP_RNR_RETRY)
+		qp->comp.rnr_retry = attr->rnr_retry;
+	return 0;
+}
+
+/* Back to RESET: forget all transport state. */
+static void hook_reset(struct roce_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->comp.read_offset = 0;
+	qp->comp.rnr_wait = false;
+	qp->resp.in_msg = false;
+	qp->resp.wqe_held = false;
+	qp->resp.ack = RESP_ACK_NONE;
+	qp->resp.seq_nak_sent = qp->resp.rnr_nak_sent = false;
+	qp->resp.msn = 0;
+	qp->resp.res_tail = 0;
+	if (qp->resp.res != NULL)
+		memset(qp->resp.res, 0, qp->resp.res_size * sizeof(*qp->resp.res));
+}
+
+/* roce_query_qp(): the PSNs as they are now. */
+static void hook_query(const struct roce_qp *qp, struct roce_qp_attr *attr)
+{
+	attr->sq_psn = qp->req.psn;
+	attr->rq_psn = qp->resp.epsn;
+}
+
 static void hook_destroy(struct roce_qp *qp)
 {
 	struct tr_nic *nic = tr_nic(qp->dev);
@@ -557,6 +633,8 @@ static void hook_destroy(struct roce_qp *qp)
 		else
 			nic->tx_tail = *pp, pp = &(*pp)->tx_next;
 	}
+	free(qp->resp.res);
+	free(qp->resp.wqe);
 }
 
 static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old)

@@ -84,10 +84,25 @@ enum roce_dev_counter {
 /** Counter name ("rx_icrc_errors", "rnr_nak_retry_err", ...). */
 const char *roce_counter_name(enum roce_dev_counter c);
 
-struct verbs_hooks {
+/*
+ * The provider behind a device (the emulated NIC, lib/transport), as rdma-core's
+ * verbs_context_ops and the kernel's ib_device_ops: the core checks what a call asks, keeps the
+ * objects' common part and calls these for the rest. None runs per packet.
+ */
+struct verbs_ops {
+	/* bytes of the provider's QP, which embeds struct roce_qp at offset 0 (the kernel's
+	 * INIT_RDMA_OBJ_SIZE rule): the core allocates it zeroed, the provider reaches its part
+	 * with container_of */
+	size_t qp_size;
+	void (*qp_init)(struct roce_qp *qp);			/* created, in RESET: set up its part */
+	/* modify: @p mask's attributes passed the core's checks; take the provider's share of
+	 * them before the core applies its own. 0, or -ENOMEM with nothing changed */
+	int (*qp_modify)(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask);
+	void (*qp_reset)(struct roce_qp *qp);			/* back to RESET: forget it all */
+	void (*qp_query)(const struct roce_qp *qp, struct roce_qp_attr *attr); /* sq_psn, rq_psn */
 	void (*qp_kick)(struct roce_qp *qp);			/* the SQ has new work */
 	void (*qp_state_changed)(struct roce_qp *qp, enum roce_qp_state old);
-	void (*qp_destroy)(struct roce_qp *qp);			/* free transport state */
+	void (*qp_destroy)(struct roce_qp *qp);			/* free the provider's part */
 };
 
 struct roce_device {
@@ -110,7 +125,7 @@ struct roce_device {
 	struct roce_qp **qp;			/* by qpn - qpn_base, @qp_cap entries */
 	uint32_t qp_cap;			/* entries in @qp; beyond: no QP */
 	uint32_t qp_next;			/* next QPN offset to try */
-	const struct verbs_hooks *hooks;	/* set by the transport */
+	const struct verbs_ops *ops;		/* the provider's, set when it creates the device */
 	void *nic;				/* the transport's per-device state */
 	uint64_t cnt[ROCE_CNT_NUM];		/* counters */
 };
