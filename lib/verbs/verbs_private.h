@@ -1,4 +1,4 @@
-/* The verbs objects' insides, shared by lib/verbs and lib/transport; apps never include it. */
+/* The verbs objects' common part: the core's, read by its provider (lib/transport), not apps. */
 #ifndef VERBS_PRIVATE_H
 #define VERBS_PRIVATE_H
 
@@ -94,7 +94,7 @@ struct verbs_ops {
 	 * INIT_RDMA_OBJ_SIZE rule): the core allocates it zeroed, the provider reaches its part
 	 * with container_of */
 	size_t qp_size;
-	void (*qp_init)(struct roce_qp *qp);			/* created, in RESET: set up its part */
+	void (*qp_init)(struct roce_qp *qp);		/* created, in RESET: set up its part */
 	/* modify: @p mask's attributes passed the core's checks; take the provider's share of
 	 * them before the core applies its own. 0, or -ENOMEM with nothing changed */
 	int (*qp_modify)(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask);
@@ -206,97 +206,7 @@ struct verbs_send_wqe {
 	uint32_t discard;		/* READ, atomic: SGEs that drop bytes (verbs_sge_check()) */
 };
 
-/* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */
-struct tr_resource {
-	uint8_t opcode;			/* RC_RDMA_READ_REQUEST, RC_COMPARE_SWAP or RC_FETCH_ADD */
-	bool active;			/* responses still to send */
-	bool replay;			/* ... again, for a duplicate request */
-	uint32_t first_psn, last_psn;	/* PSNs of the answer */
-	uint32_t cur_psn;		/* next response PSN to send */
-	uint32_t start_psn;		/* PSN of the request being answered (original or retry) */
-	uint64_t va;			/* READ: next byte to send */
-	uint32_t resid;			/* READ: bytes left */
-	struct roce_mr *mr;		/* READ: the region */
-	uint64_t va0;			/* READ: first byte, for replays */
-	uint32_t len0;			/* READ: length, for replays */
-	uint64_t orig;			/* atomic: value before the operation */
-	uint32_t msn;			/* MSN to report */
-};
-
-/* Requester: walks the SQ, segments, numbers packets (tr_req.c). */
-struct tr_req {
-	uint32_t wqe;			/* next WQE to send from (free-running index) */
-	uint32_t psn;			/* next PSN */
-	uint32_t offset;		/* bytes of that WQE already sent */
-	uint32_t noack_pkts;		/* packets since one asked for an ACK */
-	uint32_t noack_bytes;		/* payload bytes since one asked for an ACK */
-	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
-	uint32_t next_new;		/* first WQE never started (PSNs not yet assigned) */
-	uint32_t psn_hw;		/* first PSN never sent: below it, a send is a retransmit */
-};
-
-/* Completer: retires WQEs on ACKs and responses, runs the retry timers (tr_comp.c). */
-struct tr_comp {
-	uint32_t psn;			/* next response PSN expected */
-	uint8_t retry_cnt;		/* retries left on timeout / sequence NAK */
-	uint8_t rnr_retry;		/* retries left on RNR NAK */
-	uint32_t read_offset;		/* bytes of the READ at sq_head already placed */
-	struct roce_timer ack_timer;	/* local ACK timeout */
-	struct roce_timer rnr_timer;	/* RNR wait */
-	bool rnr_wait;			/* sending paused until rnr_timer fires */
-	bool retry_pending;		/* went back already: later gaps are echoes of the same loss */
-};
-
-/* What the responder still has to send. */
-enum tr_resp_ack {
-	RESP_ACK_NONE,
-	RESP_ACK_ACK,			/* an ACK for psn ack_psn */
-	RESP_ACK_NAK,			/* a NAK with nak_syndrome for psn ack_psn */
-};
-
-/* Responder: checks and executes requests, answers them (tr_resp.c). */
-struct tr_resp {
-	uint32_t epsn;			/* next PSN expected */
-	uint32_t msn;			/* messages completed */
-	bool seq_nak_sent;		/* one sequence NAK per gap (IBA 9.7.5.1.2) */
-	bool rnr_nak_sent;		/* RNR NAK sent, waiting for the retry */
-	enum tr_resp_ack ack;		/* pending ACK/NAK */
-	uint32_t ack_psn;		/* PSN it acknowledges */
-	uint8_t nak_syndrome;		/* AETH syndrome of a pending NAK */
-	/* message in progress */
-	bool in_msg;			/* a multi-packet SEND/WRITE is under way */
-	uint8_t msg_opcode;		/* its first opcode */
-	struct verbs_recv_wqe *wqe;	/* SEND: the receive WQE being filled (copy) */
-	uint32_t wqe_offset;		/* bytes placed into it */
-	bool wqe_err;			/* message too long etc.: complete in error at the end */
-	bool wqe_held;			/* UC: wqe is a receive kept from a broken SEND, for the next */
-	struct roce_mr *wr_mr;		/* WRITE: region */
-	uint64_t wr_va;			/* WRITE: next byte */
-	uint32_t wr_resid;		/* WRITE: bytes left */
-	bool wr_discard;		/* WRITE: the region drops bytes (ROCE_ACCESS_DISCARD) */
-	bool uc_drop;			/* UC: dropping the rest of a broken message */
-	/* READ/atomic resources, a ring of max_dest_rd_atomic */
-	struct tr_resource *res;
-	uint32_t res_size;		/* entries */
-	uint32_t res_tail;		/* next slot to use (free-running) */
-	uint32_t res_active;		/* at least the number of active entries (0: skip the scan) */
-};
-
-struct tr_cc_conf;
-
-/* A QP's congestion state: notification point pacing, reaction point rate (tr_cc.c, tr_nic.c). */
-struct tr_qp_cc {
-	const struct tr_cc_conf *conf;	/* algorithm and parameters bound at connect; NULL: none */
-	uint64_t rate;			/* rate limit of data packets, b/s; 0: none (line rate) */
-	roce_time_t tx_allowed_at;	/* the next data packet may not leave before this */
-	roce_time_t last_tx;		/* when the last data packet left */
-	uint32_t last_bits;		/* its size on the wire, bits */
-	roce_time_t last_cnp;		/* NP: when the last CNP for this QP was queued */
-	bool cnp_sent;			/* NP: last_cnp is valid */
-	struct roce_timer timer;	/* the algorithm's one timer */
-	uint64_t priv[20];		/* the algorithm's per-QP state */
-};
-
+/* A QP's common part: what the verbs see. The provider's QP embeds it (verbs_ops.qp_size). */
 struct roce_qp {
 	struct roce_pd *pd;
 	struct roce_device *dev;
@@ -308,7 +218,6 @@ struct roce_qp {
 	struct roce_srq *srq;
 	bool sq_sig_all;
 	uint32_t mtu;			/* path MTU in bytes */
-	uint16_t sport;			/* UDP source port */
 
 	/* send queue */
 	struct verbs_send_wqe *sq;	/* ring */
@@ -319,31 +228,7 @@ struct roce_qp {
 	uint32_t sq_head;		/* oldest WQE not retired (the completer's position) */
 	uint32_t sq_tail;		/* next free */
 	struct verbs_rq rq;		/* own receive queue (unused with an SRQ) */
-
-	struct tr_req req;
-	struct tr_comp comp;
-	struct tr_resp resp;
-	struct roce_qp_stats st;	/* per-QP counters */
-
-	/* transmit scheduling (tr_nic.c) */
-	bool tx_listed;			/* on the NIC's list of QPs with work */
-	struct roce_qp *tx_next;	/* that list */
-	struct tr_qp_cc cc;		/* rate limiter, congestion control, CNP pacing */
-	struct roce_wire_tmpl tx_tmpl[2]; /* headers of the last two sets sent (tr_pkt_build): with
-					   * ECN on, data (ECT(0)) and ACKs (not-ECT) differ */
-	uint8_t tx_tmpl_next;		/* which of tx_tmpl a third set replaces */
-	uint32_t hdr_gen;		/* bumped when what the headers are built from changes (the
-					 * address vector, the NIC's ECN policy); from 1 */
-	uint32_t tx_tmpl_gen[2];	/* hdr_gen tx_tmpl[i] was built at for the QP's own
-					 * connection (tr_pkt_init_conn), 0: not */
 };
-
-/* What @p qp's frame headers are built from changed: its header templates are stale. */
-static inline void verbs_qp_hdr_changed(struct roce_qp *qp)
-{
-	if (++qp->hdr_gen == 0)
-		qp->hdr_gen = 1;	/* 0 marks a template never built */
-}
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
 int verbs_rq_init(struct verbs_rq *rq, uint32_t max_wr, uint32_t max_sge);
@@ -565,7 +450,7 @@ static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t 
 	return i < dev->qp_cap ? dev->qp[i] : NULL;
 }
 
-/** Move @p qp to @p state (no checks) and tell the transport. */
+/** Move @p qp to @p state (no checks) and tell the provider (verbs_ops.qp_state_changed). */
 void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);
 
 
