@@ -31,6 +31,7 @@ static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
 /* A completion could not be delivered: the CQ overflowed, which is fatal for the QP. */
 void tr_cq_lost(struct tr_qp *qp)
 {
+	TR_CNT(qp->vqp.dev, CQ_OVERFLOW);
 	tr_trace(qp, "CQ overflow: completion lost");
 	if (qp->vqp.state != ROCE_QPS_ERR)
 		verbs_qp_set_state(&qp->vqp, ROCE_QPS_ERR);
@@ -87,9 +88,9 @@ void tr_qp_error(struct tr_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_stat
 	tr_trace(qp, "wqe %llu completes with %s", (unsigned long long)wqe->wr.wr_id,
 		 roce_wc_status_name(status));
 	if (status == ROCE_WC_RETRY_EXC_ERR)
-		VERBS_CNT(qp->vqp.dev, RETRY_EXCEEDED);
+		TR_CNT(qp->vqp.dev, RETRY_EXCEEDED);
 	else if (status == ROCE_WC_RNR_RETRY_EXC_ERR)
-		VERBS_CNT(qp->vqp.dev, RNR_RETRY_EXCEEDED);
+		TR_CNT(qp->vqp.dev, RNR_RETRY_EXCEEDED);
 	tr_comp_done(qp, wqe, status);
 	if (qp->vqp.state != ROCE_QPS_ERR)
 		verbs_qp_set_state(&qp->vqp, ROCE_QPS_ERR);
@@ -193,7 +194,7 @@ static void comp_retry(struct tr_qp *qp, uint32_t psn, const char *why, bool tim
 	qp->comp.retry_pending = true;
 	tr_trace(qp, "%s: go back to psn %u (%u retries left)", why, psn, qp->comp.retry_cnt);
 	if (oldest->wr.opcode == ROCE_WR_RDMA_READ && qp->comp.read_offset != 0)
-		VERBS_CNT(qp->vqp.dev, READ_RETRIES);
+		TR_CNT(qp->vqp.dev, READ_RETRIES);
 	tr_req_rewind(qp, psn);
 	comp_restart_ack_timer(qp);
 }
@@ -209,7 +210,7 @@ static void ack_timer_fired(struct roce_engine *eng, struct roce_timer *t, void 
 	if (!comp_outstanding(qp))
 		return;
 	qp->st.timeouts++;
-	VERBS_CNT(qp->vqp.dev, TIMEOUTS);
+	TR_CNT(qp->vqp.dev, TIMEOUTS);
 	comp_retry(qp, qp->comp.psn, "local ACK timeout", true);
 }
 
@@ -256,7 +257,7 @@ static bool comp_implied_ack(struct tr_qp *qp, uint32_t psn, bool inclusive)
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (wqe_rd_atomic(wqe)) {
-			VERBS_CNT(qp->vqp.dev, IMPLIED_NAK);
+			TR_CNT(qp->vqp.dev, IMPLIED_NAK);
 			comp_retry(qp, qp->comp.psn, "implied NAK (READ/atomic unanswered)", false);
 			return false;
 		}
@@ -329,10 +330,10 @@ static void comp_aeth(struct tr_qp *qp, const struct roce_pkt *pkt)
 
 	switch (roce_aeth_kind(syn)) {
 	case ROCE_AETH_ACK:
-		VERBS_CNT(qp->vqp.dev, ACKS_RCVD);
+		TR_CNT(qp->vqp.dev, ACKS_RCVD);
 		if (!psn_outstanding(qp, psn)) {
 			/* duplicate or stale ACK: nothing to do */
-			VERBS_CNT(qp->vqp.dev, GHOST_ACK);
+			TR_CNT(qp->vqp.dev, GHOST_ACK);
 			return;
 		}
 		if (!comp_implied_ack(qp, psn, true))
@@ -345,7 +346,7 @@ static void comp_aeth(struct tr_qp *qp, const struct roce_pkt *pkt)
 		return;
 	case ROCE_AETH_RNR_NAK:
 		qp->st.rnr_naks_rcvd++;
-		VERBS_CNT(qp->vqp.dev, RNR_NAK_RCVD);
+		TR_CNT(qp->vqp.dev, RNR_NAK_RCVD);
 		if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 			return;
 		qp->comp.psn = psn;
@@ -371,7 +372,7 @@ static void comp_aeth(struct tr_qp *qp, const struct roce_pkt *pkt)
 			bool progress = roce_psn_diff(psn, qp->comp.psn) > 0;
 
 			qp->st.seq_naks_rcvd++;
-			VERBS_CNT(qp->vqp.dev, SEQ_NAK_RCVD);
+			TR_CNT(qp->vqp.dev, SEQ_NAK_RCVD);
 			/* IBA 9.7.5.1.2: a sequence NAK acknowledges everything before its PSN */
 			if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 				return;
@@ -388,7 +389,7 @@ static void comp_aeth(struct tr_qp *qp, const struct roce_pkt *pkt)
 			comp_retry(qp, psn, "NAK sequence error", false);
 			return;
 		}
-		VERBS_CNT(qp->vqp.dev, ERR_NAK_RCVD);
+		TR_CNT(qp->vqp.dev, ERR_NAK_RCVD);
 		if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 			return;
 		if (comp_outstanding(qp))
@@ -396,7 +397,7 @@ static void comp_aeth(struct tr_qp *qp, const struct roce_pkt *pkt)
 				    nak_status(syn & 0x1f));
 		return;
 	default:
-		VERBS_CNT(qp->vqp.dev, GHOST_ACK);
+		TR_CNT(qp->vqp.dev, GHOST_ACK);
 	}
 }
 
@@ -407,7 +408,7 @@ static void comp_data(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t mas
 	int32_t d;
 
 	if (!psn_outstanding(qp, pkt->psn)) {
-		VERBS_CNT(qp->vqp.dev, GHOST_ACK);
+		TR_CNT(qp->vqp.dev, GHOST_ACK);
 		return;
 	}
 	/* everything before this response is acknowledged by it */

@@ -71,13 +71,13 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	struct roce_device *dev;
 	struct tr_nic *nic;
 
-	dev = calloc(1, sizeof(*dev));
 	/* on a line of its own: what a pull reads is its first line */
-	if (posix_memalign((void **)&nic, RTE_CACHE_LINE_SIZE, sizeof(*nic)) != 0)
-		nic = NULL;
-	if (dev == NULL || nic == NULL)
-		goto err_free;
+	if (posix_memalign((void **)&nic, RTE_CACHE_LINE_SIZE, sizeof(*nic)) != 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	memset(nic, 0, sizeof(*nic));
+	dev = &nic->vdev;
 	dev->conf = *conf;
 	if (dev->conf.max_mtu == 0)
 		dev->conf.max_mtu = ROCE_MTU_4096;
@@ -115,7 +115,6 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 		.gid_tbl_len = 5,
 		.speed_bps = dev->conf.speed_bps,
 	};
-	nic->dev = dev;
 	roce_nic_qos_defaults(&nic->qos);
 	roce_timer_init(&nic->wake, nic_wake_fired, dev);
 	roce_timer_init(&nic->dma_done, nic_dma_done, dev);
@@ -123,15 +122,8 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	if (dev->conf.host_bps != 0 && dev->conf.host_rx_buffer == 0)
 		dev->conf.host_rx_buffer = NIC_HOST_RX_BUFFER;
 	nic->host_if = dev->conf.host_bps != 0;
-	dev->nic = nic;
 	dev->ops = &tr_ops;
 	return dev;
-
-err_free:
-	free(nic);
-	free(dev);
-	errno = ENOMEM;
-	return NULL;
 }
 
 int roce_device_destroy(struct roce_device *dev)
@@ -153,8 +145,7 @@ int roce_device_destroy(struct roce_device *dev)
 	tr_cc_free_all(nic);
 	free(dev->qp);
 	free(dev->mr);
-	free(dev->nic);
-	free(dev);
+	free(nic);
 	return 0;
 }
 
@@ -189,6 +180,70 @@ void tr_trace(struct tr_qp *qp, const char *fmt, ...)
 	fputc('\n', f);
 }
 
+static const char *const counter_name[] = {
+	[ROCE_CNT_RX_FRAMES] = "rx_frames",
+	[ROCE_CNT_TX_FRAMES] = "tx_frames",
+	[ROCE_CNT_RX_ICRC_ERR] = "rx_icrc_errors",
+	[ROCE_CNT_RX_MALFORMED] = "rx_malformed",
+	[ROCE_CNT_RX_NO_QP] = "rx_no_qp",
+	[ROCE_CNT_RX_BAD_STATE] = "rx_bad_qp_state",
+	[ROCE_CNT_RX_QKEY_ERR] = "rx_qkey_violations",
+	[ROCE_CNT_RX_OPCODE_ERR] = "rx_opcode_errors",
+	[ROCE_CNT_DUPLICATE] = "duplicate_request",
+	[ROCE_CNT_OUT_OF_SEQUENCE] = "out_of_sequence",
+	[ROCE_CNT_SEQ_NAK_SENT] = "seq_nak_sent",
+	[ROCE_CNT_SEQ_NAK_RCVD] = "packet_seq_err",
+	[ROCE_CNT_RNR_NAK_SENT] = "rnr_nak_sent",
+	[ROCE_CNT_RNR_NAK_RCVD] = "rnr_nak_retry_err",
+	[ROCE_CNT_ACCESS_NAK_SENT] = "remote_access_nak_sent",
+	[ROCE_CNT_INV_REQ_NAK_SENT] = "remote_invalid_req_nak_sent",
+	[ROCE_CNT_OP_ERR_NAK_SENT] = "remote_op_err_nak_sent",
+	[ROCE_CNT_ERR_NAK_RCVD] = "fatal_nak_rcvd",
+	[ROCE_CNT_ACKS_SENT] = "ack_sent",
+	[ROCE_CNT_ACKS_RCVD] = "ack_rcvd",
+	[ROCE_CNT_IMPLIED_NAK] = "implied_nak_seq_err",
+	[ROCE_CNT_GHOST_ACK] = "ghost_ack",
+	[ROCE_CNT_RETRANSMITS] = "retransmits",
+	[ROCE_CNT_TIMEOUTS] = "local_ack_timeout_err",
+	[ROCE_CNT_RETRY_EXCEEDED] = "retry_exceeded_err",
+	[ROCE_CNT_RNR_RETRY_EXCEEDED] = "rnr_retry_exceeded_err",
+	[ROCE_CNT_READ_RETRIES] = "read_retries",
+	[ROCE_CNT_DUP_READ] = "duplicate_read",
+	[ROCE_CNT_DUP_ATOMIC] = "duplicate_atomic",
+	[ROCE_CNT_DUP_DROPPED] = "duplicate_dropped",
+	[ROCE_CNT_CQ_OVERFLOW] = "cq_overflow",
+	[ROCE_CNT_CNP_SENT] = "np_cnp_sent",
+	[ROCE_CNT_CNP_RCVD] = "rp_cnp_handled",
+	[ROCE_CNT_ECN_CE_RCVD] = "np_ecn_marked_roce_packets",
+	[ROCE_CNT_TX_NO_MBUF] = "tx_no_mbuf",
+	[ROCE_CNT_CNP_IGNORED] = "rp_cnp_ignored",
+	[ROCE_CNT_CNP_DROPPED] = "np_cnp_dropped",
+	[ROCE_CNT_RX_PRIO0_PAUSE] = "rx_prio0_pause",
+	[ROCE_CNT_RX_PRIO1_PAUSE] = "rx_prio1_pause",
+	[ROCE_CNT_RX_PRIO2_PAUSE] = "rx_prio2_pause",
+	[ROCE_CNT_RX_PRIO3_PAUSE] = "rx_prio3_pause",
+	[ROCE_CNT_RX_PRIO4_PAUSE] = "rx_prio4_pause",
+	[ROCE_CNT_RX_PRIO5_PAUSE] = "rx_prio5_pause",
+	[ROCE_CNT_RX_PRIO6_PAUSE] = "rx_prio6_pause",
+	[ROCE_CNT_RX_PRIO7_PAUSE] = "rx_prio7_pause",
+	[ROCE_CNT_RX_PRIO0_PAUSE_NS] = "rx_prio0_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO1_PAUSE_NS] = "rx_prio1_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO2_PAUSE_NS] = "rx_prio2_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO3_PAUSE_NS] = "rx_prio3_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO4_PAUSE_NS] = "rx_prio4_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO5_PAUSE_NS] = "rx_prio5_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO6_PAUSE_NS] = "rx_prio6_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO7_PAUSE_NS] = "rx_prio7_pause_duration_ns",
+	[ROCE_CNT_RX_OUT_OF_BUFFER] = "rx_out_of_buffer",
+	[ROCE_CNT_TX_PFC] = "tx_pfc_frames",
+};
+ROCE_STATIC_ASSERT(ROCE_DIM(counter_name) == ROCE_CNT_NUM);
+
+const char *roce_counter_name(enum roce_dev_counter c)
+{
+	return (unsigned int)c < ROCE_CNT_NUM ? counter_name[c] : "?";
+}
+
 int roce_device_ncounters(void)
 {
 	return ROCE_CNT_NUM;
@@ -211,7 +266,7 @@ static uint64_t counter_now(const struct roce_device *dev, int i)
 	int prio = i - ROCE_CNT_RX_PRIO0_PAUSE_NS;
 
 	if (prio < 0 || prio >= ROCE_NIC_NPRIO)
-		return dev->cnt[i];
+		return nic->cnt[i];
 	now = roce_engine_now(dev->eng);
 	until = nic->paused_until[prio];
 	return (nic->pause_ps[prio] - (until > now ? until - now : 0)) / ROCE_NS;
@@ -349,7 +404,7 @@ static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *
  */
 static inline struct rte_mbuf *nic_tx(struct roce_device *dev, struct rte_mbuf *m)
 {
-	VERBS_CNT(dev, TX_FRAMES);
+	TR_CNT(dev, TX_FRAMES);
 	m->ol_flags |= roce_wire_icrc_good;
 	return m;
 }
@@ -393,7 +448,7 @@ static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
 	struct roce_pkt pkt;
 
 	if (m == NULL) {
-		VERBS_CNT(dev, TX_NO_MBUF);
+		TR_CNT(dev, TX_NO_MBUF);
 		return NULL;
 	}
 	roce_pkt_init(&pkt, ROCE_KIND_PFC, 0);
@@ -409,8 +464,8 @@ static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
 	nic->pfc_due = false;
 	if (nic->pfc_xoff)	/* again at half the quanta, if the buffer is still that full */
 		nic->pfc_refresh_at = roce_engine_now(dev->eng) + pfc_quanta_time(nic) / 2;
-	VERBS_CNT(dev, TX_PFC);
-	VERBS_CNT(dev, TX_FRAMES);
+	TR_CNT(dev, TX_PFC);
+	TR_CNT(dev, TX_FRAMES);
 	return m;
 }
 
@@ -789,7 +844,7 @@ int tr_pkt_build_zc(struct tr_qp *qp, const struct roce_pkt *pkt,
 void tr_pkt_build_failed(struct tr_qp *qp, struct rte_mbuf *m)
 {
 	rte_pktmbuf_free(m);
-	VERBS_CNT(qp->vqp.dev, TX_NO_MBUF);
+	TR_CNT(qp->vqp.dev, TX_NO_MBUF);
 }
 
 /* ---- receive ---- */
@@ -823,7 +878,7 @@ static void nic_pfc_rx(struct roce_device *dev, const struct roce_pkt *pkt)
 
 		if (!(pkt->pfc_cev >> i & 1))
 			continue;
-		dev->cnt[ROCE_CNT_RX_PRIO0_PAUSE + i]++;
+		nic->cnt[ROCE_CNT_RX_PRIO0_PAUSE + i]++;
 		if (!(nic->qos.pfc_enable >> i & 1))
 			continue;
 		ps = (unsigned __int128)pkt->quanta[i] * ROCE_PFC_QUANTUM_BITS * ROCE_SEC;
@@ -854,7 +909,7 @@ static void nic_np(struct tr_qp *qp, const struct roce_pkt *pkt)
 	if (qp->cc.cnp_sent && now - qp->cc.last_cnp < nic->qos.cnp_interval)
 		return;
 	if (nic->cnp_tail - nic->cnp_head >= TR_CNP_QUEUE) {
-		VERBS_CNT(dev, CNP_DROPPED);
+		TR_CNT(dev, CNP_DROPPED);
 		return;
 	}
 	roce_pkt_init(&cnp, ROCE_KIND_ROCEV2, ROCE_OP_CNP);	/* sets BECN (Annex A17.9.3) */
@@ -872,13 +927,13 @@ static void nic_np(struct tr_qp *qp, const struct roce_pkt *pkt)
 	m = roce_engine_mbuf(dev->eng);
 	if (m == NULL || roce_wire_build_mbuf(&cnp, 0, m) < 0) {
 		rte_pktmbuf_free(m);
-		VERBS_CNT(dev, TX_NO_MBUF);
+		TR_CNT(dev, TX_NO_MBUF);
 		return;
 	}
 	qp->cc.cnp_sent = true;
 	qp->cc.last_cnp = now;
 	nic->cnp[nic->cnp_tail++ & (TR_CNP_QUEUE - 1)] = m;
-	VERBS_CNT(dev, CNP_SENT);
+	TR_CNT(dev, CNP_SENT);
 	tr_trace(qp, "CE-marked psn %u: CNP to qp 0x%06x", pkt->psn, cnp.dqpn);
 	if (nic->link != NULL)
 		roce_link_kick(nic->link, nic->dir);
@@ -905,7 +960,7 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 			rte_pktmbuf_free(m);
 			if (flat == NULL || flat->nb_segs != 1) {
 				rte_pktmbuf_free(flat);
-				VERBS_CNT(dev, RX_MALFORMED);
+				TR_CNT(dev, RX_MALFORMED);
 				return;
 			}
 			m = flat;
@@ -920,36 +975,36 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 	}
 	if (rc != 0 || pkt.kind != ROCE_KIND_ROCEV2) {
 		if (pkt.err == ROCE_WERR_ICRC_MISMATCH)
-			VERBS_CNT(dev, RX_ICRC_ERR);
+			TR_CNT(dev, RX_ICRC_ERR);
 		else if (pkt.kind == ROCE_KIND_ROCEV2 || pkt.kind == ROCE_KIND_ROCEV1)
-			VERBS_CNT(dev, RX_MALFORMED);
+			TR_CNT(dev, RX_MALFORMED);
 		goto out;
 	}
 	if (pkt.ecn == 3)
-		VERBS_CNT(dev, ECN_CE_RCVD);
+		TR_CNT(dev, ECN_CE_RCVD);
 	mask = roce_opcode[pkt.opcode].mask;
 	qp = tr_qp_lookup(dev, pkt.dqpn);
 	if (mask & ROCE_F_CNP) {
 		/* reaction point */
 		if (qp != NULL && qp->cc.conf != NULL) {
-			VERBS_CNT(dev, CNP_RCVD);
+			TR_CNT(dev, CNP_RCVD);
 			qp->cc.conf->ops->on_cnp(qp);
 		} else {
-			VERBS_CNT(dev, CNP_IGNORED);
+			TR_CNT(dev, CNP_IGNORED);
 		}
 		goto out;
 	}
 	if (qp == NULL) {
-		VERBS_CNT(dev, RX_NO_QP);
+		TR_CNT(dev, RX_NO_QP);
 		goto out;
 	}
 	if (!opcode_fits_qp(qp, mask)) {
-		VERBS_CNT(dev, RX_OPCODE_ERR);
+		TR_CNT(dev, RX_OPCODE_ERR);
 		goto out;
 	}
 	if (qp->vqp.state != ROCE_QPS_RTR && qp->vqp.state != ROCE_QPS_RTS &&
 	    qp->vqp.state != ROCE_QPS_SQD) {
-		VERBS_CNT(dev, RX_BAD_STATE);
+		TR_CNT(dev, RX_BAD_STATE);
 		goto out;
 	}
 	qp->st.rx_pkts++;
@@ -960,7 +1015,7 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 	else if (qp->vqp.state != ROCE_QPS_RTR)
 		tr_comp_rx(qp, &pkt);
 	else
-		VERBS_CNT(dev, RX_BAD_STATE);
+		TR_CNT(dev, RX_BAD_STATE);
 out:
 	roce_wire_zc_free(m);	/* most frames by reference end here */
 }
@@ -1066,7 +1121,7 @@ static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
 	held = dma_held(dev, now);
 	if (held + len > dev->conf.host_rx_buffer ||
 	    (nic->dma_len == nic->dma_cap && dma_grow(nic) != 0)) {
-		VERBS_CNT(dev, RX_OUT_OF_BUFFER);
+		TR_CNT(dev, RX_OUT_OF_BUFFER);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -1085,7 +1140,7 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 	struct roce_device *dev = owner;
 
 	/* at the port, as rx_packets_phy: frames still in the host buffer or dropped there too */
-	VERBS_CNT(dev, RX_FRAMES);
+	TR_CNT(dev, RX_FRAMES);
 	if (dev->conf.host_bps != 0)
 		nic_rx_host(dev, m);
 	else

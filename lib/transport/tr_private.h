@@ -167,10 +167,80 @@ static inline void tr_qp_hdr_changed(struct tr_qp *qp)
 		qp->hdr_gen = 1;	/* 0 marks a template never built */
 }
 
-/* The NIC behind a device: its port and transmit scheduling. */
+#define TR_CNT(dev, c) (tr_nic(dev)->cnt[ROCE_CNT_##c]++)
+
+/* The NIC's counters, named like an RNIC's hw_counters (roce_counter_name()). */
+enum roce_dev_counter {
+	ROCE_CNT_RX_FRAMES,		/* frames handed to the device */
+	ROCE_CNT_TX_FRAMES,		/* frames the device put on its port */
+	ROCE_CNT_RX_ICRC_ERR,		/* dropped: ICRC mismatch */
+	ROCE_CNT_RX_MALFORMED,		/* dropped: not a parseable RoCE frame */
+	ROCE_CNT_RX_NO_QP,		/* dropped: no such destination QP */
+	ROCE_CNT_RX_BAD_STATE,		/* dropped: QP not in a state to receive */
+	ROCE_CNT_RX_QKEY_ERR,		/* dropped: UD Q_Key mismatch */
+	ROCE_CNT_RX_OPCODE_ERR,		/* dropped: opcode not valid for the QP type */
+	ROCE_CNT_DUPLICATE,		/* duplicate requests received */
+	ROCE_CNT_OUT_OF_SEQUENCE,	/* requests received ahead of the expected PSN */
+	ROCE_CNT_SEQ_NAK_SENT,		/* NAK PSN sequence error sent */
+	ROCE_CNT_SEQ_NAK_RCVD,		/* NAK PSN sequence error received */
+	ROCE_CNT_RNR_NAK_SENT,		/* RNR NAK sent */
+	ROCE_CNT_RNR_NAK_RCVD,		/* RNR NAK received */
+	ROCE_CNT_ACCESS_NAK_SENT,	/* NAK remote access error sent */
+	ROCE_CNT_INV_REQ_NAK_SENT,	/* NAK invalid request sent */
+	ROCE_CNT_OP_ERR_NAK_SENT,	/* NAK remote operational error sent */
+	ROCE_CNT_ERR_NAK_RCVD,		/* fatal NAKs received */
+	ROCE_CNT_ACKS_SENT,		/* ACK / atomic ACK packets sent */
+	ROCE_CNT_ACKS_RCVD,		/* ACK packets received */
+	ROCE_CNT_IMPLIED_NAK,		/* ACK beyond an unanswered READ/atomic: resend */
+	ROCE_CNT_GHOST_ACK,		/* ACK/response for nothing outstanding, dropped */
+	ROCE_CNT_RETRANSMITS,		/* request packets sent again */
+	ROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
+	ROCE_CNT_RETRY_EXCEEDED,	/* QPs failed on retry_cnt */
+	ROCE_CNT_RNR_RETRY_EXCEEDED,	/* QPs failed on rnr_retry */
+	ROCE_CNT_READ_RETRIES,		/* READ requests reissued (partial READ retry) */
+	ROCE_CNT_DUP_READ,		/* duplicate READ requests replayed */
+	ROCE_CNT_DUP_ATOMIC,		/* duplicate atomics answered from the cache */
+	ROCE_CNT_DUP_DROPPED,		/* duplicate READs/atomics unlike the request answered */
+	ROCE_CNT_CQ_OVERFLOW,		/* completions lost to a full CQ */
+	ROCE_CNT_CNP_SENT,		/* congestion notifications sent */
+	ROCE_CNT_CNP_RCVD,		/* congestion notifications received */
+	ROCE_CNT_ECN_CE_RCVD,		/* CE-marked frames received */
+	ROCE_CNT_TX_NO_MBUF,		/* packets not sent for want of an mbuf */
+	/* congestion: PFC honoured and CNPs (tr_nic.c, tr_cc.c) */
+	ROCE_CNT_CNP_IGNORED,		/* CNPs for no QP or a QP without congestion control */
+	ROCE_CNT_CNP_DROPPED,		/* CNPs not sent: the NIC's CNP queue was full */
+	ROCE_CNT_RX_PRIO0_PAUSE,		/* PFC frames received with priority 0 in the class-enable vector */
+	ROCE_CNT_RX_PRIO1_PAUSE,		/* PFC frames received with priority 1 in the class-enable vector */
+	ROCE_CNT_RX_PRIO2_PAUSE,		/* PFC frames received with priority 2 in the class-enable vector */
+	ROCE_CNT_RX_PRIO3_PAUSE,		/* PFC frames received with priority 3 in the class-enable vector */
+	ROCE_CNT_RX_PRIO4_PAUSE,		/* PFC frames received with priority 4 in the class-enable vector */
+	ROCE_CNT_RX_PRIO5_PAUSE,		/* PFC frames received with priority 5 in the class-enable vector */
+	ROCE_CNT_RX_PRIO6_PAUSE,		/* PFC frames received with priority 6 in the class-enable vector */
+	ROCE_CNT_RX_PRIO7_PAUSE,		/* PFC frames received with priority 7 in the class-enable vector */
+	ROCE_CNT_RX_PRIO0_PAUSE_NS,	/* time transmission at priority 0 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO1_PAUSE_NS,	/* time transmission at priority 1 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO2_PAUSE_NS,	/* time transmission at priority 2 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO3_PAUSE_NS,	/* time transmission at priority 3 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO4_PAUSE_NS,	/* time transmission at priority 4 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO5_PAUSE_NS,	/* time transmission at priority 5 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO6_PAUSE_NS,	/* time transmission at priority 6 was paused by PFC, ns */
+	ROCE_CNT_RX_PRIO7_PAUSE_NS,	/* time transmission at priority 7 was paused by PFC, ns */
+	/* the host interface (conf.host_bps; tr_nic.c) */
+	ROCE_CNT_RX_OUT_OF_BUFFER,	/* dropped: the receive buffer was full of frames the host
+					 * interface had not yet written to memory */
+	ROCE_CNT_TX_PFC,		/* PFC frames the device sent (its receive buffer filling) */
+	ROCE_CNT_NUM,
+};
+
+/** Counter name ("rx_icrc_errors", "rnr_nak_retry_err", ...). */
+const char *roce_counter_name(enum roce_dev_counter c);
+
+/*
+ * The NIC behind a device: its port and transmit scheduling. It embeds the verbs' device, as
+ * a provider's device embeds the core's (rdma-core's verbs_device); tr_nic() gets back here.
+ */
 struct tr_nic {
 	/* what every pull reads, in one line */
-	struct roce_device *dev;
 	struct roce_link *link;		/* where frames go */
 	int dir;			/* this device's sending direction on it */
 	bool host_if;			/* dev->conf.host_bps != 0: the host interface is modelled */
@@ -201,6 +271,8 @@ struct tr_nic {
 	uint64_t pfc_rate;		/* link rate the two thresholds were worked out for */
 	uint64_t pfc_xoff_at, pfc_xon_at; /* bytes not yet written: XOFF above, XON below */
 
+	uint64_t cnt[ROCE_CNT_NUM];	/* counters (roce_device_counter()) */
+	struct roce_device vdev;	/* the verbs' part: tables, attributes */
 	uint8_t scratch[16384];		/* gather buffer for payloads spanning SGEs */
 };
 ROCE_STATIC_ASSERT(offsetof(struct tr_nic, trace) <= 64);
@@ -242,9 +314,10 @@ struct tr_cc_conf {
 	double p[];			/* ops->nparams values */
 };
 
+/* The NIC of @p dev: container_of, which costs nothing (every device is a NIC's). */
 static inline struct tr_nic *tr_nic(const struct roce_device *dev)
 {
-	return dev->nic;
+	return (struct tr_nic *)((uintptr_t)dev - offsetof(struct tr_nic, vdev));
 }
 
 /*
@@ -301,7 +374,7 @@ TR_HOT struct rte_mbuf *tr_pkt_build(struct tr_qp *qp, struct roce_pkt *pkt,
 	int rc;
 
 	if (roce_unlikely(m == NULL)) {
-		VERBS_CNT(qp->vqp.dev, TX_NO_MBUF);
+		TR_CNT(qp->vqp.dev, TX_NO_MBUF);
 		return NULL;
 	}
 	if (pkt->payload == NULL && pkt->payload_len != 0) {

@@ -127,7 +127,7 @@ static inline void req_advance(struct tr_qp *qp, uint32_t n)
 
 	if (roce_psn_diff(req->psn, req->psn_hw) < 0) {
 		qp->st.retransmits++;
-		VERBS_CNT(qp->vqp.dev, RETRANSMITS);
+		TR_CNT(qp->vqp.dev, RETRANSMITS);
 	}
 	req->psn = (req->psn + n) & ROCE_PSN_MASK;
 	if (roce_psn_diff(req->psn, req->psn_hw) > 0)

@@ -41,7 +41,7 @@ static void resp_fatal(struct tr_qp *qp, uint32_t psn, enum roce_nak_code code)
 		[ROCE_NAK_REM_OP_ERR] = ROCE_CNT_OP_ERR_NAK_SENT,
 	};
 
-	qp->vqp.dev->cnt[cnt[code]]++;
+	tr_nic(qp->vqp.dev)->cnt[cnt[code]]++;
 	tr_trace(qp, "NAK %s psn %u", roce_aeth_name(nak_syndrome(code)), psn);
 	resp_nak(qp, psn, nak_syndrome(code));
 }
@@ -206,14 +206,14 @@ static void resp_duplicate(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_
 	struct roce_mr *mr;
 
 	qp->st.duplicates++;
-	VERBS_CNT(qp->vqp.dev, DUPLICATE);
+	TR_CNT(qp->vqp.dev, DUPLICATE);
 	if (mask & (ROCE_F_READ | ROCE_F_ATOMIC)) {
 		r = resp_find_res(qp, pkt->psn);
 		if (r == NULL)
 			return;		/* evicted: the requester's retry will time out */
 		mr = resp_dup_ok(qp, r, pkt, mask);
 		if (mr == NULL) {
-			VERBS_CNT(qp->vqp.dev, DUP_DROPPED);
+			TR_CNT(qp->vqp.dev, DUP_DROPPED);
 			tr_trace(qp, "duplicate %s psn %u is not the request answered there: dropped",
 				 roce_opcode[pkt->opcode].name, pkt->psn);
 			return;
@@ -233,11 +233,11 @@ static void resp_duplicate(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_
 			r->va = pkt->reth.va;
 			r->resid = pkt->reth.dmalen;
 			r->mr = mr;
-			VERBS_CNT(qp->vqp.dev, DUP_READ);
+			TR_CNT(qp->vqp.dev, DUP_READ);
 			tr_trace(qp, "duplicate READ psn %u: replaying", pkt->psn);
 		} else {
 			r->cur_psn = r->first_psn;	/* the atomic is not executed again */
-			VERBS_CNT(qp->vqp.dev, DUP_ATOMIC);
+			TR_CNT(qp->vqp.dev, DUP_ATOMIC);
 			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		}
 		/*
@@ -300,7 +300,7 @@ TR_HOT void resp_execute(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t 
 	if (mask & ROCE_F_SEND) {
 		if (first && !resp_take_wqe(qp)) {
 			if (rc) {
-				VERBS_CNT(qp->vqp.dev, RNR_NAK_SENT);
+				TR_CNT(qp->vqp.dev, RNR_NAK_SENT);
 				tr_trace(qp, "RNR NAK psn %u timer %u", pkt->psn,
 					 qp->vqp.attr.min_rnr_timer);
 				resp->rnr_nak_sent = true;
@@ -366,7 +366,7 @@ TR_HOT void resp_execute(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t 
 
 			if (!resp_take_wqe(qp)) {
 				if (rc) {
-					VERBS_CNT(qp->vqp.dev, RNR_NAK_SENT);
+					TR_CNT(qp->vqp.dev, RNR_NAK_SENT);
 					resp->rnr_nak_sent = true;
 					resp_nak(qp, pkt->psn,
 						 (uint8_t)(ROCE_AETH_RNR_NAK << 5 |
@@ -476,11 +476,11 @@ void tr_resp_rx(struct tr_qp *qp, const struct roce_pkt *pkt)
 		int err;
 
 		if (pkt->deth.qkey != qp->vqp.attr.qkey) {
-			VERBS_CNT(qp->vqp.dev, RX_QKEY_ERR);
+			TR_CNT(qp->vqp.dev, RX_QKEY_ERR);
 			return;
 		}
 		if (!resp_take_wqe(qp)) {
-			VERBS_CNT(qp->vqp.dev, RX_BAD_STATE);	/* UD: no receive posted, dropped */
+			TR_CNT(qp->vqp.dev, RX_BAD_STATE);	/* UD: no receive posted, dropped */
 			return;
 		}
 		err = resp_place_send(qp, pkt, ROCE_GRH_LEN);
@@ -497,7 +497,7 @@ void tr_resp_rx(struct tr_qp *qp, const struct roce_pkt *pkt)
 		if (d != 0) {
 			/* UC: a gap loses the message in progress; resynchronise on FIRST/ONLY */
 			qp->st.out_of_seq++;
-			VERBS_CNT(qp->vqp.dev, OUT_OF_SEQUENCE);
+			TR_CNT(qp->vqp.dev, OUT_OF_SEQUENCE);
 			resp_uc_abort(qp);
 			resp->uc_drop = !(mask & ROCE_F_FIRST);
 			if (resp->uc_drop)
@@ -520,10 +520,10 @@ void tr_resp_rx(struct tr_qp *qp, const struct roce_pkt *pkt)
 	/* RC, IBA 9.7.5.1.1 */
 	if (d > 0) {
 		qp->st.out_of_seq++;
-		VERBS_CNT(qp->vqp.dev, OUT_OF_SEQUENCE);
+		TR_CNT(qp->vqp.dev, OUT_OF_SEQUENCE);
 		if (!resp->seq_nak_sent) {
 			resp->seq_nak_sent = true;
-			VERBS_CNT(qp->vqp.dev, SEQ_NAK_SENT);
+			TR_CNT(qp->vqp.dev, SEQ_NAK_SENT);
 			tr_trace(qp, "out of sequence psn %u, expected %u: NAK sequence error",
 				 pkt->psn, resp->epsn);
 			resp_nak(qp, resp->epsn, nak_syndrome(ROCE_NAK_PSN_SEQ_ERR));
@@ -584,7 +584,7 @@ static struct rte_mbuf *resp_answer(struct tr_qp *qp, struct tr_resource *r)
 		qp->resp.res_active--;
 	}
 	if (op == ROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
-		VERBS_CNT(qp->vqp.dev, ACKS_SENT);
+		TR_CNT(qp->vqp.dev, ACKS_SENT);
 	return m;
 }
 
@@ -603,7 +603,7 @@ static struct rte_mbuf *resp_send_ack(struct tr_qp *qp)
 	if (m == NULL)
 		return NULL;
 	if (resp->ack == RESP_ACK_ACK)
-		VERBS_CNT(qp->vqp.dev, ACKS_SENT);
+		TR_CNT(qp->vqp.dev, ACKS_SENT);
 	if (resp->ack == RESP_ACK_NAK && resp->nak_syndrome >> 5 == ROCE_AETH_NAK &&
 	    (resp->nak_syndrome & 0x1f) != ROCE_NAK_PSN_SEQ_ERR) {
 		resp->ack = RESP_ACK_NONE;

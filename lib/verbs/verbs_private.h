@@ -16,74 +16,6 @@
 #define VERBS_MAX_CQE (1 << 20)
 #define VERBS_MAX_RD_ATOMIC 128
 
-#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
-
-/* Device-wide counters, named like an RNIC's hw_counters (see verbs_counter_name). */
-enum roce_dev_counter {
-	ROCE_CNT_RX_FRAMES,		/* frames handed to the device */
-	ROCE_CNT_TX_FRAMES,		/* frames the device put on its port */
-	ROCE_CNT_RX_ICRC_ERR,		/* dropped: ICRC mismatch */
-	ROCE_CNT_RX_MALFORMED,		/* dropped: not a parseable RoCE frame */
-	ROCE_CNT_RX_NO_QP,		/* dropped: no such destination QP */
-	ROCE_CNT_RX_BAD_STATE,		/* dropped: QP not in a state to receive */
-	ROCE_CNT_RX_QKEY_ERR,		/* dropped: UD Q_Key mismatch */
-	ROCE_CNT_RX_OPCODE_ERR,		/* dropped: opcode not valid for the QP type */
-	ROCE_CNT_DUPLICATE,		/* duplicate requests received */
-	ROCE_CNT_OUT_OF_SEQUENCE,	/* requests received ahead of the expected PSN */
-	ROCE_CNT_SEQ_NAK_SENT,		/* NAK PSN sequence error sent */
-	ROCE_CNT_SEQ_NAK_RCVD,		/* NAK PSN sequence error received */
-	ROCE_CNT_RNR_NAK_SENT,		/* RNR NAK sent */
-	ROCE_CNT_RNR_NAK_RCVD,		/* RNR NAK received */
-	ROCE_CNT_ACCESS_NAK_SENT,	/* NAK remote access error sent */
-	ROCE_CNT_INV_REQ_NAK_SENT,	/* NAK invalid request sent */
-	ROCE_CNT_OP_ERR_NAK_SENT,	/* NAK remote operational error sent */
-	ROCE_CNT_ERR_NAK_RCVD,		/* fatal NAKs received */
-	ROCE_CNT_ACKS_SENT,		/* ACK / atomic ACK packets sent */
-	ROCE_CNT_ACKS_RCVD,		/* ACK packets received */
-	ROCE_CNT_IMPLIED_NAK,		/* ACK beyond an unanswered READ/atomic: resend */
-	ROCE_CNT_GHOST_ACK,		/* ACK/response for nothing outstanding, dropped */
-	ROCE_CNT_RETRANSMITS,		/* request packets sent again */
-	ROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
-	ROCE_CNT_RETRY_EXCEEDED,	/* QPs failed on retry_cnt */
-	ROCE_CNT_RNR_RETRY_EXCEEDED,	/* QPs failed on rnr_retry */
-	ROCE_CNT_READ_RETRIES,		/* READ requests reissued (partial READ retry) */
-	ROCE_CNT_DUP_READ,		/* duplicate READ requests replayed */
-	ROCE_CNT_DUP_ATOMIC,		/* duplicate atomics answered from the cache */
-	ROCE_CNT_DUP_DROPPED,		/* duplicate READs/atomics unlike the request answered */
-	ROCE_CNT_CQ_OVERFLOW,		/* completions lost to a full CQ */
-	ROCE_CNT_CNP_SENT,		/* congestion notifications sent */
-	ROCE_CNT_CNP_RCVD,		/* congestion notifications received */
-	ROCE_CNT_ECN_CE_RCVD,		/* CE-marked frames received */
-	ROCE_CNT_TX_NO_MBUF,		/* packets not sent for want of an mbuf */
-	/* congestion: PFC honoured and CNPs (tr_nic.c, tr_cc.c) */
-	ROCE_CNT_CNP_IGNORED,		/* CNPs for no QP or a QP without congestion control */
-	ROCE_CNT_CNP_DROPPED,		/* CNPs not sent: the NIC's CNP queue was full */
-	ROCE_CNT_RX_PRIO0_PAUSE,		/* PFC frames received with priority 0 in the class-enable vector */
-	ROCE_CNT_RX_PRIO1_PAUSE,		/* PFC frames received with priority 1 in the class-enable vector */
-	ROCE_CNT_RX_PRIO2_PAUSE,		/* PFC frames received with priority 2 in the class-enable vector */
-	ROCE_CNT_RX_PRIO3_PAUSE,		/* PFC frames received with priority 3 in the class-enable vector */
-	ROCE_CNT_RX_PRIO4_PAUSE,		/* PFC frames received with priority 4 in the class-enable vector */
-	ROCE_CNT_RX_PRIO5_PAUSE,		/* PFC frames received with priority 5 in the class-enable vector */
-	ROCE_CNT_RX_PRIO6_PAUSE,		/* PFC frames received with priority 6 in the class-enable vector */
-	ROCE_CNT_RX_PRIO7_PAUSE,		/* PFC frames received with priority 7 in the class-enable vector */
-	ROCE_CNT_RX_PRIO0_PAUSE_NS,	/* time transmission at priority 0 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO1_PAUSE_NS,	/* time transmission at priority 1 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO2_PAUSE_NS,	/* time transmission at priority 2 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO3_PAUSE_NS,	/* time transmission at priority 3 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO4_PAUSE_NS,	/* time transmission at priority 4 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO5_PAUSE_NS,	/* time transmission at priority 5 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO6_PAUSE_NS,	/* time transmission at priority 6 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO7_PAUSE_NS,	/* time transmission at priority 7 was paused by PFC, ns */
-	/* the host interface (conf.host_bps; tr_nic.c) */
-	ROCE_CNT_RX_OUT_OF_BUFFER,	/* dropped: the receive buffer was full of frames the host
-					 * interface had not yet written to memory */
-	ROCE_CNT_TX_PFC,		/* PFC frames the device sent (its receive buffer filling) */
-	ROCE_CNT_NUM,
-};
-
-/** Counter name ("rx_icrc_errors", "rnr_nak_retry_err", ...). */
-const char *roce_counter_name(enum roce_dev_counter c);
-
 /*
  * The provider behind a device (the emulated NIC, lib/transport), as rdma-core's
  * verbs_context_ops and the kernel's ib_device_ops: the core checks what a call asks, keeps the
@@ -126,8 +58,6 @@ struct roce_device {
 	uint32_t qp_cap;			/* entries in @qp; beyond: no QP */
 	uint32_t qp_next;			/* next QPN offset to try */
 	const struct verbs_ops *ops;		/* the provider's, set when it creates the device */
-	void *nic;				/* the transport's per-device state */
-	uint64_t cnt[ROCE_CNT_NUM];		/* counters */
 };
 
 struct roce_pd {
@@ -297,15 +227,14 @@ static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t i
 
 /*
  * The slot the next completion of @p cq goes into, or NULL if the CQ is full (then marked
- * overflowed and counted). The caller fills every field and calls verbs_cq_commit(): one
- * write of the completion, where building it aside and copying it in took two. Inline: every
- * message completes at least once.
+ * overflowed; the provider counts the completion lost). The caller fills every field and
+ * calls verbs_cq_commit(): one write of the completion, where building it aside and copying
+ * it in took two. Inline: every message completes at least once.
  */
 static inline struct roce_wc *verbs_cq_reserve(struct roce_cq *cq)
 {
 	if (roce_unlikely(cq->tail - cq->head >= cq->depth)) {
 		cq->overflow = true;
-		VERBS_CNT(cq->dev, CQ_OVERFLOW);
 		return NULL;
 	}
 	return &cq->ring[cq->tail & cq->mask];
