@@ -159,7 +159,7 @@ void tr_cc_free_all(struct tr_nic *nic)
 
 static void cc_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
-	struct roce_qp *qp = arg;
+	struct tr_qp *qp = arg;
 
 	(void)eng;
 	(void)t;
@@ -167,11 +167,11 @@ static void cc_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *
 }
 
 /* The QP is connecting (INIT -> RTR): it takes the device's algorithm of the moment. */
-void tr_cc_connect(struct roce_qp *qp)
+void tr_cc_connect(struct tr_qp *qp)
 {
 	tr_cc_stop(qp);
 	memset(&qp->cc, 0, sizeof(qp->cc));
-	qp->cc.conf = tr_nic(qp->dev)->cc;
+	qp->cc.conf = tr_nic(qp->vqp.dev)->cc;
 	if (qp->cc.conf == NULL)
 		return;
 	roce_timer_init(&qp->cc.timer, cc_timer_fired, qp);
@@ -179,18 +179,18 @@ void tr_cc_connect(struct roce_qp *qp)
 }
 
 /* The QP leaves the connected states or is destroyed: no more timer, no rate limit. */
-void tr_cc_stop(struct roce_qp *qp)
+void tr_cc_stop(struct tr_qp *qp)
 {
 	if (qp->cc.conf == NULL)
 		return;
-	roce_timer_cancel(qp->dev->eng, &qp->cc.timer);
+	roce_timer_cancel(qp->vqp.dev->eng, &qp->cc.timer);
 	qp->cc.conf = NULL;
 	qp->cc.rate = 0;
 }
 
-uint64_t tr_cc_line_rate(const struct roce_qp *qp)
+uint64_t tr_cc_line_rate(const struct tr_qp *qp)
 {
-	return qp->dev->port.speed_bps;
+	return qp->vqp.dev->port.speed_bps;
 }
 
 /*
@@ -198,11 +198,11 @@ uint64_t tr_cc_line_rate(const struct roce_qp *qp)
  * one. At line rate or above the limiter is off. A faster rate may free the QP earlier than the
  * NIC's wake timer says: let the arbiter look again.
  */
-void tr_cc_set_rate(struct roce_qp *qp, uint64_t bps)
+void tr_cc_set_rate(struct tr_qp *qp, uint64_t bps)
 {
 	uint64_t rate = bps >= tr_cc_line_rate(qp) ? 0 : ROCE_MAX(bps, 1);
 	uint64_t old = qp->cc.rate;
-	struct tr_nic *nic = tr_nic(qp->dev);
+	struct tr_nic *nic = tr_nic(qp->vqp.dev);
 
 	if (rate == old)
 		return;
@@ -213,21 +213,24 @@ void tr_cc_set_rate(struct roce_qp *qp, uint64_t bps)
 }
 
 /* Arm the QP's one congestion timer at @p when (ROCE_TIME_NEVER: disarm). */
-void tr_cc_arm(struct roce_qp *qp, roce_time_t when)
+void tr_cc_arm(struct tr_qp *qp, roce_time_t when)
 {
 	if (when == ROCE_TIME_NEVER)
-		roce_timer_cancel(qp->dev->eng, &qp->cc.timer);
+		roce_timer_cancel(qp->vqp.dev->eng, &qp->cc.timer);
 	else if (!roce_timer_armed(&qp->cc.timer) || qp->cc.timer.when != when)
-		roce_timer_arm(qp->dev->eng, &qp->cc.timer, when);
+		roce_timer_arm(qp->vqp.dev->eng, &qp->cc.timer, when);
 }
 
-uint64_t roce_qp_rate(const struct roce_qp *qp)
+uint64_t roce_qp_rate(const struct roce_qp *vqp)
 {
+	const struct tr_qp *qp = to_tqp_const(vqp);
+
 	return qp->cc.conf != NULL ? qp->cc.conf->ops->rate(qp) : tr_cc_line_rate(qp);
 }
 
-int roce_qp_cc_state(const struct roce_qp *qp, const char *name, double *val)
+int roce_qp_cc_state(const struct roce_qp *vqp, const char *name, double *val)
 {
+	const struct tr_qp *qp = to_tqp_const(vqp);
 	const struct tr_cc_ops *ops;
 
 	if (qp->cc.conf == NULL)

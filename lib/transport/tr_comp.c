@@ -29,24 +29,25 @@ static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
 }
 
 /* A completion could not be delivered: the CQ overflowed, which is fatal for the QP. */
-void tr_cq_lost(struct roce_qp *qp)
+void tr_cq_lost(struct tr_qp *qp)
 {
+	TR_CNT(qp->vqp.dev, CQ_OVERFLOW);
 	tr_trace(qp, "CQ overflow: completion lost");
-	if (qp->state != ROCE_QPS_ERR)
-		verbs_qp_set_state(qp, ROCE_QPS_ERR);
+	if (qp->vqp.state != ROCE_QPS_ERR)
+		verbs_qp_set_state(&qp->vqp, ROCE_QPS_ERR);
 }
 
 /* Retire DONE WQEs in posting order, with a CQE for the signaled ones and every error. */
-TR_HOT void comp_retire(struct roce_qp *qp)
+TR_HOT void comp_retire(struct tr_qp *qp)
 {
-	while (qp->sq_head != qp->req.next_new) {
-		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, qp->sq_head);
+	while (qp->vqp.sq_head != qp->req.next_new) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head);
 
 		if (wqe->state != WQE_DONE)
 			break;
-		qp->sq_head++;
+		qp->vqp.sq_head++;
 		if (wqe->signaled || wqe->status != ROCE_WC_SUCCESS) {
-			struct roce_wc *wc = verbs_cq_reserve(qp->scq);
+			struct roce_wc *wc = verbs_cq_reserve(qp->vqp.scq);
 
 			if (wc == NULL) {
 				tr_cq_lost(qp);
@@ -57,53 +58,53 @@ TR_HOT void comp_retire(struct roce_qp *qp)
 				.status = wqe->status,
 				.opcode = wc_opcode(wqe->wr.opcode),
 				.byte_len = wqe->length,
-				.qp_num = qp->qpn,
+				.qp_num = qp->vqp.qpn,
 			};
-			verbs_cq_commit(qp->scq);
+			verbs_cq_commit(qp->vqp.scq);
 		}
 	}
 }
 
 /* tr_comp_done(), inline for the completer's loop over what an ACK covers. */
-TR_HOT void comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+TR_HOT void comp_done(struct tr_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
 	if (wqe->state == WQE_DONE)
 		return;
-	if (qp->type == ROCE_QPT_RC && wqe_rd_atomic(wqe) && qp->req.rd_atomic > 0)
+	if (qp->vqp.type == ROCE_QPT_RC && wqe_rd_atomic(wqe) && qp->req.rd_atomic > 0)
 		qp->req.rd_atomic--;
 	wqe->state = WQE_DONE;
 	wqe->status = status;
 	comp_retire(qp);
 }
 
-void tr_comp_done(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+void tr_comp_done(struct tr_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
 	comp_done(qp, wqe, status);
 }
 
 /* Fail @p wqe with @p status and put the QP in ERR, which flushes the rest. */
-void tr_qp_error(struct roce_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
+void tr_qp_error(struct tr_qp *qp, struct verbs_send_wqe *wqe, enum roce_wc_status status)
 {
 	tr_trace(qp, "wqe %llu completes with %s", (unsigned long long)wqe->wr.wr_id,
 		 roce_wc_status_name(status));
 	if (status == ROCE_WC_RETRY_EXC_ERR)
-		VERBS_CNT(qp->dev, RETRY_EXCEEDED);
+		TR_CNT(qp->vqp.dev, RETRY_EXCEEDED);
 	else if (status == ROCE_WC_RNR_RETRY_EXC_ERR)
-		VERBS_CNT(qp->dev, RNR_RETRY_EXCEEDED);
+		TR_CNT(qp->vqp.dev, RNR_RETRY_EXCEEDED);
 	tr_comp_done(qp, wqe, status);
-	if (qp->state != ROCE_QPS_ERR)
-		verbs_qp_set_state(qp, ROCE_QPS_ERR);
+	if (qp->vqp.state != ROCE_QPS_ERR)
+		verbs_qp_set_state(&qp->vqp, ROCE_QPS_ERR);
 }
 
 /* ERR: every WQE still queued completes with WR_FLUSH_ERR (IBA 10.3.1.2), sends and receives. */
-void tr_qp_flush(struct roce_qp *qp)
+void tr_qp_flush(struct tr_qp *qp)
 {
 	struct verbs_recv_wqe *rw;
 
-	qp->req.next_new = qp->sq_tail;
-	qp->req.wqe = qp->sq_tail;
-	for (uint32_t i = qp->sq_head; i != qp->sq_tail; i++) {
-		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, i);
+	qp->req.next_new = qp->vqp.sq_tail;
+	qp->req.wqe = qp->vqp.sq_tail;
+	for (uint32_t i = qp->vqp.sq_head; i != qp->vqp.sq_tail; i++) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(&qp->vqp, i);
 
 		if (wqe->state != WQE_DONE) {
 			wqe->state = WQE_DONE;
@@ -120,57 +121,57 @@ void tr_qp_flush(struct roce_qp *qp)
 		tr_recv_complete(qp, qp->resp.wqe, ROCE_WC_WR_FLUSH_ERR, ROCE_WC_RECV, 0, 0, 0, 0);
 		qp->resp.wqe_held = false;
 	}
-	if (qp->srq != NULL)
+	if (qp->vqp.srq != NULL)
 		return;
-	while ((rw = verbs_rq_peek(&qp->rq)) != NULL) {
+	while ((rw = verbs_rq_peek(&qp->vqp.rq)) != NULL) {
 		tr_recv_complete(qp, rw, ROCE_WC_WR_FLUSH_ERR, ROCE_WC_RECV, 0, 0, 0, 0);
-		verbs_rq_pop(&qp->rq);
+		verbs_rq_pop(&qp->vqp.rq);
 	}
 }
 
-static bool comp_outstanding(const struct roce_qp *qp)
+static bool comp_outstanding(const struct tr_qp *qp)
 {
-	return qp->sq_head != qp->req.next_new;
+	return qp->vqp.sq_head != qp->req.next_new;
 }
 
-static roce_time_t ack_timeout(const struct roce_qp *qp)
+static roce_time_t ack_timeout(const struct tr_qp *qp)
 {
 	/* IBA 9.7.6.1.3: 4.096 us * 2^timeout */
-	return (4096 * ROCE_NS) << qp->attr.timeout;
+	return (4096 * ROCE_NS) << qp->vqp.attr.timeout;
 }
 
-void tr_comp_arm_ack_timer(struct roce_qp *qp)
+void tr_comp_arm_ack_timer(struct tr_qp *qp)
 {
-	if (qp->attr.timeout == 0 || roce_timer_armed(&qp->comp.ack_timer) || qp->comp.rnr_wait)
+	if (qp->vqp.attr.timeout == 0 || roce_timer_armed(&qp->comp.ack_timer) || qp->comp.rnr_wait)
 		return;
-	roce_timer_arm(qp->dev->eng, &qp->comp.ack_timer,
-		       roce_engine_now(qp->dev->eng) + ack_timeout(qp));
+	roce_timer_arm(qp->vqp.dev->eng, &qp->comp.ack_timer,
+		       roce_engine_now(qp->vqp.dev->eng) + ack_timeout(qp));
 }
 
 /*
  * The ACK timer starts again from now: what a cancel and tr_comp_arm_ack_timer() do, but on
  * every ACK the timer is only postponed (the engine moves it when its old expiry comes).
  */
-static void comp_restart_ack_timer(struct roce_qp *qp)
+static void comp_restart_ack_timer(struct tr_qp *qp)
 {
-	struct roce_engine *eng = qp->dev->eng;
+	struct roce_engine *eng = qp->vqp.dev->eng;
 
-	if (qp->attr.timeout == 0 || qp->comp.rnr_wait)
+	if (qp->vqp.attr.timeout == 0 || qp->comp.rnr_wait)
 		roce_timer_cancel(eng, &qp->comp.ack_timer);
 	else
 		roce_timer_postpone(eng, &qp->comp.ack_timer, roce_engine_now(eng) + ack_timeout(qp));
 }
 
 /* Progress was made: the retry budget is whole again and the timer restarts. */
-static void comp_progress(struct roce_qp *qp)
+static void comp_progress(struct tr_qp *qp)
 {
 	qp->comp.retry_pending = false;
-	qp->comp.retry_cnt = qp->attr.retry_cnt;
-	qp->comp.rnr_retry = qp->attr.rnr_retry;
+	qp->comp.retry_cnt = qp->vqp.attr.retry_cnt;
+	qp->comp.rnr_retry = qp->vqp.attr.rnr_retry;
 	if (comp_outstanding(qp))
 		comp_restart_ack_timer(qp);
 	else
-		roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
+		roce_timer_cancel(qp->vqp.dev->eng, &qp->comp.ack_timer);
 }
 
 /*
@@ -178,9 +179,9 @@ static void comp_progress(struct roce_qp *qp)
  * in flight behind a loss all show the same gap: only the first starts a retry (as rxe's
  * started_retry); a timeout always does.
  */
-static void comp_retry(struct roce_qp *qp, uint32_t psn, const char *why, bool timeout)
+static void comp_retry(struct tr_qp *qp, uint32_t psn, const char *why, bool timeout)
 {
-	struct verbs_send_wqe *oldest = verbs_sq_wqe(qp, qp->sq_head);
+	struct verbs_send_wqe *oldest = verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head);
 
 	if (qp->comp.retry_pending && !timeout)
 		return;
@@ -193,51 +194,51 @@ static void comp_retry(struct roce_qp *qp, uint32_t psn, const char *why, bool t
 	qp->comp.retry_pending = true;
 	tr_trace(qp, "%s: go back to psn %u (%u retries left)", why, psn, qp->comp.retry_cnt);
 	if (oldest->wr.opcode == ROCE_WR_RDMA_READ && qp->comp.read_offset != 0)
-		VERBS_CNT(qp->dev, READ_RETRIES);
+		TR_CNT(qp->vqp.dev, READ_RETRIES);
 	tr_req_rewind(qp, psn);
 	comp_restart_ack_timer(qp);
 }
 
 static void ack_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
-	struct roce_qp *qp = arg;
+	struct tr_qp *qp = arg;
 
 	(void)eng;
 	(void)t;
-	if (qp->state != ROCE_QPS_RTS && qp->state != ROCE_QPS_SQD)
+	if (qp->vqp.state != ROCE_QPS_RTS && qp->vqp.state != ROCE_QPS_SQD)
 		return;
 	if (!comp_outstanding(qp))
 		return;
 	qp->st.timeouts++;
-	VERBS_CNT(qp->dev, TIMEOUTS);
+	TR_CNT(qp->vqp.dev, TIMEOUTS);
 	comp_retry(qp, qp->comp.psn, "local ACK timeout", true);
 }
 
 static void rnr_timer_fired(struct roce_engine *eng, struct roce_timer *t, void *arg)
 {
-	struct roce_qp *qp = arg;
+	struct tr_qp *qp = arg;
 
 	(void)eng;
 	(void)t;
 	qp->comp.rnr_wait = false;
-	if (qp->state != ROCE_QPS_RTS)
+	if (qp->vqp.state != ROCE_QPS_RTS)
 		return;
 	tr_trace(qp, "RNR wait over: resending from psn %u", qp->req.psn);
 	tr_comp_arm_ack_timer(qp);
 	tr_qp_kick(qp);
 }
 
-void tr_timers_init(struct roce_qp *qp)
+void tr_timers_init(struct tr_qp *qp)
 {
 	roce_timer_init(&qp->comp.ack_timer, ack_timer_fired, qp);
 	roce_timer_init(&qp->comp.rnr_timer, rnr_timer_fired, qp);
 }
 
-void tr_timers_cancel(struct roce_qp *qp)
+void tr_timers_cancel(struct tr_qp *qp)
 {
 	if (qp->comp.ack_timer.fn != NULL) {
-		roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
-		roce_timer_cancel(qp->dev->eng, &qp->comp.rnr_timer);
+		roce_timer_cancel(qp->vqp.dev->eng, &qp->comp.ack_timer);
+		roce_timer_cancel(qp->vqp.dev->eng, &qp->comp.rnr_timer);
 	}
 	qp->comp.rnr_wait = false;
 }
@@ -247,16 +248,16 @@ void tr_timers_cancel(struct roce_qp *qp)
  * implicitly acknowledged; an unanswered READ or atomic there means its response was lost
  * (an implied NAK, IBA 9.7.5.2.x): resend from it. @return false if a retry was started.
  */
-static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
+static bool comp_implied_ack(struct tr_qp *qp, uint32_t psn, bool inclusive)
 {
 	while (comp_outstanding(qp)) {
-		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, qp->sq_head);
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head);
 		int32_t d = roce_psn_diff(wqe->last_psn, psn);
 
 		if (d > 0 || (d == 0 && !inclusive))
 			break;
 		if (wqe_rd_atomic(wqe)) {
-			VERBS_CNT(qp->dev, IMPLIED_NAK);
+			TR_CNT(qp->vqp.dev, IMPLIED_NAK);
 			comp_retry(qp, qp->comp.psn, "implied NAK (READ/atomic unanswered)", false);
 			return false;
 		}
@@ -272,9 +273,9 @@ static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
 		 */
 		wqe->state = WQE_DONE;
 		wqe->status = ROCE_WC_SUCCESS;
-		qp->sq_head++;
+		qp->vqp.sq_head++;
 		if (wqe->signaled) {
-			struct roce_wc *wc = verbs_cq_reserve(qp->scq);
+			struct roce_wc *wc = verbs_cq_reserve(qp->vqp.scq);
 
 			if (wc == NULL) {
 				tr_cq_lost(qp);
@@ -285,17 +286,17 @@ static bool comp_implied_ack(struct roce_qp *qp, uint32_t psn, bool inclusive)
 				.status = ROCE_WC_SUCCESS,
 				.opcode = wc_opcode(wqe->wr.opcode),
 				.byte_len = wqe->length,
-				.qp_num = qp->qpn,
+				.qp_num = qp->vqp.qpn,
 			};
-			verbs_cq_commit(qp->scq);
+			verbs_cq_commit(qp->vqp.scq);
 		}
-		if (qp->sq_head != qp->req.next_new &&
-		    roce_unlikely(verbs_sq_wqe(qp, qp->sq_head)->state == WQE_DONE))
+		if (qp->vqp.sq_head != qp->req.next_new &&
+		    roce_unlikely(verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head)->state == WQE_DONE))
 			comp_retire(qp);
 	}
 	/* a late ACK may cover what the requester was about to resend: skip it */
-	if ((int32_t)(qp->req.wqe - qp->sq_head) < 0) {
-		qp->req.wqe = qp->sq_head;
+	if ((int32_t)(qp->req.wqe - qp->vqp.sq_head) < 0) {
+		qp->req.wqe = qp->vqp.sq_head;
 		qp->req.psn = qp->comp.psn;
 		qp->req.offset = 0;
 	}
@@ -317,21 +318,22 @@ static enum roce_wc_status nak_status(uint8_t code)
 }
 
 /* Is @p psn one the requester has sent and not yet seen answered? */
-static bool psn_outstanding(const struct roce_qp *qp, uint32_t psn)
+static bool psn_outstanding(const struct tr_qp *qp, uint32_t psn)
 {
 	return roce_psn_diff(psn, qp->comp.psn) >= 0 && roce_psn_diff(psn, qp->req.psn_hw) < 0;
 }
 
-static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
+static void comp_aeth(struct tr_qp *qp, const struct roce_pkt *pkt)
 {
 	uint8_t syn = pkt->aeth.syndrome;
 	uint32_t psn = pkt->psn;
 
 	switch (roce_aeth_kind(syn)) {
 	case ROCE_AETH_ACK:
-		VERBS_CNT(qp->dev, ACKS_RCVD);
+		TR_CNT(qp->vqp.dev, ACKS_RCVD);
 		if (!psn_outstanding(qp, psn)) {
-			VERBS_CNT(qp->dev, GHOST_ACK);	/* duplicate or stale ACK: nothing to do */
+			/* duplicate or stale ACK: nothing to do */
+			TR_CNT(qp->vqp.dev, GHOST_ACK);
 			return;
 		}
 		if (!comp_implied_ack(qp, psn, true))
@@ -344,13 +346,14 @@ static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
 		return;
 	case ROCE_AETH_RNR_NAK:
 		qp->st.rnr_naks_rcvd++;
-		VERBS_CNT(qp->dev, RNR_NAK_RCVD);
+		TR_CNT(qp->vqp.dev, RNR_NAK_RCVD);
 		if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 			return;
 		qp->comp.psn = psn;
 		if (qp->comp.rnr_retry == 0) {
 			tr_trace(qp, "RNR NAK psn %u: rnr_retry exhausted", psn);
-			tr_qp_error(qp, verbs_sq_wqe(qp, qp->sq_head), ROCE_WC_RNR_RETRY_EXC_ERR);
+			tr_qp_error(qp, verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head),
+				    ROCE_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
 		if (qp->comp.rnr_retry != 7)	/* 7: retry forever */
@@ -359,8 +362,9 @@ static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
 			 (unsigned long long)(roce_rnr_timer_ns(syn & 0x1f) / 1000));
 		qp->comp.rnr_wait = true;
 		tr_req_rewind(qp, psn);
-		roce_timer_cancel(qp->dev->eng, &qp->comp.ack_timer);
-		roce_timer_arm(qp->dev->eng, &qp->comp.rnr_timer, roce_engine_now(qp->dev->eng) +
+		roce_timer_cancel(qp->vqp.dev->eng, &qp->comp.ack_timer);
+		roce_timer_arm(qp->vqp.dev->eng, &qp->comp.rnr_timer,
+			       roce_engine_now(qp->vqp.dev->eng) +
 			       roce_rnr_timer_ns(syn & 0x1f) * ROCE_NS);
 		return;
 	case ROCE_AETH_NAK:
@@ -368,7 +372,7 @@ static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
 			bool progress = roce_psn_diff(psn, qp->comp.psn) > 0;
 
 			qp->st.seq_naks_rcvd++;
-			VERBS_CNT(qp->dev, SEQ_NAK_RCVD);
+			TR_CNT(qp->vqp.dev, SEQ_NAK_RCVD);
 			/* IBA 9.7.5.1.2: a sequence NAK acknowledges everything before its PSN */
 			if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 				return;
@@ -378,38 +382,39 @@ static void comp_aeth(struct roce_qp *qp, const struct roce_pkt *pkt)
 			 */
 			if (progress) {
 				qp->comp.retry_pending = false;
-				qp->comp.retry_cnt = qp->attr.retry_cnt;
-				qp->comp.rnr_retry = qp->attr.rnr_retry;
+				qp->comp.retry_cnt = qp->vqp.attr.retry_cnt;
+				qp->comp.rnr_retry = qp->vqp.attr.rnr_retry;
 			}
 			qp->comp.psn = psn;
 			comp_retry(qp, psn, "NAK sequence error", false);
 			return;
 		}
-		VERBS_CNT(qp->dev, ERR_NAK_RCVD);
+		TR_CNT(qp->vqp.dev, ERR_NAK_RCVD);
 		if (!psn_outstanding(qp, psn) || !comp_implied_ack(qp, psn, false))
 			return;
 		if (comp_outstanding(qp))
-			tr_qp_error(qp, verbs_sq_wqe(qp, qp->sq_head), nak_status(syn & 0x1f));
+			tr_qp_error(qp, verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head),
+				    nak_status(syn & 0x1f));
 		return;
 	default:
-		VERBS_CNT(qp->dev, GHOST_ACK);
+		TR_CNT(qp->vqp.dev, GHOST_ACK);
 	}
 }
 
 /* READ response or atomic ACK for the oldest outstanding WQE. */
-static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+static void comp_data(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct verbs_send_wqe *wqe;
 	int32_t d;
 
 	if (!psn_outstanding(qp, pkt->psn)) {
-		VERBS_CNT(qp->dev, GHOST_ACK);
+		TR_CNT(qp->vqp.dev, GHOST_ACK);
 		return;
 	}
 	/* everything before this response is acknowledged by it */
 	if (!comp_implied_ack(qp, pkt->psn, false) || !comp_outstanding(qp))
 		return;
-	wqe = verbs_sq_wqe(qp, qp->sq_head);
+	wqe = verbs_sq_wqe(&qp->vqp, qp->vqp.sq_head);
 	if (roce_psn_diff(pkt->psn, wqe->first_psn) < 0 ||
 	    roce_psn_diff(pkt->psn, wqe->last_psn) > 0 ||
 	    ((mask & ROCE_F_READ) ? wqe->wr.opcode != ROCE_WR_RDMA_READ : !wqe_rd_atomic(wqe) ||
@@ -435,7 +440,7 @@ static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t m
 		tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	} else {
 		if (qp->comp.read_offset + pkt->payload_len > wqe->length ||
-		    (!(mask & ROCE_F_LAST) && pkt->payload_len != qp->mtu)) {
+		    (!(mask & ROCE_F_LAST) && pkt->payload_len != qp->vqp.mtu)) {
 			tr_qp_error(qp, wqe, ROCE_WC_BAD_RESP_ERR);
 			return;
 		}
@@ -457,11 +462,11 @@ static void comp_data(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t m
 	tr_qp_kick(qp);
 }
 
-void tr_comp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
+void tr_comp_rx(struct tr_qp *qp, const struct roce_pkt *pkt)
 {
 	uint32_t mask = roce_opcode[pkt->opcode].mask;
 
-	if (qp->type != ROCE_QPT_RC || qp->state == ROCE_QPS_ERR)
+	if (qp->vqp.type != ROCE_QPT_RC || qp->vqp.state == ROCE_QPS_ERR)
 		return;
 	if (mask & (ROCE_F_READ | ROCE_F_ATOMIC))
 		comp_data(qp, pkt, mask);

@@ -93,17 +93,17 @@ struct dcqcn {
 };
 ROCE_STATIC_ASSERT(sizeof(struct dcqcn) <= sizeof(((struct tr_qp_cc *)0)->priv));
 
-static inline struct dcqcn *st(struct roce_qp *qp)
+static inline struct dcqcn *st(struct tr_qp *qp)
 {
 	return (struct dcqcn *)qp->cc.priv;
 }
 
-static inline const double *par(const struct roce_qp *qp)
+static inline const double *par(const struct tr_qp *qp)
 {
 	return qp->cc.conf->p;
 }
 
-static double max_rate(const struct roce_qp *qp)
+static double max_rate(const struct tr_qp *qp)
 {
 	double line = (double)tr_cc_line_rate(qp), cap = par(qp)[P_MAX_RATE] * 1e6;
 
@@ -134,14 +134,14 @@ static void alpha_catch_up(const double *p, struct dcqcn *s, roce_time_t now)
 	s->alpha_epoch += n * k;
 }
 
-static void rearm(struct roce_qp *qp)
+static void rearm(struct tr_qp *qp)
 {
 	struct dcqcn *s = st(qp);
 
 	tr_cc_arm(qp, ROCE_MIN(s->next_inc, s->dec_at));
 }
 
-static void dcqcn_init(struct roce_qp *qp)
+static void dcqcn_init(struct tr_qp *qp)
 {
 	struct dcqcn *s = st(qp);
 
@@ -152,7 +152,7 @@ static void dcqcn_init(struct roce_qp *qp)
 }
 
 /* Paper 3.1 rate decrease: Rt = Rc, Rc = Rc (1 - alpha/2); timer and byte counter restart. */
-static void decrease(struct roce_qp *qp, roce_time_t now)
+static void decrease(struct tr_qp *qp, roce_time_t now)
 {
 	const double *p = par(qp);
 	struct dcqcn *s = st(qp);
@@ -194,7 +194,7 @@ static void decrease(struct roce_qp *qp, roce_time_t now)
  * increase (i = min stage - F) once both are beyond F. Rates have a 1 Mb/s resolution: Rc
  * within 1 Mb/s of Rt takes Rt, and the flow is idle again once Rc reaches the ceiling.
  */
-static void increase(struct roce_qp *qp)
+static void increase(struct tr_qp *qp)
 {
 	const double *p = par(qp);
 	struct dcqcn *s = st(qp);
@@ -228,11 +228,11 @@ static void increase(struct roce_qp *qp)
 	tr_cc_set_rate(qp, (uint64_t)s->rc);
 }
 
-static void dcqcn_on_cnp(struct roce_qp *qp)
+static void dcqcn_on_cnp(struct tr_qp *qp)
 {
 	const double *p = par(qp);
 	struct dcqcn *s = st(qp);
-	roce_time_t now = roce_engine_now(qp->dev->eng);
+	roce_time_t now = roce_engine_now(qp->vqp.dev->eng);
 
 	if (s->active) {
 		alpha_catch_up(p, s, now);
@@ -245,7 +245,7 @@ static void dcqcn_on_cnp(struct roce_qp *qp)
 	rearm(qp);
 }
 
-static void dcqcn_on_tx(struct roce_qp *qp, uint32_t bytes)
+static void dcqcn_on_tx(struct tr_qp *qp, uint32_t bytes)
 {
 	const double *p = par(qp);
 	struct dcqcn *s = st(qp);
@@ -262,11 +262,11 @@ static void dcqcn_on_tx(struct roce_qp *qp, uint32_t bytes)
 	rearm(qp);
 }
 
-static void dcqcn_timer(struct roce_qp *qp)
+static void dcqcn_timer(struct tr_qp *qp)
 {
 	const double *p = par(qp);
 	struct dcqcn *s = st(qp);
-	roce_time_t now = roce_engine_now(qp->dev->eng);
+	roce_time_t now = roce_engine_now(qp->vqp.dev->eng);
 
 	if (s->dec_at <= now) {
 		decrease(qp, now);
@@ -279,16 +279,16 @@ static void dcqcn_timer(struct roce_qp *qp)
 	rearm(qp);
 }
 
-static uint64_t dcqcn_rate(const struct roce_qp *qp)
+static uint64_t dcqcn_rate(const struct tr_qp *qp)
 {
 	return (uint64_t)((const struct dcqcn *)qp->cc.priv)->rc;
 }
 
-static double dcqcn_state(const struct roce_qp *qp, int i)
+static double dcqcn_state(const struct tr_qp *qp, int i)
 {
 	struct dcqcn s = *(const struct dcqcn *)qp->cc.priv;
 
-	alpha_catch_up(par(qp), &s, roce_engine_now(qp->dev->eng));
+	alpha_catch_up(par(qp), &s, roce_engine_now(qp->vqp.dev->eng));
 	switch (i) {
 	case 0:
 		return s.rc;

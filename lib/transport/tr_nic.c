@@ -10,7 +10,7 @@
 #include "rocelab_config.h"
 #include "tr_private.h"
 
-static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old);
+static void hook_state_changed(struct roce_qp *vqp, enum roce_qp_state old);
 /*
  * The link asks as a frame starts whether a pull at the frame's @p end would find nothing to
  * send. It would if no CNP waits, no pause holds a priority (settling one is a change) and each
@@ -32,7 +32,7 @@ static bool nic_quiet(void *owner, roce_time_t end)
 
 	if (nic->cnp_head != nic->cnp_tail || nic->paused != 0 || nic->pfc_due)
 		return false;
-	for (const struct roce_qp *qp = nic->tx_head; qp != NULL; qp = qp->tx_next) {
+	for (const struct tr_qp *qp = nic->tx_head; qp != NULL; qp = qp->tx_next) {
 		if (++n > NIC_QUIET_SCAN || qp->cc.rate == 0 || qp->cc.tx_allowed_at <= end ||
 		    qp->resp.res_active != 0 || qp->resp.ack != RESP_ACK_NONE)
 			return false;
@@ -43,14 +43,25 @@ static bool nic_quiet(void *owner, roce_time_t end)
 	return true;
 }
 
-static void hook_destroy(struct roce_qp *qp);
+static void hook_destroy(struct roce_qp *vqp);
 static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *arg);
 static void nic_dma_done(struct roce_engine *eng, struct roce_timer *t, void *arg);
 
 #define NIC_HOST_RX_BUFFER (256u << 10)	/* host_rx_buffer's default: a ConnectX port's share */
 
-static const struct verbs_hooks tr_hooks = {
-	.qp_kick = tr_qp_kick,
+static void hook_init(struct roce_qp *vqp);
+static int hook_modify(struct roce_qp *vqp, const struct roce_qp_attr *attr, unsigned int mask);
+static void hook_reset(struct roce_qp *vqp);
+static void hook_query(const struct roce_qp *vqp, struct roce_qp_attr *attr);
+static void hook_kick(struct roce_qp *vqp);
+
+static const struct verbs_ops tr_ops = {
+	.qp_size = sizeof(struct tr_qp),
+	.qp_init = hook_init,
+	.qp_modify = hook_modify,
+	.qp_reset = hook_reset,
+	.qp_query = hook_query,
+	.qp_kick = hook_kick,
 	.qp_state_changed = hook_state_changed,
 	.qp_destroy = hook_destroy,
 };
@@ -60,13 +71,13 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	struct roce_device *dev;
 	struct tr_nic *nic;
 
-	dev = calloc(1, sizeof(*dev));
 	/* on a line of its own: what a pull reads is its first line */
-	if (posix_memalign((void **)&nic, RTE_CACHE_LINE_SIZE, sizeof(*nic)) != 0)
-		nic = NULL;
-	if (dev == NULL || nic == NULL)
-		goto err_free;
+	if (posix_memalign((void **)&nic, RTE_CACHE_LINE_SIZE, sizeof(*nic)) != 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	memset(nic, 0, sizeof(*nic));
+	dev = &nic->vdev;
 	dev->conf = *conf;
 	if (dev->conf.max_mtu == 0)
 		dev->conf.max_mtu = ROCE_MTU_4096;
@@ -104,7 +115,6 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 		.gid_tbl_len = 5,
 		.speed_bps = dev->conf.speed_bps,
 	};
-	nic->dev = dev;
 	roce_nic_qos_defaults(&nic->qos);
 	roce_timer_init(&nic->wake, nic_wake_fired, dev);
 	roce_timer_init(&nic->dma_done, nic_dma_done, dev);
@@ -112,15 +122,8 @@ struct roce_device *roce_device_create(struct roce_engine *eng, const struct roc
 	if (dev->conf.host_bps != 0 && dev->conf.host_rx_buffer == 0)
 		dev->conf.host_rx_buffer = NIC_HOST_RX_BUFFER;
 	nic->host_if = dev->conf.host_bps != 0;
-	dev->nic = nic;
-	dev->hooks = &tr_hooks;
+	dev->ops = &tr_ops;
 	return dev;
-
-err_free:
-	free(nic);
-	free(dev);
-	errno = ENOMEM;
-	return NULL;
 }
 
 int roce_device_destroy(struct roce_device *dev)
@@ -142,8 +145,7 @@ int roce_device_destroy(struct roce_device *dev)
 	tr_cc_free_all(nic);
 	free(dev->qp);
 	free(dev->mr);
-	free(dev->nic);
-	free(dev);
+	free(nic);
 	return 0;
 }
 
@@ -163,19 +165,83 @@ uint32_t roce_device_rx_held(const struct roce_device *dev)
 	return tr_nic(dev)->dma_len;
 }
 
-void tr_trace(struct roce_qp *qp, const char *fmt, ...)
+void tr_trace(struct tr_qp *qp, const char *fmt, ...)
 {
-	FILE *f = tr_nic(qp->dev)->trace;
+	FILE *f = tr_nic(qp->vqp.dev)->trace;
 	va_list ap;
 
 	if (f == NULL)
 		return;
-	fprintf(f, "%14.6f us %s qp 0x%06x ", (double)roce_engine_now(qp->dev->eng) / ROCE_US,
-		qp->dev->name, qp->qpn);
+	fprintf(f, "%14.6f us %s qp 0x%06x ", (double)roce_engine_now(qp->vqp.dev->eng) / ROCE_US,
+		qp->vqp.dev->name, qp->vqp.qpn);
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
+}
+
+static const char *const counter_name[] = {
+	[ROCE_CNT_RX_FRAMES] = "rx_frames",
+	[ROCE_CNT_TX_FRAMES] = "tx_frames",
+	[ROCE_CNT_RX_ICRC_ERR] = "rx_icrc_errors",
+	[ROCE_CNT_RX_MALFORMED] = "rx_malformed",
+	[ROCE_CNT_RX_NO_QP] = "rx_no_qp",
+	[ROCE_CNT_RX_BAD_STATE] = "rx_bad_qp_state",
+	[ROCE_CNT_RX_QKEY_ERR] = "rx_qkey_violations",
+	[ROCE_CNT_RX_OPCODE_ERR] = "rx_opcode_errors",
+	[ROCE_CNT_DUPLICATE] = "duplicate_request",
+	[ROCE_CNT_OUT_OF_SEQUENCE] = "out_of_sequence",
+	[ROCE_CNT_SEQ_NAK_SENT] = "seq_nak_sent",
+	[ROCE_CNT_SEQ_NAK_RCVD] = "packet_seq_err",
+	[ROCE_CNT_RNR_NAK_SENT] = "rnr_nak_sent",
+	[ROCE_CNT_RNR_NAK_RCVD] = "rnr_nak_retry_err",
+	[ROCE_CNT_ACCESS_NAK_SENT] = "remote_access_nak_sent",
+	[ROCE_CNT_INV_REQ_NAK_SENT] = "remote_invalid_req_nak_sent",
+	[ROCE_CNT_OP_ERR_NAK_SENT] = "remote_op_err_nak_sent",
+	[ROCE_CNT_ERR_NAK_RCVD] = "fatal_nak_rcvd",
+	[ROCE_CNT_ACKS_SENT] = "ack_sent",
+	[ROCE_CNT_ACKS_RCVD] = "ack_rcvd",
+	[ROCE_CNT_IMPLIED_NAK] = "implied_nak_seq_err",
+	[ROCE_CNT_GHOST_ACK] = "ghost_ack",
+	[ROCE_CNT_RETRANSMITS] = "retransmits",
+	[ROCE_CNT_TIMEOUTS] = "local_ack_timeout_err",
+	[ROCE_CNT_RETRY_EXCEEDED] = "retry_exceeded_err",
+	[ROCE_CNT_RNR_RETRY_EXCEEDED] = "rnr_retry_exceeded_err",
+	[ROCE_CNT_READ_RETRIES] = "read_retries",
+	[ROCE_CNT_DUP_READ] = "duplicate_read",
+	[ROCE_CNT_DUP_ATOMIC] = "duplicate_atomic",
+	[ROCE_CNT_DUP_DROPPED] = "duplicate_dropped",
+	[ROCE_CNT_CQ_OVERFLOW] = "cq_overflow",
+	[ROCE_CNT_CNP_SENT] = "np_cnp_sent",
+	[ROCE_CNT_CNP_RCVD] = "rp_cnp_handled",
+	[ROCE_CNT_ECN_CE_RCVD] = "np_ecn_marked_roce_packets",
+	[ROCE_CNT_TX_NO_MBUF] = "tx_no_mbuf",
+	[ROCE_CNT_CNP_IGNORED] = "rp_cnp_ignored",
+	[ROCE_CNT_CNP_DROPPED] = "np_cnp_dropped",
+	[ROCE_CNT_RX_PRIO0_PAUSE] = "rx_prio0_pause",
+	[ROCE_CNT_RX_PRIO1_PAUSE] = "rx_prio1_pause",
+	[ROCE_CNT_RX_PRIO2_PAUSE] = "rx_prio2_pause",
+	[ROCE_CNT_RX_PRIO3_PAUSE] = "rx_prio3_pause",
+	[ROCE_CNT_RX_PRIO4_PAUSE] = "rx_prio4_pause",
+	[ROCE_CNT_RX_PRIO5_PAUSE] = "rx_prio5_pause",
+	[ROCE_CNT_RX_PRIO6_PAUSE] = "rx_prio6_pause",
+	[ROCE_CNT_RX_PRIO7_PAUSE] = "rx_prio7_pause",
+	[ROCE_CNT_RX_PRIO0_PAUSE_NS] = "rx_prio0_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO1_PAUSE_NS] = "rx_prio1_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO2_PAUSE_NS] = "rx_prio2_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO3_PAUSE_NS] = "rx_prio3_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO4_PAUSE_NS] = "rx_prio4_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO5_PAUSE_NS] = "rx_prio5_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO6_PAUSE_NS] = "rx_prio6_pause_duration_ns",
+	[ROCE_CNT_RX_PRIO7_PAUSE_NS] = "rx_prio7_pause_duration_ns",
+	[ROCE_CNT_RX_OUT_OF_BUFFER] = "rx_out_of_buffer",
+	[ROCE_CNT_TX_PFC] = "tx_pfc_frames",
+};
+ROCE_STATIC_ASSERT(ROCE_DIM(counter_name) == ROCE_CNT_NUM);
+
+const char *roce_counter_name(enum roce_dev_counter c)
+{
+	return (unsigned int)c < ROCE_CNT_NUM ? counter_name[c] : "?";
 }
 
 int roce_device_ncounters(void)
@@ -200,7 +266,7 @@ static uint64_t counter_now(const struct roce_device *dev, int i)
 	int prio = i - ROCE_CNT_RX_PRIO0_PAUSE_NS;
 
 	if (prio < 0 || prio >= ROCE_NIC_NPRIO)
-		return dev->cnt[i];
+		return nic->cnt[i];
 	now = roce_engine_now(dev->eng);
 	until = nic->paused_until[prio];
 	return (nic->pause_ps[prio] - (until > now ? until - now : 0)) / ROCE_NS;
@@ -219,15 +285,18 @@ uint64_t roce_device_counter_by_name(const struct roce_device *dev, const char *
 	return UINT64_MAX;
 }
 
-void roce_qp_stats(const struct roce_qp *qp, struct roce_qp_stats *st)
+void roce_qp_stats(const struct roce_qp *vqp, struct roce_qp_stats *st)
 {
+	const struct tr_qp *qp = to_tqp_const(vqp);
+
 	*st = qp->st;
 }
 
-void roce_qp_wait(const struct roce_qp *qp, struct roce_qp_wait *w)
+void roce_qp_wait(const struct roce_qp *vqp, struct roce_qp_wait *w)
 {
-	const struct tr_nic *nic = tr_nic(qp->dev);
-	roce_time_t now = roce_engine_now(qp->dev->eng);
+	const struct tr_qp *qp = to_tqp_const(vqp);
+	const struct tr_nic *nic = tr_nic(qp->vqp.dev);
+	roce_time_t now = roce_engine_now(qp->vqp.dev->eng);
 	uint8_t prio = tr_qp_prio(nic, qp);
 
 	*w = (struct roce_qp_wait){
@@ -236,10 +305,10 @@ void roce_qp_wait(const struct roce_qp *qp, struct roce_qp_wait *w)
 		.rate_bps = qp->cc.rate,
 		.retries_left = qp->comp.retry_cnt,
 	};
-	if (qp->state == ROCE_QPS_ERR) {
+	if (qp->vqp.state == ROCE_QPS_ERR) {
 		w->kind = ROCE_QP_WAIT_ERROR;
 		w->until = ROCE_TIME_NEVER;
-	} else if (qp->sq_head == qp->sq_tail) {
+	} else if (qp->vqp.sq_head == qp->vqp.sq_tail) {
 		w->kind = ROCE_QP_WAIT_IDLE;
 		w->until = ROCE_TIME_NEVER;
 	} else if (qp->comp.rnr_wait) {
@@ -262,11 +331,11 @@ void roce_qp_wait(const struct roce_qp *qp, struct roce_qp_wait *w)
 /* ---- transmit ---- */
 
 /* Put @p qp on the arbiter's list (if not already there) and wake the link. */
-void tr_qp_kick(struct roce_qp *qp)
+void tr_qp_kick(struct tr_qp *qp)
 {
-	struct tr_nic *nic = tr_nic(qp->dev);
+	struct tr_nic *nic = tr_nic(qp->vqp.dev);
 
-	if (qp->state == ROCE_QPS_ERR) {
+	if (qp->vqp.state == ROCE_QPS_ERR) {
 		tr_qp_flush(qp);
 		return;
 	}
@@ -285,7 +354,7 @@ void tr_qp_kick(struct roce_qp *qp)
 
 static void tx_unlist_head(struct tr_nic *nic)
 {
-	struct roce_qp *qp = nic->tx_head;
+	struct tr_qp *qp = nic->tx_head;
 
 	nic->tx_head = qp->tx_next;
 	if (nic->tx_head == NULL)
@@ -307,7 +376,7 @@ static uint8_t nic_paused_now(struct tr_nic *nic, roce_time_t now)
 }
 
 /* A data packet of @p qp is leaving now: space the next one at the QP's rate, feed the algorithm. */
-static void nic_cc_sent(struct roce_qp *qp, const struct rte_mbuf *m, roce_time_t now)
+static void nic_cc_sent(struct tr_qp *qp, const struct rte_mbuf *m, roce_time_t now)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 
@@ -335,7 +404,7 @@ static void nic_wake_fired(struct roce_engine *eng, struct roce_timer *t, void *
  */
 static inline struct rte_mbuf *nic_tx(struct roce_device *dev, struct rte_mbuf *m)
 {
-	VERBS_CNT(dev, TX_FRAMES);
+	TR_CNT(dev, TX_FRAMES);
 	m->ol_flags |= roce_wire_icrc_good;
 	return m;
 }
@@ -379,7 +448,7 @@ static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
 	struct roce_pkt pkt;
 
 	if (m == NULL) {
-		VERBS_CNT(dev, TX_NO_MBUF);
+		TR_CNT(dev, TX_NO_MBUF);
 		return NULL;
 	}
 	roce_pkt_init(&pkt, ROCE_KIND_PFC, 0);
@@ -395,8 +464,8 @@ static struct rte_mbuf *nic_pfc_frame(struct roce_device *dev)
 	nic->pfc_due = false;
 	if (nic->pfc_xoff)	/* again at half the quanta, if the buffer is still that full */
 		nic->pfc_refresh_at = roce_engine_now(dev->eng) + pfc_quanta_time(nic) / 2;
-	VERBS_CNT(dev, TX_PFC);
-	VERBS_CNT(dev, TX_FRAMES);
+	TR_CNT(dev, TX_PFC);
+	TR_CNT(dev, TX_FRAMES);
 	return m;
 }
 
@@ -462,7 +531,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 	/* the clock is read only when a pause or a rate limit needs it (not for most frames) */
 	roce_time_t now = ROCE_TIME_NEVER, wake = ROCE_TIME_NEVER;
 	uint8_t paused = 0;
-	struct roce_qp *stop = NULL;
+	struct tr_qp *stop = NULL;
 
 	if (roce_unlikely(nic->pfc_due)) {
 		struct rte_mbuf *pfc = nic_pfc_frame(dev);
@@ -492,7 +561,7 @@ static struct rte_mbuf *nic_pull(void *owner)
 		wake = nic->paused_until[prio];
 	}
 	while (nic->tx_head != NULL && nic->tx_head != stop) {
-		struct roce_qp *qp = nic->tx_head;
+		struct tr_qp *qp = nic->tx_head;
 		struct rte_mbuf *m = NULL;
 		bool blocked = false;
 		uint8_t prio;
@@ -543,10 +612,91 @@ static struct rte_mbuf *nic_pull(void *owner)
 	return NULL;
 }
 
-static void hook_destroy(struct roce_qp *qp)
+/* ---- the provider's share of the QP verbs (verbs_ops) ---- */
+
+/* A QP was created (in RESET, its transport state zeroed). */
+static void hook_init(struct roce_qp *vqp)
 {
-	struct tr_nic *nic = tr_nic(qp->dev);
-	struct roce_qp **pp = &nic->tx_head;
+	struct tr_qp *qp = to_tqp(vqp);
+
+	/* a per-QP entropy port in the dynamic range, as rxe and ConnectX derive one */
+	qp->sport = (uint16_t)(0xc000 | ((qp->vqp.qpn * 0x9e3779b1u) >> 18));
+	qp->hdr_gen = 1;
+}
+
+/* roce_modify_qp(): what the attributes in @p mask set in the transport. */
+static int hook_modify(struct roce_qp *vqp, const struct roce_qp_attr *attr, unsigned int mask)
+{
+	struct tr_qp *qp = to_tqp(vqp);
+
+	if (mask & ROCE_QP_MAX_DEST_RD_ATOMIC) {
+		uint32_t n = attr->max_dest_rd_atomic ? attr->max_dest_rd_atomic : 1;
+		struct tr_resource *res = calloc(n, sizeof(*res));
+
+		if (res == NULL)
+			return -ENOMEM;
+		free(qp->resp.res);
+		qp->resp.res = res;
+		qp->resp.res_size = n;
+		qp->resp.res_tail = 0;
+	}
+	if (mask & ROCE_QP_RQ_PSN)
+		qp->resp.epsn = attr->rq_psn;
+	if (mask & ROCE_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn;
+		qp->req.psn_hw = attr->sq_psn;	/* nothing sent yet: no PSN below it is a retransmit */
+		qp->comp.psn = attr->sq_psn;
+	}
+	if (mask & ROCE_QP_AV) {
+		if (attr->ah_attr.sport != 0)
+			qp->sport = attr->ah_attr.sport;
+		tr_qp_hdr_changed(qp);
+	}
+	if (mask & ROCE_QP_RETRY_CNT)
+		qp->comp.retry_cnt = attr->retry_cnt;
+	if (mask & ROCE_QP_RNR_RETRY)
+		qp->comp.rnr_retry = attr->rnr_retry;
+	return 0;
+}
+
+/* Back to RESET: forget all transport state. */
+static void hook_reset(struct roce_qp *vqp)
+{
+	struct tr_qp *qp = to_tqp(vqp);
+
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->comp.read_offset = 0;
+	qp->comp.rnr_wait = false;
+	qp->resp.in_msg = false;
+	qp->resp.wqe_held = false;
+	qp->resp.ack = RESP_ACK_NONE;
+	qp->resp.seq_nak_sent = qp->resp.rnr_nak_sent = false;
+	qp->resp.msn = 0;
+	qp->resp.res_tail = 0;
+	if (qp->resp.res != NULL)
+		memset(qp->resp.res, 0, qp->resp.res_size * sizeof(*qp->resp.res));
+}
+
+/* roce_query_qp(): the PSNs as they are now. */
+static void hook_query(const struct roce_qp *vqp, struct roce_qp_attr *attr)
+{
+	const struct tr_qp *qp = to_tqp_const(vqp);
+
+	attr->sq_psn = qp->req.psn;
+	attr->rq_psn = qp->resp.epsn;
+}
+
+/* The SQ has new work, or (ERR) receives to flush. */
+static void hook_kick(struct roce_qp *vqp)
+{
+	tr_qp_kick(to_tqp(vqp));
+}
+
+static void hook_destroy(struct roce_qp *vqp)
+{
+	struct tr_qp *qp = to_tqp(vqp);
+	struct tr_nic *nic = tr_nic(qp->vqp.dev);
+	struct tr_qp **pp = &nic->tx_head;
 
 	tr_timers_cancel(qp);
 	tr_cc_stop(qp);
@@ -557,34 +707,38 @@ static void hook_destroy(struct roce_qp *qp)
 		else
 			nic->tx_tail = *pp, pp = &(*pp)->tx_next;
 	}
+	free(qp->resp.res);
+	free(qp->resp.wqe);
 }
 
-static void hook_state_changed(struct roce_qp *qp, enum roce_qp_state old)
+static void hook_state_changed(struct roce_qp *vqp, enum roce_qp_state old)
 {
+	struct tr_qp *qp = to_tqp(vqp);
+
 	if (old == ROCE_QPS_RESET)
 		tr_timers_init(qp);
-	if (qp->state == ROCE_QPS_RTR && old == ROCE_QPS_INIT)
+	if (qp->vqp.state == ROCE_QPS_RTR && old == ROCE_QPS_INIT)
 		tr_cc_connect(qp);
-	if (qp->state == ROCE_QPS_ERR || qp->state == ROCE_QPS_RESET)
+	if (qp->vqp.state == ROCE_QPS_ERR || qp->vqp.state == ROCE_QPS_RESET)
 		tr_cc_stop(qp);
-	if (qp->state == ROCE_QPS_ERR) {
+	if (qp->vqp.state == ROCE_QPS_ERR) {
 		tr_timers_cancel(qp);
 		tr_trace(qp, "state %s -> ERR: flushing", roce_qp_state_name(old));
 		tr_qp_flush(qp);
-	} else if (qp->state == ROCE_QPS_RESET) {
+	} else if (qp->vqp.state == ROCE_QPS_RESET) {
 		tr_timers_cancel(qp);
-	} else if (qp->state == ROCE_QPS_RTS) {
+	} else if (qp->vqp.state == ROCE_QPS_RTS) {
 		tr_qp_kick(qp);
-	} else if (qp->state == ROCE_QPS_SQD && old == ROCE_QPS_RTS) {
+	} else if (qp->vqp.state == ROCE_QPS_SQD && old == ROCE_QPS_RTS) {
 		tr_req_drain(qp);
 	}
 }
 
 /* Addresses and BTH defaults of a packet @p qp sends to @p av / @p dqpn. */
-void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
+void tr_pkt_init(struct tr_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 		 const struct roce_ah_attr *av, uint32_t dqpn)
 {
-	const struct roce_device_conf *conf = &qp->dev->conf;
+	const struct roce_device_conf *conf = &qp->vqp.dev->conf;
 
 	tr_zero(pkt, offsetof(struct roce_pkt, payload));
 	pkt->kind = ROCE_KIND_ROCEV2;
@@ -593,7 +747,8 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 	pkt->ip_ver = av->ip_ver;
 	pkt->dscp = av->traffic_class >> 2;
 	pkt->ecn = av->traffic_class & 3;
-	if (pkt->ecn == 0 && tr_nic_ecn(tr_nic(qp->dev)) && !(roce_opcode[opcode].mask & ROCE_F_ACK))
+	if (pkt->ecn == 0 && tr_nic_ecn(tr_nic(qp->vqp.dev)) &&
+	    !(roce_opcode[opcode].mask & ROCE_F_ACK))
 		pkt->ecn = 2;	/* ECT(0) on data, so switches may mark CE (RFC 3168) */
 	pkt->ttl = av->hop_limit ? av->hop_limit : 64;
 	pkt->ip_df = true;
@@ -615,10 +770,10 @@ void tr_pkt_init(struct roce_qp *qp, struct roce_pkt *pkt, uint8_t opcode,
 }
 
 /* tr_pkt_init_conn()'s first packet after a change: the whole packet, and the template rebuilt. */
-const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct roce_qp *qp, struct roce_pkt *pkt,
+const struct roce_wire_tmpl *tr_pkt_init_conn_new(struct tr_qp *qp, struct roce_pkt *pkt,
 						  uint8_t opcode, unsigned int i)
 {
-	tr_pkt_init(qp, pkt, opcode, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	tr_pkt_init(qp, pkt, opcode, &qp->vqp.attr.ah_attr, qp->vqp.attr.dest_qp_num);
 	(void)roce_wire_tmpl_init(&qp->tx_tmpl[i], pkt);
 	qp->tx_tmpl_gen[i] = qp->hdr_gen;
 	return &qp->tx_tmpl[i];
@@ -629,21 +784,21 @@ void tr_nic_hdr_changed(struct roce_device *dev)
 {
 	for (uint32_t i = 0; i < dev->qp_cap; i++)
 		if (dev->qp[i] != NULL)
-			verbs_qp_hdr_changed(dev->qp[i]);
+			tr_qp_hdr_changed(to_tqp(dev->qp[i]));
 }
 
 /* tr_pkt_build()'s payload spans SGEs: gather it into the NIC's scratch buffer. */
-void tr_pkt_gather(struct roce_qp *qp, struct roce_pkt *pkt, const struct roce_sge *sge,
+void tr_pkt_gather(struct tr_qp *qp, struct roce_pkt *pkt, const struct roce_sge *sge,
 		   uint32_t nsge, uint32_t offset)
 {
-	uint8_t *buf = tr_nic(qp->dev)->scratch;
+	uint8_t *buf = tr_nic(qp->vqp.dev)->scratch;
 
 	verbs_sge_copy(sge, nsge, offset, buf, pkt->payload_len, false);
 	pkt->payload = buf;
 }
 
 /* tr_pkt_build() without a template: whichever of the QP's last two sets matches, or a new one. */
-const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct roce_pkt *pkt)
+const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct tr_qp *qp, const struct roce_pkt *pkt)
 {
 	const struct roce_wire_tmpl *tmpl;
 
@@ -667,14 +822,14 @@ const struct roce_wire_tmpl *tr_pkt_tmpl_pick(struct roce_qp *qp, const struct r
  * tr_pkt_build()'s frame with its payload by reference (roce_wire_tmpl_build_mbuf_zc()), or,
  * when the engine has no segments for it, copied as any other.
  */
-int tr_pkt_build_zc(struct roce_qp *qp, const struct roce_pkt *pkt,
+int tr_pkt_build_zc(struct tr_qp *qp, const struct roce_pkt *pkt,
 		    const struct roce_wire_tmpl *tmpl, struct rte_mbuf *m)
 {
 	struct rte_mbuf *const *trailer;
 	struct rte_mbuf *seg;
 	int rc;
 
-	seg = roce_engine_zc_seg(qp->dev->eng, &trailer);
+	seg = roce_engine_zc_seg(qp->vqp.dev->eng, &trailer);
 	if (seg != NULL) {
 		rc = roce_wire_tmpl_build_mbuf_zc(tmpl, pkt, m, seg, trailer);
 		if (rc >= 0)
@@ -686,17 +841,17 @@ int tr_pkt_build_zc(struct roce_qp *qp, const struct roce_pkt *pkt,
 }
 
 /* tr_pkt_build() could not write the frame: the mbuf goes back, counted as for want of one. */
-void tr_pkt_build_failed(struct roce_qp *qp, struct rte_mbuf *m)
+void tr_pkt_build_failed(struct tr_qp *qp, struct rte_mbuf *m)
 {
 	rte_pktmbuf_free(m);
-	VERBS_CNT(qp->dev, TX_NO_MBUF);
+	TR_CNT(qp->vqp.dev, TX_NO_MBUF);
 }
 
 /* ---- receive ---- */
 
-static bool opcode_fits_qp(const struct roce_qp *qp, uint32_t mask)
+static bool opcode_fits_qp(const struct tr_qp *qp, uint32_t mask)
 {
-	switch (qp->type) {
+	switch (qp->vqp.type) {
 	case ROCE_QPT_RC:
 		return mask & ROCE_F_RC;
 	case ROCE_QPT_UC:
@@ -723,7 +878,7 @@ static void nic_pfc_rx(struct roce_device *dev, const struct roce_pkt *pkt)
 
 		if (!(pkt->pfc_cev >> i & 1))
 			continue;
-		dev->cnt[ROCE_CNT_RX_PRIO0_PAUSE + i]++;
+		nic->cnt[ROCE_CNT_RX_PRIO0_PAUSE + i]++;
 		if (!(nic->qos.pfc_enable >> i & 1))
 			continue;
 		ps = (unsigned __int128)pkt->quanta[i] * ROCE_PFC_QUANTUM_BITS * ROCE_SEC;
@@ -743,9 +898,9 @@ static void nic_pfc_rx(struct roce_device *dev, const struct roce_pkt *pkt)
  * Notification point: answer a CE-marked packet for @p qp with a CNP to its sender's QP, at
  * most one per qos.cnp_interval per QP. CNPs go out before any other frame.
  */
-static void nic_np(struct roce_qp *qp, const struct roce_pkt *pkt)
+static void nic_np(struct tr_qp *qp, const struct roce_pkt *pkt)
 {
-	struct roce_device *dev = qp->dev;
+	struct roce_device *dev = qp->vqp.dev;
 	struct tr_nic *nic = tr_nic(dev);
 	roce_time_t now = roce_engine_now(dev->eng);
 	struct roce_pkt cnp;
@@ -754,7 +909,7 @@ static void nic_np(struct roce_qp *qp, const struct roce_pkt *pkt)
 	if (qp->cc.cnp_sent && now - qp->cc.last_cnp < nic->qos.cnp_interval)
 		return;
 	if (nic->cnp_tail - nic->cnp_head >= TR_CNP_QUEUE) {
-		VERBS_CNT(dev, CNP_DROPPED);
+		TR_CNT(dev, CNP_DROPPED);
 		return;
 	}
 	roce_pkt_init(&cnp, ROCE_KIND_ROCEV2, ROCE_OP_CNP);	/* sets BECN (Annex A17.9.3) */
@@ -767,18 +922,18 @@ static void nic_np(struct roce_qp *qp, const struct roce_pkt *pkt)
 	cnp.ecn = 0;
 	cnp.ip_df = true;
 	cnp.sport = qp->sport;
-	cnp.dqpn = qp->type == ROCE_QPT_UD ? pkt->deth.srcqp : qp->attr.dest_qp_num;
+	cnp.dqpn = qp->vqp.type == ROCE_QPT_UD ? pkt->deth.srcqp : qp->vqp.attr.dest_qp_num;
 	cnp.payload_len = 0;
 	m = roce_engine_mbuf(dev->eng);
 	if (m == NULL || roce_wire_build_mbuf(&cnp, 0, m) < 0) {
 		rte_pktmbuf_free(m);
-		VERBS_CNT(dev, TX_NO_MBUF);
+		TR_CNT(dev, TX_NO_MBUF);
 		return;
 	}
 	qp->cc.cnp_sent = true;
 	qp->cc.last_cnp = now;
 	nic->cnp[nic->cnp_tail++ & (TR_CNP_QUEUE - 1)] = m;
-	VERBS_CNT(dev, CNP_SENT);
+	TR_CNT(dev, CNP_SENT);
 	tr_trace(qp, "CE-marked psn %u: CNP to qp 0x%06x", pkt->psn, cnp.dqpn);
 	if (nic->link != NULL)
 		roce_link_kick(nic->link, nic->dir);
@@ -787,7 +942,7 @@ static void nic_np(struct roce_qp *qp, const struct roce_pkt *pkt)
 static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 {
 	struct roce_pkt pkt;
-	struct roce_qp *qp;
+	struct tr_qp *qp;
 	unsigned int flags;
 	uint32_t mask;
 	int rc;
@@ -805,7 +960,7 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 			rte_pktmbuf_free(m);
 			if (flat == NULL || flat->nb_segs != 1) {
 				rte_pktmbuf_free(flat);
-				VERBS_CNT(dev, RX_MALFORMED);
+				TR_CNT(dev, RX_MALFORMED);
 				return;
 			}
 			m = flat;
@@ -820,35 +975,36 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 	}
 	if (rc != 0 || pkt.kind != ROCE_KIND_ROCEV2) {
 		if (pkt.err == ROCE_WERR_ICRC_MISMATCH)
-			VERBS_CNT(dev, RX_ICRC_ERR);
+			TR_CNT(dev, RX_ICRC_ERR);
 		else if (pkt.kind == ROCE_KIND_ROCEV2 || pkt.kind == ROCE_KIND_ROCEV1)
-			VERBS_CNT(dev, RX_MALFORMED);
+			TR_CNT(dev, RX_MALFORMED);
 		goto out;
 	}
 	if (pkt.ecn == 3)
-		VERBS_CNT(dev, ECN_CE_RCVD);
+		TR_CNT(dev, ECN_CE_RCVD);
 	mask = roce_opcode[pkt.opcode].mask;
-	qp = verbs_qp_lookup(dev, pkt.dqpn);
+	qp = tr_qp_lookup(dev, pkt.dqpn);
 	if (mask & ROCE_F_CNP) {
 		/* reaction point */
 		if (qp != NULL && qp->cc.conf != NULL) {
-			VERBS_CNT(dev, CNP_RCVD);
+			TR_CNT(dev, CNP_RCVD);
 			qp->cc.conf->ops->on_cnp(qp);
 		} else {
-			VERBS_CNT(dev, CNP_IGNORED);
+			TR_CNT(dev, CNP_IGNORED);
 		}
 		goto out;
 	}
 	if (qp == NULL) {
-		VERBS_CNT(dev, RX_NO_QP);
+		TR_CNT(dev, RX_NO_QP);
 		goto out;
 	}
 	if (!opcode_fits_qp(qp, mask)) {
-		VERBS_CNT(dev, RX_OPCODE_ERR);
+		TR_CNT(dev, RX_OPCODE_ERR);
 		goto out;
 	}
-	if (qp->state != ROCE_QPS_RTR && qp->state != ROCE_QPS_RTS && qp->state != ROCE_QPS_SQD) {
-		VERBS_CNT(dev, RX_BAD_STATE);
+	if (qp->vqp.state != ROCE_QPS_RTR && qp->vqp.state != ROCE_QPS_RTS &&
+	    qp->vqp.state != ROCE_QPS_SQD) {
+		TR_CNT(dev, RX_BAD_STATE);
 		goto out;
 	}
 	qp->st.rx_pkts++;
@@ -856,10 +1012,10 @@ static void nic_rx_frame(struct roce_device *dev, struct rte_mbuf *m)
 		nic_np(qp, &pkt);
 	if (mask & ROCE_F_REQ)
 		tr_resp_rx(qp, &pkt);
-	else if (qp->state != ROCE_QPS_RTR)
+	else if (qp->vqp.state != ROCE_QPS_RTR)
 		tr_comp_rx(qp, &pkt);
 	else
-		VERBS_CNT(dev, RX_BAD_STATE);
+		TR_CNT(dev, RX_BAD_STATE);
 out:
 	roce_wire_zc_free(m);	/* most frames by reference end here */
 }
@@ -965,7 +1121,7 @@ static void nic_rx_host(struct roce_device *dev, struct rte_mbuf *m)
 	held = dma_held(dev, now);
 	if (held + len > dev->conf.host_rx_buffer ||
 	    (nic->dma_len == nic->dma_cap && dma_grow(nic) != 0)) {
-		VERBS_CNT(dev, RX_OUT_OF_BUFFER);
+		TR_CNT(dev, RX_OUT_OF_BUFFER);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -984,7 +1140,7 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 	struct roce_device *dev = owner;
 
 	/* at the port, as rx_packets_phy: frames still in the host buffer or dropped there too */
-	VERBS_CNT(dev, RX_FRAMES);
+	TR_CNT(dev, RX_FRAMES);
 	if (dev->conf.host_bps != 0)
 		nic_rx_host(dev, m);
 	else
@@ -998,7 +1154,7 @@ static void nic_rx(void *owner, struct rte_mbuf *m)
 static void nic_peek(void *owner, const struct rte_mbuf *m)
 {
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct roce_qp *qp;
+	const struct tr_qp *qp;
 	uint16_t type;
 	uint32_t bth = glance_bth(m, &type);
 
@@ -1016,7 +1172,7 @@ static void nic_peek(void *owner, const struct rte_mbuf *m)
 	}
 	if (bth == 0 || m->data_len < bth + ROCE_BTH_LEN)
 		return;
-	qp = verbs_qp_lookup(owner, (uint32_t)b[bth + 5] << 16 | b[bth + 6] << 8 | b[bth + 7]);
+	qp = tr_qp_lookup(owner, (uint32_t)b[bth + 5] << 16 | b[bth + 6] << 8 | b[bth + 7]);
 	if (qp == NULL)
 		return;
 	rte_prefetch0(qp);

@@ -43,36 +43,37 @@ static const uint8_t req_op_rc[ROCE_WR_SEND_WITH_INV + 1][2][2] = {
 #undef OPS
 
 /* Opcode of packet @p i of @p n of a WQE, for RC, UC or UD. */
-static inline uint8_t req_opcode(const struct roce_qp *qp, const struct verbs_send_wqe *wqe,
+static inline uint8_t req_opcode(const struct tr_qp *qp, const struct verbs_send_wqe *wqe,
 				 uint32_t i, uint32_t n)
 {
-	if (qp->type == ROCE_QPT_UD)
+	if (qp->vqp.type == ROCE_QPT_UD)
 		return wqe->wr.opcode == ROCE_WR_SEND_WITH_IMM ?
 		       ROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE : ROCE_OP_UD_SEND_ONLY;
 	return (uint8_t)(req_op_rc[wqe->wr.opcode][tr_first(i)][tr_last(i, n)] +
-			 (qp->type == ROCE_QPT_UC ? 0x20 : 0));
+			 (qp->vqp.type == ROCE_QPT_UC ? 0x20 : 0));
 }
 
 /* First visit of a WQE: check it, give it its PSNs. false: it cannot start yet (or failed). */
-static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
+static bool req_start(struct tr_qp *qp, struct verbs_send_wqe *wqe)
 {
 	bool rd_atomic = wqe_is_rd_atomic(wqe);
 	unsigned int access = rd_atomic ? ROCE_ACCESS_LOCAL_WRITE : 0;
 	int rc;
 
-	if (qp->type == ROCE_QPT_RC) {
+	if (qp->vqp.type == ROCE_QPT_RC) {
 		/* IBA 10.8.3.3: a fenced WQE waits for every earlier READ and atomic */
 		if ((wqe->wr.send_flags & ROCE_SEND_FENCE) && qp->req.rd_atomic > 0)
 			return false;
-		if (rd_atomic && qp->req.rd_atomic >= ROCE_MAX(qp->attr.max_rd_atomic, 1))
+		if (rd_atomic && qp->req.rd_atomic >= ROCE_MAX(qp->vqp.attr.max_rd_atomic, 1))
 			return false;
 	}
 	rc = wqe->inline_data != NULL && (wqe->wr.send_flags & ROCE_SEND_INLINE) ? 0 :
-	     verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, access, &wqe->discard);
+	     verbs_sge_check(qp->vqp.pd, wqe->sge, (uint32_t)wqe->wr.num_sge, access,
+			     &wqe->discard);
 	if (rc == 0 && (wqe->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ||
 			wqe->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD) && wqe->length != 8)
 		rc = -EINVAL;
-	if (rc == 0 && qp->type == ROCE_QPT_UD && wqe->length > qp->mtu)
+	if (rc == 0 && qp->vqp.type == ROCE_QPT_UD && wqe->length > qp->vqp.mtu)
 		rc = -EMSGSIZE;
 	if (rc != 0) {
 		enum roce_wc_status st = rc == -EMSGSIZE || (rc == -EINVAL && rd_atomic) ?
@@ -86,7 +87,8 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
 		return false;
 	}
 	wqe->first_psn = qp->req.psn;
-	wqe->npsn = rd_atomic && wqe->wr.opcode != ROCE_WR_RDMA_READ ? 1 : tr_npkts(wqe->length, qp->mtu);
+	wqe->npsn = rd_atomic && wqe->wr.opcode != ROCE_WR_RDMA_READ ? 1 :
+		    tr_npkts(wqe->length, qp->vqp.mtu);
 	wqe->last_psn = (wqe->first_psn + wqe->npsn - 1) & ROCE_PSN_MASK;
 	if (rd_atomic)
 		qp->req.rd_atomic++;
@@ -95,13 +97,13 @@ static bool req_start(struct roce_qp *qp, struct verbs_send_wqe *wqe)
 }
 
 /* Is an ACK due for a message shorter than a PMTU? (ack_wanted(), below, says when.) */
-static inline bool ack_due_short(const struct roce_qp *qp)
+static inline bool ack_due_short(const struct tr_qp *qp)
 {
 	const struct tr_req *req = &qp->req;
 
-	return req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->mtu ||
-	       req->wqe + 1 == qp->sq_tail ||
-	       (qp->state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new);
+	return req->noack_pkts >= TR_ACK_COALESCE || req->noack_bytes >= qp->vqp.mtu ||
+	       req->wqe + 1 == qp->vqp.sq_tail ||
+	       (qp->vqp.state != ROCE_QPS_RTS && req->wqe + 1 == req->next_new);
 }
 
 /*
@@ -113,19 +115,19 @@ static inline bool ack_due_short(const struct roce_qp *qp)
  * completion is thus held back by at most the wire time of less than two PMTUs of payload and
  * 16 headers, and the queue's last message always asks, so nothing waits for the ACK timeout.
  */
-static bool ack_wanted(const struct roce_qp *qp, const struct verbs_send_wqe *wqe)
+static bool ack_wanted(const struct tr_qp *qp, const struct verbs_send_wqe *wqe)
 {
-	return wqe->length >= qp->mtu || wqe_is_rd_atomic(wqe) || ack_due_short(qp);
+	return wqe->length >= qp->vqp.mtu || wqe_is_rd_atomic(wqe) || ack_due_short(qp);
 }
 
 /* @p n packets from req->psn are on their way: the PSN moves on, a resend is counted. */
-static inline void req_advance(struct roce_qp *qp, uint32_t n)
+static inline void req_advance(struct tr_qp *qp, uint32_t n)
 {
 	struct tr_req *req = &qp->req;
 
 	if (roce_psn_diff(req->psn, req->psn_hw) < 0) {
 		qp->st.retransmits++;
-		VERBS_CNT(qp->dev, RETRANSMITS);
+		TR_CNT(qp->vqp.dev, RETRANSMITS);
 	}
 	req->psn = (req->psn + n) & ROCE_PSN_MASK;
 	if (roce_psn_diff(req->psn, req->psn_hw) > 0)
@@ -139,7 +141,7 @@ static inline void req_advance(struct roce_qp *qp, uint32_t n)
  * opcode's kind, the packet's position or the message's length. The caller has checked the QP
  * may send.
  */
-static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe *wqe)
+static struct rte_mbuf *req_next_short(struct tr_qp *qp, struct verbs_send_wqe *wqe)
 {
 	struct tr_req *req = &qp->req;
 	const struct roce_wire_tmpl *tmpl;
@@ -188,15 +190,15 @@ static struct rte_mbuf *req_next_short(struct roce_qp *qp, struct verbs_send_wqe
  * messages already started are finished, retries included; no new one), no RNR wait, work
  * queued, and (RC) the window of PSNs in flight open.
  */
-static inline bool req_may_send(const struct roce_qp *qp)
+static inline bool req_may_send(const struct tr_qp *qp)
 {
 	const struct tr_req *req = &qp->req;
 
-	if ((qp->state != ROCE_QPS_RTS &&
-	     (qp->state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
-	    qp->comp.rnr_wait || req->wqe == qp->sq_tail)
+	if ((qp->vqp.state != ROCE_QPS_RTS &&
+	     (qp->vqp.state != ROCE_QPS_SQD || req->wqe == req->next_new)) ||
+	    qp->comp.rnr_wait || req->wqe == qp->vqp.sq_tail)
 		return false;
-	return qp->type != ROCE_QPT_RC ||
+	return qp->vqp.type != ROCE_QPT_RC ||
 	       roce_psn_diff(req->psn, qp->comp.psn) < TR_MAX_INFLIGHT_PSN;
 }
 
@@ -205,23 +207,23 @@ static inline bool req_may_send(const struct roce_qp *qp)
  * window open, an RNR wait over, a new WQE's fence and READ/atomic limits met? For reports
  * (roce_qp_wait); it changes nothing, so a WQE that fails its local checks counts as ready.
  */
-bool tr_req_ready(const struct roce_qp *qp)
+bool tr_req_ready(const struct tr_qp *qp)
 {
 	const struct tr_req *req = &qp->req;
 	const struct verbs_send_wqe *wqe;
 
 	if (!req_may_send(qp))
 		return false;
-	if (qp->type != ROCE_QPT_RC || req->wqe != req->next_new)
+	if (qp->vqp.type != ROCE_QPT_RC || req->wqe != req->next_new)
 		return true;
-	wqe = &qp->sq[req->wqe & qp->sq_mask];
+	wqe = &qp->vqp.sq[req->wqe & qp->vqp.sq_mask];
 	if ((wqe->wr.send_flags & ROCE_SEND_FENCE) && req->rd_atomic > 0)
 		return false;
-	return !wqe_is_rd_atomic(wqe) || req->rd_atomic < ROCE_MAX(qp->attr.max_rd_atomic, 1);
+	return !wqe_is_rd_atomic(wqe) || req->rd_atomic < ROCE_MAX(qp->vqp.attr.max_rd_atomic, 1);
 }
 
 /* The next request packet of @p qp, or NULL if it has none to send now. */
-struct rte_mbuf *tr_req_next(struct roce_qp *qp)
+struct rte_mbuf *tr_req_next(struct tr_qp *qp)
 {
 	struct tr_req *req = &qp->req;
 	struct verbs_send_wqe *wqe;
@@ -233,11 +235,12 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 
 	if (!req_may_send(qp))
 		return NULL;
-	wqe = verbs_sq_wqe(qp, req->wqe);
-	if (qp->type == ROCE_QPT_RC && req->wqe == req->next_new && req->offset == 0 &&
-	    wqe->length < qp->mtu && !(wqe->wr.send_flags & (ROCE_SEND_INLINE | ROCE_SEND_FENCE)) &&
+	wqe = verbs_sq_wqe(&qp->vqp, req->wqe);
+	if (qp->vqp.type == ROCE_QPT_RC && req->wqe == req->next_new && req->offset == 0 &&
+	    wqe->length < qp->vqp.mtu &&
+	    !(wqe->wr.send_flags & (ROCE_SEND_INLINE | ROCE_SEND_FENCE)) &&
 	    (wqe->wr.opcode < ROCE_WR_RDMA_READ || wqe->wr.opcode == ROCE_WR_SEND_WITH_INV) &&
-	    verbs_sge_check(qp->pd, wqe->sge, (uint32_t)wqe->wr.num_sge, 0, NULL) == 0)
+	    verbs_sge_check(qp->vqp.pd, wqe->sge, (uint32_t)wqe->wr.num_sge, 0, NULL) == 0)
 		return req_next_short(qp, wqe);
 	if (req->wqe == req->next_new && !req_start(qp, wqe))
 		return NULL;
@@ -245,7 +248,7 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 	idx = roce_psn_diff(req->psn, wqe->first_psn) >= 0 ?
 	      (uint32_t)roce_psn_diff(req->psn, wqe->first_psn) : 0;
 	opcode = req_opcode(qp, wqe, idx, wqe->npsn);
-	if (qp->type == ROCE_QPT_UD)
+	if (qp->vqp.type == ROCE_QPT_UD)
 		tr_pkt_init(qp, &pkt, opcode, &wqe->av, wqe->wr.wr.ud.remote_qpn);
 	else
 		tmpl = tr_pkt_init_conn_req(qp, &pkt, opcode);
@@ -271,24 +274,24 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 		len = 0;
 		break;
 	default:
-		len = ROCE_MIN(qp->mtu, wqe->length - req->offset);
+		len = ROCE_MIN(qp->vqp.mtu, wqe->length - req->offset);
 		n = 1;
 		pkt.reth.va = wqe->wr.wr.rdma.remote_addr;
 		pkt.reth.rkey = wqe->wr.wr.rdma.rkey;
 		pkt.reth.dmalen = wqe->length;
 		pkt.immdt = wqe->wr.imm_data;
 		pkt.ieth_rkey = wqe->wr.invalidate_rkey;
-		if (qp->type == ROCE_QPT_UD) {
+		if (qp->vqp.type == ROCE_QPT_UD) {
 			pkt.deth.qkey = (wqe->wr.wr.ud.remote_qkey & 0x80000000u) ?
-					qp->attr.qkey : wqe->wr.wr.ud.remote_qkey;
-			pkt.deth.srcqp = qp->qpn;
+					qp->vqp.attr.qkey : wqe->wr.wr.ud.remote_qkey;
+			pkt.deth.srcqp = qp->vqp.qpn;
 		}
 		break;
 	}
 	pkt.payload_len = len;
 	if (tr_last(idx, wqe->npsn) && (wqe->wr.send_flags & ROCE_SEND_SOLICITED))
 		pkt.se = true;
-	if (qp->type == ROCE_QPT_RC) {
+	if (qp->vqp.type == ROCE_QPT_RC) {
 		bool last = tr_last(idx + n - 1, wqe->npsn);
 
 		req->noack_pkts++;
@@ -316,22 +319,22 @@ struct rte_mbuf *tr_req_next(struct roce_qp *qp)
 		req->wqe++;
 		req->offset = 0;
 		/* UC and UD have no ACKs: a WQE is done once it is on the wire */
-		if (qp->type != ROCE_QPT_RC)
+		if (qp->vqp.type != ROCE_QPT_RC)
 			tr_comp_done(qp, wqe, ROCE_WC_SUCCESS);
 	}
 	/* (the timer is already running for all but the first of a burst: no call then) */
-	if (qp->type == ROCE_QPT_RC && !roce_timer_armed(&qp->comp.ack_timer))
+	if (qp->vqp.type == ROCE_QPT_RC && !roce_timer_armed(&qp->comp.ack_timer))
 		tr_comp_arm_ack_timer(qp);
 	return m;
 }
 
 /* Go back to @p psn: the WQE holding it and everything after it are sent again (go-back-N). */
-void tr_req_rewind(struct roce_qp *qp, uint32_t psn)
+void tr_req_rewind(struct tr_qp *qp, uint32_t psn)
 {
 	struct tr_req *req = &qp->req;
 
-	for (uint32_t i = qp->sq_head; i != req->next_new; i++) {
-		struct verbs_send_wqe *wqe = verbs_sq_wqe(qp, i);
+	for (uint32_t i = qp->vqp.sq_head; i != req->next_new; i++) {
+		struct verbs_send_wqe *wqe = verbs_sq_wqe(&qp->vqp, i);
 
 		if (wqe->state == WQE_DONE)
 			continue;
@@ -344,10 +347,10 @@ void tr_req_rewind(struct roce_qp *qp, uint32_t psn)
 		if (wqe->wr.opcode == ROCE_WR_RDMA_READ)
 			req->offset = qp->comp.read_offset;
 		else
-			req->offset = (uint32_t)roce_psn_diff(psn, wqe->first_psn) * qp->mtu;
+			req->offset = (uint32_t)roce_psn_diff(psn, wqe->first_psn) * qp->vqp.mtu;
 		for (uint32_t j = i; j != req->next_new; j++)
-			if (verbs_sq_wqe(qp, j)->state == WQE_PENDING)
-				verbs_sq_wqe(qp, j)->state = WQE_POSTED;
+			if (verbs_sq_wqe(&qp->vqp, j)->state == WQE_PENDING)
+				verbs_sq_wqe(&qp->vqp, j)->state = WQE_POSTED;
 		req->noack_pkts = 0;
 		req->noack_bytes = 0;
 		tr_qp_kick(qp);
@@ -360,11 +363,11 @@ void tr_req_rewind(struct roce_qp *qp, uint32_t psn)
  * another WQE was queued behind it, send its last packet again, asking, rather than leave its
  * completion to the local ACK timeout.
  */
-void tr_req_drain(struct roce_qp *qp)
+void tr_req_drain(struct tr_qp *qp)
 {
 	struct tr_req *req = &qp->req;
 
-	if (qp->type == ROCE_QPT_RC && req->noack_pkts != 0 && req->psn == req->psn_hw &&
-	    req->wqe == req->next_new && qp->sq_head != req->next_new)
+	if (qp->vqp.type == ROCE_QPT_RC && req->noack_pkts != 0 && req->psn == req->psn_hw &&
+	    req->wqe == req->next_new && qp->vqp.sq_head != req->next_new)
 		tr_req_rewind(qp, (req->psn - 1) & ROCE_PSN_MASK);
 }

@@ -15,7 +15,7 @@ static uint8_t nak_syndrome(enum roce_nak_code code)
 }
 
 /* Queue an ACK for @p psn; later ones overwrite it (coalescing), a NAK is not overwritten. */
-static void resp_ack(struct roce_qp *qp, uint32_t psn)
+static void resp_ack(struct tr_qp *qp, uint32_t psn)
 {
 	if (qp->resp.ack == RESP_ACK_NAK)
 		return;
@@ -24,7 +24,7 @@ static void resp_ack(struct roce_qp *qp, uint32_t psn)
 	tr_qp_kick(qp);
 }
 
-static void resp_nak(struct roce_qp *qp, uint32_t psn, uint8_t syndrome)
+static void resp_nak(struct tr_qp *qp, uint32_t psn, uint8_t syndrome)
 {
 	qp->resp.ack = RESP_ACK_NAK;
 	qp->resp.ack_psn = psn;
@@ -33,7 +33,7 @@ static void resp_nak(struct roce_qp *qp, uint32_t psn, uint8_t syndrome)
 }
 
 /* A fatal NAK: send it, then the QP goes to ERR once it is out (IBA 9.9.2). */
-static void resp_fatal(struct roce_qp *qp, uint32_t psn, enum roce_nak_code code)
+static void resp_fatal(struct tr_qp *qp, uint32_t psn, enum roce_nak_code code)
 {
 	static const enum roce_dev_counter cnt[] = {
 		[ROCE_NAK_INVALID_REQ] = ROCE_CNT_INV_REQ_NAK_SENT,
@@ -41,13 +41,13 @@ static void resp_fatal(struct roce_qp *qp, uint32_t psn, enum roce_nak_code code
 		[ROCE_NAK_REM_OP_ERR] = ROCE_CNT_OP_ERR_NAK_SENT,
 	};
 
-	qp->dev->cnt[cnt[code]]++;
+	tr_nic(qp->vqp.dev)->cnt[cnt[code]]++;
 	tr_trace(qp, "NAK %s psn %u", roce_aeth_name(nak_syndrome(code)), psn);
 	resp_nak(qp, psn, nak_syndrome(code));
 }
 
 /* Receive completion for the WQE the responder is filling; releases it. */
-TR_HOT void resp_recv_done(struct roce_qp *qp, enum roce_wc_status status, enum roce_wc_opcode op,
+TR_HOT void resp_recv_done(struct tr_qp *qp, enum roce_wc_status status, enum roce_wc_opcode op,
 			   uint32_t byte_len, unsigned int flags, uint32_t imm, uint32_t src_qp)
 {
 	tr_recv_complete(qp, qp->resp.wqe, status, op, byte_len, flags, imm, src_qp);
@@ -55,9 +55,9 @@ TR_HOT void resp_recv_done(struct roce_qp *qp, enum roce_wc_status status, enum 
 }
 
 /* Take the next receive WQE into resp.wqe. false: none posted. */
-TR_HOT bool resp_take_wqe(struct roce_qp *qp)
+TR_HOT bool resp_take_wqe(struct tr_qp *qp)
 {
-	struct verbs_rq *rq = verbs_qp_rq(qp);
+	struct verbs_rq *rq = verbs_qp_rq(&qp->vqp);
 	struct verbs_recv_wqe *w = verbs_rq_peek(rq);
 
 	if (qp->resp.wqe_held) {
@@ -86,7 +86,7 @@ TR_HOT bool resp_take_wqe(struct roce_qp *qp)
 }
 
 /* UC: the message in progress is lost; a SEND's receive WQE is kept for the next message. */
-static void resp_uc_abort(struct roce_qp *qp)
+static void resp_uc_abort(struct tr_qp *qp)
 {
 	if (qp->resp.in_msg && (roce_opcode[qp->resp.msg_opcode].mask & ROCE_F_SEND))
 		qp->resp.wqe_held = true;
@@ -94,14 +94,14 @@ static void resp_uc_abort(struct roce_qp *qp)
 }
 
 /* Place a SEND payload into the current receive WQE. false: it does not fit, or bad lkey. */
-TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t hdr_extra)
+TR_HOT int resp_place_send(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t hdr_extra)
 {
 	struct verbs_recv_wqe *w = qp->resp.wqe;
 	uint32_t len = pkt->payload_len + hdr_extra, discard;
 
 	if (qp->resp.wqe_offset + len > w->length)
 		return -EMSGSIZE;
-	if (verbs_sge_check(qp->pd, w->sge, w->num_sge, ROCE_ACCESS_LOCAL_WRITE, &discard) != 0)
+	if (verbs_sge_check(qp->vqp.pd, w->sge, w->num_sge, ROCE_ACCESS_LOCAL_WRITE, &discard) != 0)
 		return -EACCES;
 	if (hdr_extra != 0) {
 		/* UD: the 40-byte GRH area; a RoCEv2 IPv4 header sits in its last 20 bytes */
@@ -126,26 +126,26 @@ TR_HOT int resp_place_send(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
  * Does the QP take remote operations of this kind at all? Without the QP's right the request
  * is invalid (NAK invalid request, as rxe answers), before any key is looked at.
  */
-static inline bool resp_qp_allows(const struct roce_qp *qp, unsigned int access)
+static inline bool resp_qp_allows(const struct tr_qp *qp, unsigned int access)
 {
-	return (qp->attr.qp_access_flags & access) != 0;
+	return (qp->vqp.attr.qp_access_flags & access) != 0;
 }
 
 /* RETH/AtomicETH checks: key, bounds, the MR's rights. */
-static inline struct roce_mr *resp_check_rkey(struct roce_qp *qp, uint32_t rkey, uint64_t va,
+static inline struct roce_mr *resp_check_rkey(struct tr_qp *qp, uint32_t rkey, uint64_t va,
 					      uint64_t len, unsigned int access)
 {
 	struct roce_mr *mr;
 
 	if (len == 0)
 		return &zero_len_mr;	/* zero-length: no key is looked at (IBA 9.4.1.1) */
-	mr = verbs_mr_lookup(qp->pd, rkey, true);
+	mr = verbs_mr_lookup(qp->vqp.pd, rkey, true);
 	if (mr == NULL || verbs_mr_check(mr, va, len, access) != 0)
 		return NULL;
 	return mr;
 }
 
-static struct tr_resource *resp_find_res(struct roce_qp *qp, uint32_t psn)
+static struct tr_resource *resp_find_res(struct tr_qp *qp, uint32_t psn)
 {
 	for (uint32_t i = 0; i < qp->resp.res_size; i++) {
 		struct tr_resource *r = &qp->resp.res[i];
@@ -158,7 +158,7 @@ static struct tr_resource *resp_find_res(struct roce_qp *qp, uint32_t psn)
 }
 
 /* A READ or atomic to answer: claim a resource slot. NULL: more outstanding than granted. */
-static struct tr_resource *resp_new_res(struct roce_qp *qp)
+static struct tr_resource *resp_new_res(struct tr_qp *qp)
 {
 	struct tr_resp *resp = &qp->resp;
 	struct tr_resource *r;
@@ -184,7 +184,7 @@ static struct tr_resource *resp_new_res(struct roce_qp *qp)
  * read memory nobody granted (rxe's duplicate_request() and hfi1's rc_rcv_error() drop such a
  * request too). @return the MR to read from (a READ), &zero_len_mr (an atomic), or NULL: drop.
  */
-static struct roce_mr *resp_dup_ok(struct roce_qp *qp, const struct tr_resource *r,
+static struct roce_mr *resp_dup_ok(struct tr_qp *qp, const struct tr_resource *r,
 				   const struct roce_pkt *pkt, uint32_t mask)
 {
 	uint64_t off = pkt->reth.va - r->va0;
@@ -194,26 +194,26 @@ static struct roce_mr *resp_dup_ok(struct roce_qp *qp, const struct tr_resource 
 		return pkt->opcode == r->opcode ? &zero_len_mr : NULL;
 	if (r->opcode != ROCE_OP_RC_RDMA_READ_REQUEST || pkt->reth.va < r->va0 || off > r->len0 ||
 	    len > r->len0 - off ||
-	    tr_npkts(len, qp->mtu) > (uint32_t)roce_psn_diff(r->last_psn, pkt->psn) + 1)
+	    tr_npkts(len, qp->vqp.mtu) > (uint32_t)roce_psn_diff(r->last_psn, pkt->psn) + 1)
 		return NULL;
 	return resp_check_rkey(qp, pkt->reth.rkey, pkt->reth.va, len, ROCE_ACCESS_REMOTE_READ);
 }
 
 /* A duplicate request (IBA 9.7.5.1.1 / 9.7.5.2.4): answer it again without executing twice. */
-static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+static void resp_duplicate(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct tr_resource *r;
 	struct roce_mr *mr;
 
 	qp->st.duplicates++;
-	VERBS_CNT(qp->dev, DUPLICATE);
+	TR_CNT(qp->vqp.dev, DUPLICATE);
 	if (mask & (ROCE_F_READ | ROCE_F_ATOMIC)) {
 		r = resp_find_res(qp, pkt->psn);
 		if (r == NULL)
 			return;		/* evicted: the requester's retry will time out */
 		mr = resp_dup_ok(qp, r, pkt, mask);
 		if (mr == NULL) {
-			VERBS_CNT(qp->dev, DUP_DROPPED);
+			TR_CNT(qp->vqp.dev, DUP_DROPPED);
 			tr_trace(qp, "duplicate %s psn %u is not the request answered there: dropped",
 				 roce_opcode[pkt->opcode].name, pkt->psn);
 			return;
@@ -233,11 +233,11 @@ static void resp_duplicate(struct roce_qp *qp, const struct roce_pkt *pkt, uint3
 			r->va = pkt->reth.va;
 			r->resid = pkt->reth.dmalen;
 			r->mr = mr;
-			VERBS_CNT(qp->dev, DUP_READ);
+			TR_CNT(qp->vqp.dev, DUP_READ);
 			tr_trace(qp, "duplicate READ psn %u: replaying", pkt->psn);
 		} else {
 			r->cur_psn = r->first_psn;	/* the atomic is not executed again */
-			VERBS_CNT(qp->dev, DUP_ATOMIC);
+			TR_CNT(qp->vqp.dev, DUP_ATOMIC);
 			tr_trace(qp, "duplicate atomic psn %u: answering from the cache", pkt->psn);
 		}
 		/*
@@ -278,10 +278,10 @@ static void resp_execute_atomic(const struct roce_pkt *pkt, struct tr_resource *
 }
 
 /* RC and UC requests that arrived in order (inline: tr_resp_rx runs it for most packets). */
-TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+TR_HOT void resp_execute(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct tr_resp *resp = &qp->resp;
-	bool rc = qp->type == ROCE_QPT_RC;
+	bool rc = qp->vqp.type == ROCE_QPT_RC;
 	bool first = mask & ROCE_F_FIRST, last = mask & ROCE_F_LAST;
 	int err;
 
@@ -300,11 +300,12 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 	if (mask & ROCE_F_SEND) {
 		if (first && !resp_take_wqe(qp)) {
 			if (rc) {
-				VERBS_CNT(qp->dev, RNR_NAK_SENT);
-				tr_trace(qp, "RNR NAK psn %u timer %u", pkt->psn, qp->attr.min_rnr_timer);
+				TR_CNT(qp->vqp.dev, RNR_NAK_SENT);
+				tr_trace(qp, "RNR NAK psn %u timer %u", pkt->psn,
+					 qp->vqp.attr.min_rnr_timer);
 				resp->rnr_nak_sent = true;
 				resp_nak(qp, pkt->psn, (uint8_t)(ROCE_AETH_RNR_NAK << 5 |
-								 qp->attr.min_rnr_timer));
+								 qp->vqp.attr.min_rnr_timer));
 			}
 			return;
 		}
@@ -352,7 +353,7 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 			resp->wqe_offset = pkt->reth.dmalen;	/* WRITE_WITH_IMM reports it */
 		}
 		if (pkt->payload_len > resp->wr_resid || (last && pkt->payload_len != resp->wr_resid) ||
-		    (!last && pkt->payload_len != qp->mtu)) {
+		    (!last && pkt->payload_len != qp->vqp.mtu)) {
 			if (rc)
 				resp_fatal(qp, pkt->psn, ROCE_NAK_INVALID_REQ);
 			else
@@ -365,10 +366,11 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 
 			if (!resp_take_wqe(qp)) {
 				if (rc) {
-					VERBS_CNT(qp->dev, RNR_NAK_SENT);
+					TR_CNT(qp->vqp.dev, RNR_NAK_SENT);
 					resp->rnr_nak_sent = true;
-					resp_nak(qp, pkt->psn, (uint8_t)(ROCE_AETH_RNR_NAK << 5 |
-									 qp->attr.min_rnr_timer));
+					resp_nak(qp, pkt->psn,
+						 (uint8_t)(ROCE_AETH_RNR_NAK << 5 |
+							   qp->vqp.attr.min_rnr_timer));
 				}
 				return;
 			}
@@ -396,7 +398,7 @@ TR_HOT void resp_execute(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_
 		resp_ack(qp, pkt->psn);
 }
 
-static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
+static void resp_read_atomic(struct tr_qp *qp, const struct roce_pkt *pkt, uint32_t mask)
 {
 	struct tr_resp *resp = &qp->resp;
 	struct tr_resource *r;
@@ -440,7 +442,7 @@ static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uin
 	r->cur_psn = pkt->psn;
 	r->start_psn = pkt->psn;
 	if (mask & ROCE_F_READ) {
-		uint32_t n = tr_npkts(pkt->reth.dmalen, qp->mtu);
+		uint32_t n = tr_npkts(pkt->reth.dmalen, qp->vqp.mtu);
 
 		r->last_psn = (pkt->psn + n - 1) & ROCE_PSN_MASK;
 		r->va = r->va0 = pkt->reth.va;
@@ -459,7 +461,7 @@ static void resp_read_atomic(struct roce_qp *qp, const struct roce_pkt *pkt, uin
 	tr_qp_kick(qp);
 }
 
-void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
+void tr_resp_rx(struct tr_qp *qp, const struct roce_pkt *pkt)
 {
 	struct tr_resp *resp = &qp->resp;
 	uint32_t mask = roce_opcode[pkt->opcode].mask;
@@ -469,16 +471,16 @@ void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
 	    (resp->nak_syndrome & 0x1f) != ROCE_NAK_PSN_SEQ_ERR)
 		return;		/* a fatal NAK is on its way out: nothing more is executed */
 
-	if (qp->type == ROCE_QPT_UD) {
+	if (qp->vqp.type == ROCE_QPT_UD) {
 		unsigned int flags = ROCE_WC_GRH;
 		int err;
 
-		if (pkt->deth.qkey != qp->attr.qkey) {
-			VERBS_CNT(qp->dev, RX_QKEY_ERR);
+		if (pkt->deth.qkey != qp->vqp.attr.qkey) {
+			TR_CNT(qp->vqp.dev, RX_QKEY_ERR);
 			return;
 		}
 		if (!resp_take_wqe(qp)) {
-			VERBS_CNT(qp->dev, RX_BAD_STATE);	/* UD: no receive posted, dropped */
+			TR_CNT(qp->vqp.dev, RX_BAD_STATE);	/* UD: no receive posted, dropped */
 			return;
 		}
 		err = resp_place_send(qp, pkt, ROCE_GRH_LEN);
@@ -491,11 +493,11 @@ void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
 	}
 
 	d = roce_psn_diff(pkt->psn, resp->epsn);
-	if (qp->type == ROCE_QPT_UC) {
+	if (qp->vqp.type == ROCE_QPT_UC) {
 		if (d != 0) {
 			/* UC: a gap loses the message in progress; resynchronise on FIRST/ONLY */
 			qp->st.out_of_seq++;
-			VERBS_CNT(qp->dev, OUT_OF_SEQUENCE);
+			TR_CNT(qp->vqp.dev, OUT_OF_SEQUENCE);
 			resp_uc_abort(qp);
 			resp->uc_drop = !(mask & ROCE_F_FIRST);
 			if (resp->uc_drop)
@@ -518,10 +520,10 @@ void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
 	/* RC, IBA 9.7.5.1.1 */
 	if (d > 0) {
 		qp->st.out_of_seq++;
-		VERBS_CNT(qp->dev, OUT_OF_SEQUENCE);
+		TR_CNT(qp->vqp.dev, OUT_OF_SEQUENCE);
 		if (!resp->seq_nak_sent) {
 			resp->seq_nak_sent = true;
-			VERBS_CNT(qp->dev, SEQ_NAK_SENT);
+			TR_CNT(qp->vqp.dev, SEQ_NAK_SENT);
 			tr_trace(qp, "out of sequence psn %u, expected %u: NAK sequence error",
 				 pkt->psn, resp->epsn);
 			resp_nak(qp, resp->epsn, nak_syndrome(ROCE_NAK_PSN_SEQ_ERR));
@@ -542,7 +544,7 @@ void tr_resp_rx(struct roce_qp *qp, const struct roce_pkt *pkt)
 }
 
 /* Build one READ response or atomic ACK for resource @p r. */
-static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
+static struct rte_mbuf *resp_answer(struct tr_qp *qp, struct tr_resource *r)
 {
 	const struct roce_wire_tmpl *tmpl;
 	struct roce_pkt pkt;
@@ -553,9 +555,9 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 	if (r->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
 		/* a (partial) replay starts a new response sequence at its own PSN */
 		bool first = r->cur_psn == r->start_psn;
-		bool last = r->resid <= qp->mtu;
+		bool last = r->resid <= qp->vqp.mtu;
 
-		len = ROCE_MIN(r->resid, qp->mtu);
+		len = ROCE_MIN(r->resid, qp->vqp.mtu);
 		op = first && last ? ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
 		     first ? ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST :
 		     last ? ROCE_OP_RC_RDMA_READ_RESPONSE_LAST : ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
@@ -582,11 +584,11 @@ static struct rte_mbuf *resp_answer(struct roce_qp *qp, struct tr_resource *r)
 		qp->resp.res_active--;
 	}
 	if (op == ROCE_OP_RC_ATOMIC_ACKNOWLEDGE)
-		VERBS_CNT(qp->dev, ACKS_SENT);
+		TR_CNT(qp->vqp.dev, ACKS_SENT);
 	return m;
 }
 
-static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
+static struct rte_mbuf *resp_send_ack(struct tr_qp *qp)
 {
 	struct tr_resp *resp = &qp->resp;
 	const struct roce_wire_tmpl *tmpl;
@@ -601,11 +603,12 @@ static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
 	if (m == NULL)
 		return NULL;
 	if (resp->ack == RESP_ACK_ACK)
-		VERBS_CNT(qp->dev, ACKS_SENT);
+		TR_CNT(qp->vqp.dev, ACKS_SENT);
 	if (resp->ack == RESP_ACK_NAK && resp->nak_syndrome >> 5 == ROCE_AETH_NAK &&
 	    (resp->nak_syndrome & 0x1f) != ROCE_NAK_PSN_SEQ_ERR) {
 		resp->ack = RESP_ACK_NONE;
-		verbs_qp_set_state(qp, ROCE_QPS_ERR);	/* IBA 9.9.3: fatal NAK, responder errs */
+		/* IBA 9.9.3: fatal NAK, responder errs */
+		verbs_qp_set_state(&qp->vqp, ROCE_QPS_ERR);
 		return m;
 	}
 	resp->ack = RESP_ACK_NONE;
@@ -613,12 +616,13 @@ static struct rte_mbuf *resp_send_ack(struct roce_qp *qp)
 }
 
 /* Next response packet: READ data and atomic ACKs first (they are older), then ACK/NAK. */
-struct rte_mbuf *tr_resp_next(struct roce_qp *qp)
+struct rte_mbuf *tr_resp_next(struct tr_qp *qp)
 {
 	struct tr_resp *resp = &qp->resp;
 
-	if (qp->type != ROCE_QPT_RC || (qp->state != ROCE_QPS_RTR && qp->state != ROCE_QPS_RTS &&
-					qp->state != ROCE_QPS_SQD))
+	if (qp->vqp.type != ROCE_QPT_RC ||
+	    (qp->vqp.state != ROCE_QPS_RTR && qp->vqp.state != ROCE_QPS_RTS &&
+	     qp->vqp.state != ROCE_QPS_SQD))
 		return NULL;
 	/*
 	 * res_active never counts fewer than are active (a reset or a replay may leave it high):

@@ -7,7 +7,6 @@
 
 #include "roce_wire.h"
 
-struct roce_engine;
 struct roce_device;
 struct roce_pd;
 struct roce_mr;
@@ -365,14 +364,10 @@ struct roce_device_conf {
 	uint8_t host_pfc;
 };
 
-/**
- * Create an emulated RoCE device on @p eng (its timers and mbufs).
- * @return the device, or NULL with errno set
+/*
+ * A device is made by its provider, which embeds it: the emulated NIC's roce_device_create()
+ * and roce_device_destroy() are in roce_transport.h.
  */
-struct roce_device *roce_device_create(struct roce_engine *eng, const struct roce_device_conf *conf);
-
-/** Destroy; -EBUSY while PDs, CQs or QPs exist; NULL: 0. */
-int roce_device_destroy(struct roce_device *dev);
 
 const char *roce_device_name(const struct roce_device *dev);
 int roce_query_device(const struct roce_device *dev, struct roce_device_attr *attr);

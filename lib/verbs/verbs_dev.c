@@ -1,4 +1,4 @@
-/* The device object: attributes, GID table, QP and MR tables, counters, status names. */
+/* The device object: attributes, GID table, status names. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,65 +58,6 @@ static const char *const wc_status_name[] = {
 };
 ROCE_STATIC_ASSERT(ROCE_DIM(wc_status_name) == ROCE_WC_NUM);
 
-static const char *const counter_name[] = {
-	[ROCE_CNT_RX_FRAMES] = "rx_frames",
-	[ROCE_CNT_TX_FRAMES] = "tx_frames",
-	[ROCE_CNT_RX_ICRC_ERR] = "rx_icrc_errors",
-	[ROCE_CNT_RX_MALFORMED] = "rx_malformed",
-	[ROCE_CNT_RX_NO_QP] = "rx_no_qp",
-	[ROCE_CNT_RX_BAD_STATE] = "rx_bad_qp_state",
-	[ROCE_CNT_RX_QKEY_ERR] = "rx_qkey_violations",
-	[ROCE_CNT_RX_OPCODE_ERR] = "rx_opcode_errors",
-	[ROCE_CNT_DUPLICATE] = "duplicate_request",
-	[ROCE_CNT_OUT_OF_SEQUENCE] = "out_of_sequence",
-	[ROCE_CNT_SEQ_NAK_SENT] = "seq_nak_sent",
-	[ROCE_CNT_SEQ_NAK_RCVD] = "packet_seq_err",
-	[ROCE_CNT_RNR_NAK_SENT] = "rnr_nak_sent",
-	[ROCE_CNT_RNR_NAK_RCVD] = "rnr_nak_retry_err",
-	[ROCE_CNT_ACCESS_NAK_SENT] = "remote_access_nak_sent",
-	[ROCE_CNT_INV_REQ_NAK_SENT] = "remote_invalid_req_nak_sent",
-	[ROCE_CNT_OP_ERR_NAK_SENT] = "remote_op_err_nak_sent",
-	[ROCE_CNT_ERR_NAK_RCVD] = "fatal_nak_rcvd",
-	[ROCE_CNT_ACKS_SENT] = "ack_sent",
-	[ROCE_CNT_ACKS_RCVD] = "ack_rcvd",
-	[ROCE_CNT_IMPLIED_NAK] = "implied_nak_seq_err",
-	[ROCE_CNT_GHOST_ACK] = "ghost_ack",
-	[ROCE_CNT_RETRANSMITS] = "retransmits",
-	[ROCE_CNT_TIMEOUTS] = "local_ack_timeout_err",
-	[ROCE_CNT_RETRY_EXCEEDED] = "retry_exceeded_err",
-	[ROCE_CNT_RNR_RETRY_EXCEEDED] = "rnr_retry_exceeded_err",
-	[ROCE_CNT_READ_RETRIES] = "read_retries",
-	[ROCE_CNT_DUP_READ] = "duplicate_read",
-	[ROCE_CNT_DUP_ATOMIC] = "duplicate_atomic",
-	[ROCE_CNT_DUP_DROPPED] = "duplicate_dropped",
-	[ROCE_CNT_CQ_OVERFLOW] = "cq_overflow",
-	[ROCE_CNT_CNP_SENT] = "np_cnp_sent",
-	[ROCE_CNT_CNP_RCVD] = "rp_cnp_handled",
-	[ROCE_CNT_ECN_CE_RCVD] = "np_ecn_marked_roce_packets",
-	[ROCE_CNT_TX_NO_MBUF] = "tx_no_mbuf",
-	[ROCE_CNT_CNP_IGNORED] = "rp_cnp_ignored",
-	[ROCE_CNT_CNP_DROPPED] = "np_cnp_dropped",
-	[ROCE_CNT_RX_PRIO0_PAUSE] = "rx_prio0_pause",
-	[ROCE_CNT_RX_PRIO1_PAUSE] = "rx_prio1_pause",
-	[ROCE_CNT_RX_PRIO2_PAUSE] = "rx_prio2_pause",
-	[ROCE_CNT_RX_PRIO3_PAUSE] = "rx_prio3_pause",
-	[ROCE_CNT_RX_PRIO4_PAUSE] = "rx_prio4_pause",
-	[ROCE_CNT_RX_PRIO5_PAUSE] = "rx_prio5_pause",
-	[ROCE_CNT_RX_PRIO6_PAUSE] = "rx_prio6_pause",
-	[ROCE_CNT_RX_PRIO7_PAUSE] = "rx_prio7_pause",
-	[ROCE_CNT_RX_PRIO0_PAUSE_NS] = "rx_prio0_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO1_PAUSE_NS] = "rx_prio1_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO2_PAUSE_NS] = "rx_prio2_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO3_PAUSE_NS] = "rx_prio3_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO4_PAUSE_NS] = "rx_prio4_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO5_PAUSE_NS] = "rx_prio5_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO6_PAUSE_NS] = "rx_prio6_pause_duration_ns",
-	[ROCE_CNT_RX_PRIO7_PAUSE_NS] = "rx_prio7_pause_duration_ns",
-	[ROCE_CNT_RX_OUT_OF_BUFFER] = "rx_out_of_buffer",
-	[ROCE_CNT_TX_PFC] = "tx_pfc_frames",
-};
-ROCE_STATIC_ASSERT(ROCE_DIM(counter_name) == ROCE_CNT_NUM);
-
 const char *roce_wc_status_str(enum roce_wc_status status)
 {
 	return (unsigned int)status < ROCE_WC_NUM ? wc_status_str[status] : "unknown";
@@ -125,11 +66,6 @@ const char *roce_wc_status_str(enum roce_wc_status status)
 const char *roce_wc_status_name(enum roce_wc_status status)
 {
 	return (unsigned int)status < ROCE_WC_NUM ? wc_status_name[status] : "?";
-}
-
-const char *roce_counter_name(enum roce_dev_counter c)
-{
-	return (unsigned int)c < ROCE_CNT_NUM ? counter_name[c] : "?";
 }
 
 enum roce_mtu roce_mtu_from_bytes(uint32_t bytes)

@@ -1,4 +1,4 @@
-/* The verbs objects' insides, shared by lib/verbs and lib/transport; apps never include it. */
+/* The verbs objects' common part: the core's, read by its provider (lib/transport), not apps. */
 #ifndef VERBS_PRIVATE_H
 #define VERBS_PRIVATE_H
 
@@ -16,78 +16,25 @@
 #define VERBS_MAX_CQE (1 << 20)
 #define VERBS_MAX_RD_ATOMIC 128
 
-#define VERBS_CNT(dev, c) ((dev)->cnt[ROCE_CNT_##c]++)
-
-/* Device-wide counters, named like an RNIC's hw_counters (see verbs_counter_name). */
-enum roce_dev_counter {
-	ROCE_CNT_RX_FRAMES,		/* frames handed to the device */
-	ROCE_CNT_TX_FRAMES,		/* frames the device put on its port */
-	ROCE_CNT_RX_ICRC_ERR,		/* dropped: ICRC mismatch */
-	ROCE_CNT_RX_MALFORMED,		/* dropped: not a parseable RoCE frame */
-	ROCE_CNT_RX_NO_QP,		/* dropped: no such destination QP */
-	ROCE_CNT_RX_BAD_STATE,		/* dropped: QP not in a state to receive */
-	ROCE_CNT_RX_QKEY_ERR,		/* dropped: UD Q_Key mismatch */
-	ROCE_CNT_RX_OPCODE_ERR,		/* dropped: opcode not valid for the QP type */
-	ROCE_CNT_DUPLICATE,		/* duplicate requests received */
-	ROCE_CNT_OUT_OF_SEQUENCE,	/* requests received ahead of the expected PSN */
-	ROCE_CNT_SEQ_NAK_SENT,		/* NAK PSN sequence error sent */
-	ROCE_CNT_SEQ_NAK_RCVD,		/* NAK PSN sequence error received */
-	ROCE_CNT_RNR_NAK_SENT,		/* RNR NAK sent */
-	ROCE_CNT_RNR_NAK_RCVD,		/* RNR NAK received */
-	ROCE_CNT_ACCESS_NAK_SENT,	/* NAK remote access error sent */
-	ROCE_CNT_INV_REQ_NAK_SENT,	/* NAK invalid request sent */
-	ROCE_CNT_OP_ERR_NAK_SENT,	/* NAK remote operational error sent */
-	ROCE_CNT_ERR_NAK_RCVD,		/* fatal NAKs received */
-	ROCE_CNT_ACKS_SENT,		/* ACK / atomic ACK packets sent */
-	ROCE_CNT_ACKS_RCVD,		/* ACK packets received */
-	ROCE_CNT_IMPLIED_NAK,		/* ACK beyond an unanswered READ/atomic: resend */
-	ROCE_CNT_GHOST_ACK,		/* ACK/response for nothing outstanding, dropped */
-	ROCE_CNT_RETRANSMITS,		/* request packets sent again */
-	ROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
-	ROCE_CNT_RETRY_EXCEEDED,	/* QPs failed on retry_cnt */
-	ROCE_CNT_RNR_RETRY_EXCEEDED,	/* QPs failed on rnr_retry */
-	ROCE_CNT_READ_RETRIES,		/* READ requests reissued (partial READ retry) */
-	ROCE_CNT_DUP_READ,		/* duplicate READ requests replayed */
-	ROCE_CNT_DUP_ATOMIC,		/* duplicate atomics answered from the cache */
-	ROCE_CNT_DUP_DROPPED,		/* duplicate READs/atomics unlike the request answered */
-	ROCE_CNT_CQ_OVERFLOW,		/* completions lost to a full CQ */
-	ROCE_CNT_CNP_SENT,		/* congestion notifications sent */
-	ROCE_CNT_CNP_RCVD,		/* congestion notifications received */
-	ROCE_CNT_ECN_CE_RCVD,		/* CE-marked frames received */
-	ROCE_CNT_TX_NO_MBUF,		/* packets not sent for want of an mbuf */
-	/* congestion: PFC honoured and CNPs (tr_nic.c, tr_cc.c) */
-	ROCE_CNT_CNP_IGNORED,		/* CNPs for no QP or a QP without congestion control */
-	ROCE_CNT_CNP_DROPPED,		/* CNPs not sent: the NIC's CNP queue was full */
-	ROCE_CNT_RX_PRIO0_PAUSE,		/* PFC frames received with priority 0 in the class-enable vector */
-	ROCE_CNT_RX_PRIO1_PAUSE,		/* PFC frames received with priority 1 in the class-enable vector */
-	ROCE_CNT_RX_PRIO2_PAUSE,		/* PFC frames received with priority 2 in the class-enable vector */
-	ROCE_CNT_RX_PRIO3_PAUSE,		/* PFC frames received with priority 3 in the class-enable vector */
-	ROCE_CNT_RX_PRIO4_PAUSE,		/* PFC frames received with priority 4 in the class-enable vector */
-	ROCE_CNT_RX_PRIO5_PAUSE,		/* PFC frames received with priority 5 in the class-enable vector */
-	ROCE_CNT_RX_PRIO6_PAUSE,		/* PFC frames received with priority 6 in the class-enable vector */
-	ROCE_CNT_RX_PRIO7_PAUSE,		/* PFC frames received with priority 7 in the class-enable vector */
-	ROCE_CNT_RX_PRIO0_PAUSE_NS,	/* time transmission at priority 0 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO1_PAUSE_NS,	/* time transmission at priority 1 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO2_PAUSE_NS,	/* time transmission at priority 2 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO3_PAUSE_NS,	/* time transmission at priority 3 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO4_PAUSE_NS,	/* time transmission at priority 4 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO5_PAUSE_NS,	/* time transmission at priority 5 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO6_PAUSE_NS,	/* time transmission at priority 6 was paused by PFC, ns */
-	ROCE_CNT_RX_PRIO7_PAUSE_NS,	/* time transmission at priority 7 was paused by PFC, ns */
-	/* the host interface (conf.host_bps; tr_nic.c) */
-	ROCE_CNT_RX_OUT_OF_BUFFER,	/* dropped: the receive buffer was full of frames the host
-					 * interface had not yet written to memory */
-	ROCE_CNT_TX_PFC,		/* PFC frames the device sent (its receive buffer filling) */
-	ROCE_CNT_NUM,
-};
-
-/** Counter name ("rx_icrc_errors", "rnr_nak_retry_err", ...). */
-const char *roce_counter_name(enum roce_dev_counter c);
-
-struct verbs_hooks {
+/*
+ * The provider behind a device (the emulated NIC, lib/transport), as rdma-core's
+ * verbs_context_ops and the kernel's ib_device_ops: the core checks what a call asks, keeps the
+ * objects' common part and calls these for the rest. None runs per packet.
+ */
+struct verbs_ops {
+	/* bytes of the provider's QP, which embeds struct roce_qp at offset 0 (the kernel's
+	 * INIT_RDMA_OBJ_SIZE rule): the core allocates it zeroed, the provider reaches its part
+	 * with container_of */
+	size_t qp_size;
+	void (*qp_init)(struct roce_qp *qp);		/* created, in RESET: set up its part */
+	/* modify: @p mask's attributes passed the core's checks; take the provider's share of
+	 * them before the core applies its own. 0, or -ENOMEM with nothing changed */
+	int (*qp_modify)(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask);
+	void (*qp_reset)(struct roce_qp *qp);			/* back to RESET: forget it all */
+	void (*qp_query)(const struct roce_qp *qp, struct roce_qp_attr *attr); /* sq_psn, rq_psn */
 	void (*qp_kick)(struct roce_qp *qp);			/* the SQ has new work */
 	void (*qp_state_changed)(struct roce_qp *qp, enum roce_qp_state old);
-	void (*qp_destroy)(struct roce_qp *qp);			/* free transport state */
+	void (*qp_destroy)(struct roce_qp *qp);			/* free the provider's part */
 };
 
 struct roce_device {
@@ -110,9 +57,7 @@ struct roce_device {
 	struct roce_qp **qp;			/* by qpn - qpn_base, @qp_cap entries */
 	uint32_t qp_cap;			/* entries in @qp; beyond: no QP */
 	uint32_t qp_next;			/* next QPN offset to try */
-	const struct verbs_hooks *hooks;	/* set by the transport */
-	void *nic;				/* the transport's per-device state */
-	uint64_t cnt[ROCE_CNT_NUM];		/* counters */
+	const struct verbs_ops *ops;		/* the provider's, set when it creates the device */
 };
 
 struct roce_pd {
@@ -191,97 +136,7 @@ struct verbs_send_wqe {
 	uint32_t discard;		/* READ, atomic: SGEs that drop bytes (verbs_sge_check()) */
 };
 
-/* A READ or atomic the responder owes or has answered (IBA 9.7.5.1.3: responder resources). */
-struct tr_resource {
-	uint8_t opcode;			/* RC_RDMA_READ_REQUEST, RC_COMPARE_SWAP or RC_FETCH_ADD */
-	bool active;			/* responses still to send */
-	bool replay;			/* ... again, for a duplicate request */
-	uint32_t first_psn, last_psn;	/* PSNs of the answer */
-	uint32_t cur_psn;		/* next response PSN to send */
-	uint32_t start_psn;		/* PSN of the request being answered (original or retry) */
-	uint64_t va;			/* READ: next byte to send */
-	uint32_t resid;			/* READ: bytes left */
-	struct roce_mr *mr;		/* READ: the region */
-	uint64_t va0;			/* READ: first byte, for replays */
-	uint32_t len0;			/* READ: length, for replays */
-	uint64_t orig;			/* atomic: value before the operation */
-	uint32_t msn;			/* MSN to report */
-};
-
-/* Requester: walks the SQ, segments, numbers packets (tr_req.c). */
-struct tr_req {
-	uint32_t wqe;			/* next WQE to send from (free-running index) */
-	uint32_t psn;			/* next PSN */
-	uint32_t offset;		/* bytes of that WQE already sent */
-	uint32_t noack_pkts;		/* packets since one asked for an ACK */
-	uint32_t noack_bytes;		/* payload bytes since one asked for an ACK */
-	uint32_t rd_atomic;		/* READ/atomic WQEs outstanding */
-	uint32_t next_new;		/* first WQE never started (PSNs not yet assigned) */
-	uint32_t psn_hw;		/* first PSN never sent: below it, a send is a retransmit */
-};
-
-/* Completer: retires WQEs on ACKs and responses, runs the retry timers (tr_comp.c). */
-struct tr_comp {
-	uint32_t psn;			/* next response PSN expected */
-	uint8_t retry_cnt;		/* retries left on timeout / sequence NAK */
-	uint8_t rnr_retry;		/* retries left on RNR NAK */
-	uint32_t read_offset;		/* bytes of the READ at sq_head already placed */
-	struct roce_timer ack_timer;	/* local ACK timeout */
-	struct roce_timer rnr_timer;	/* RNR wait */
-	bool rnr_wait;			/* sending paused until rnr_timer fires */
-	bool retry_pending;		/* went back already: later gaps are echoes of the same loss */
-};
-
-/* What the responder still has to send. */
-enum tr_resp_ack {
-	RESP_ACK_NONE,
-	RESP_ACK_ACK,			/* an ACK for psn ack_psn */
-	RESP_ACK_NAK,			/* a NAK with nak_syndrome for psn ack_psn */
-};
-
-/* Responder: checks and executes requests, answers them (tr_resp.c). */
-struct tr_resp {
-	uint32_t epsn;			/* next PSN expected */
-	uint32_t msn;			/* messages completed */
-	bool seq_nak_sent;		/* one sequence NAK per gap (IBA 9.7.5.1.2) */
-	bool rnr_nak_sent;		/* RNR NAK sent, waiting for the retry */
-	enum tr_resp_ack ack;		/* pending ACK/NAK */
-	uint32_t ack_psn;		/* PSN it acknowledges */
-	uint8_t nak_syndrome;		/* AETH syndrome of a pending NAK */
-	/* message in progress */
-	bool in_msg;			/* a multi-packet SEND/WRITE is under way */
-	uint8_t msg_opcode;		/* its first opcode */
-	struct verbs_recv_wqe *wqe;	/* SEND: the receive WQE being filled (copy) */
-	uint32_t wqe_offset;		/* bytes placed into it */
-	bool wqe_err;			/* message too long etc.: complete in error at the end */
-	bool wqe_held;			/* UC: wqe is a receive kept from a broken SEND, for the next */
-	struct roce_mr *wr_mr;		/* WRITE: region */
-	uint64_t wr_va;			/* WRITE: next byte */
-	uint32_t wr_resid;		/* WRITE: bytes left */
-	bool wr_discard;		/* WRITE: the region drops bytes (ROCE_ACCESS_DISCARD) */
-	bool uc_drop;			/* UC: dropping the rest of a broken message */
-	/* READ/atomic resources, a ring of max_dest_rd_atomic */
-	struct tr_resource *res;
-	uint32_t res_size;		/* entries */
-	uint32_t res_tail;		/* next slot to use (free-running) */
-	uint32_t res_active;		/* at least the number of active entries (0: skip the scan) */
-};
-
-struct tr_cc_conf;
-
-/* A QP's congestion state: notification point pacing, reaction point rate (tr_cc.c, tr_nic.c). */
-struct tr_qp_cc {
-	const struct tr_cc_conf *conf;	/* algorithm and parameters bound at connect; NULL: none */
-	uint64_t rate;			/* rate limit of data packets, b/s; 0: none (line rate) */
-	roce_time_t tx_allowed_at;	/* the next data packet may not leave before this */
-	roce_time_t last_tx;		/* when the last data packet left */
-	uint32_t last_bits;		/* its size on the wire, bits */
-	roce_time_t last_cnp;		/* NP: when the last CNP for this QP was queued */
-	bool cnp_sent;			/* NP: last_cnp is valid */
-	struct roce_timer timer;	/* the algorithm's one timer */
-	uint64_t priv[20];		/* the algorithm's per-QP state */
-};
-
+/* A QP's common part: what the verbs see. The provider's QP embeds it (verbs_ops.qp_size). */
 struct roce_qp {
 	struct roce_pd *pd;
 	struct roce_device *dev;
@@ -293,7 +148,6 @@ struct roce_qp {
 	struct roce_srq *srq;
 	bool sq_sig_all;
 	uint32_t mtu;			/* path MTU in bytes */
-	uint16_t sport;			/* UDP source port */
 
 	/* send queue */
 	struct verbs_send_wqe *sq;	/* ring */
@@ -304,31 +158,7 @@ struct roce_qp {
 	uint32_t sq_head;		/* oldest WQE not retired (the completer's position) */
 	uint32_t sq_tail;		/* next free */
 	struct verbs_rq rq;		/* own receive queue (unused with an SRQ) */
-
-	struct tr_req req;
-	struct tr_comp comp;
-	struct tr_resp resp;
-	struct roce_qp_stats st;	/* per-QP counters */
-
-	/* transmit scheduling (tr_nic.c) */
-	bool tx_listed;			/* on the NIC's list of QPs with work */
-	struct roce_qp *tx_next;	/* that list */
-	struct tr_qp_cc cc;		/* rate limiter, congestion control, CNP pacing */
-	struct roce_wire_tmpl tx_tmpl[2]; /* headers of the last two sets sent (tr_pkt_build): with
-					   * ECN on, data (ECT(0)) and ACKs (not-ECT) differ */
-	uint8_t tx_tmpl_next;		/* which of tx_tmpl a third set replaces */
-	uint32_t hdr_gen;		/* bumped when what the headers are built from changes (the
-					 * address vector, the NIC's ECN policy); from 1 */
-	uint32_t tx_tmpl_gen[2];	/* hdr_gen tx_tmpl[i] was built at for the QP's own
-					 * connection (tr_pkt_init_conn), 0: not */
 };
-
-/* What @p qp's frame headers are built from changed: its header templates are stale. */
-static inline void verbs_qp_hdr_changed(struct roce_qp *qp)
-{
-	if (++qp->hdr_gen == 0)
-		qp->hdr_gen = 1;	/* 0 marks a template never built */
-}
 
 /* Receive queue helpers, shared by QP RQs and SRQs. */
 int verbs_rq_init(struct verbs_rq *rq, uint32_t max_wr, uint32_t max_sge);
@@ -397,22 +227,25 @@ static inline struct verbs_send_wqe *verbs_sq_wqe(struct roce_qp *qp, uint32_t i
 
 /*
  * The slot the next completion of @p cq goes into, or NULL if the CQ is full (then marked
- * overflowed and counted). The caller fills every field and calls verbs_cq_commit(): one
- * write of the completion, where building it aside and copying it in took two. Inline: every
- * message completes at least once.
+ * overflowed; the provider counts the completion lost). The caller fills every field and
+ * calls verbs_cq_commit(): one write of the completion, where building it aside and copying
+ * it in took two. Inline: every message completes at least once.
  */
 static inline struct roce_wc *verbs_cq_reserve(struct roce_cq *cq)
 {
 	if (roce_unlikely(cq->tail - cq->head >= cq->depth)) {
 		cq->overflow = true;
-		VERBS_CNT(cq->dev, CQ_OVERFLOW);
 		return NULL;
 	}
 	return &cq->ring[cq->tail & cq->mask];
 }
 
-/* The completion written into verbs_cq_reserve()'s slot is there: publish it, notify. */
-static inline void verbs_cq_commit(struct roce_cq *cq)
+/*
+ * The completion written into verbs_cq_reserve()'s slot is there: publish it, notify. Always
+ * inlined: gcc's heuristics left it out of line on the receive path of the responder once the
+ * transport's QP embedded the core's (a call and a return per receive completion).
+ */
+static inline __attribute__((always_inline)) void verbs_cq_commit(struct roce_cq *cq)
 {
 	cq->tail++;
 	if (cq->notify != NULL)
@@ -550,7 +383,7 @@ static inline struct roce_qp *verbs_qp_lookup(struct roce_device *dev, uint32_t 
 	return i < dev->qp_cap ? dev->qp[i] : NULL;
 }
 
-/** Move @p qp to @p state (no checks) and tell the transport. */
+/** Move @p qp to @p state (no checks) and tell the provider (verbs_ops.qp_state_changed). */
 void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state);
 
 

@@ -150,7 +150,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 		return NULL;
 	}
 	dev->qp = tab;
-	qp = calloc(1, sizeof(*qp));
+	qp = calloc(1, dev->ops->qp_size);
 	if (qp == NULL)
 		return NULL;
 	if (cap->max_send_wr == 0)
@@ -185,15 +185,13 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	/* UD has no path MTU attribute: its messages are bounded by the port's active MTU */
 	qp->attr.path_mtu = qp->type == ROCE_QPT_UD ? pd->dev->port.active_mtu : ROCE_MTU_1024;
 	qp->mtu = roce_mtu_bytes(qp->attr.path_mtu);
-	/* a per-QP entropy port in the dynamic range, as rxe and ConnectX derive one */
-	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e3779b1u) >> 18));
-	qp->hdr_gen = 1;
 	pd->refs++;
 	qp->scq->refs++;
 	if (qp->rcq != NULL)
 		qp->rcq->refs++;
 	if (qp->srq != NULL)
 		qp->srq->refs++;
+	dev->ops->qp_init(qp);
 	dev->qp[slot] = qp;
 	dev->qp_next = slot + 1;
 	dev->nqp++;
@@ -215,8 +213,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 	if (qp == NULL)
 		return 0;
 	dev = qp->dev;
-	if (dev->hooks != NULL && dev->hooks->qp_destroy != NULL)
-		dev->hooks->qp_destroy(qp);
+	dev->ops->qp_destroy(qp);
 	dev->qp[qp->qpn - dev->conf.qpn_base] = NULL;
 	dev->nqp--;
 	qp->pd->refs--;
@@ -226,8 +223,6 @@ int roce_destroy_qp(struct roce_qp *qp)
 	if (qp->srq != NULL)
 		qp->srq->refs--;
 	verbs_rq_free(&qp->rq);
-	free(qp->resp.res);
-	free(qp->resp.wqe);
 	free(qp->sq_inline);
 	free(qp->sq_sge);
 	free(qp->sq);
@@ -241,12 +236,13 @@ void verbs_qp_set_state(struct roce_qp *qp, enum roce_qp_state state)
 
 	qp->state = state;
 	qp->attr.qp_state = state;
-	if (qp->dev->hooks != NULL && qp->dev->hooks->qp_state_changed != NULL)
-		qp->dev->hooks->qp_state_changed(qp, old);
+	qp->dev->ops->qp_state_changed(qp, old);
 }
 
 static int apply_attrs(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask)
 {
+	int rc;
+
 	if (mask & ROCE_QP_PATH_MTU) {
 		if (roce_mtu_bytes(attr->path_mtu) == 0 || attr->path_mtu > qp->dev->port.active_mtu)
 			return -EINVAL;
@@ -276,54 +272,33 @@ static int apply_attrs(struct roce_qp *qp, const struct roce_qp_attr *attr, unsi
 	if ((mask & ROCE_QP_DEST_QPN) && attr->dest_qp_num > ROCE_QPN_MASK)
 		return -EINVAL;
 
-	if (mask & ROCE_QP_MAX_DEST_RD_ATOMIC) {
-		uint32_t n = attr->max_dest_rd_atomic ? attr->max_dest_rd_atomic : 1;
-		struct tr_resource *res = calloc(n, sizeof(*res));
-
-		if (res == NULL)
-			return -ENOMEM;
-		free(qp->resp.res);
-		qp->resp.res = res;
-		qp->resp.res_size = n;
-		qp->resp.res_tail = 0;
+	rc = qp->dev->ops->qp_modify(qp, attr, mask);
+	if (rc != 0)
+		return rc;
+	if (mask & ROCE_QP_MAX_DEST_RD_ATOMIC)
 		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	}
 	if (mask & ROCE_QP_QKEY)
 		qp->attr.qkey = attr->qkey;
-	if (mask & ROCE_QP_RQ_PSN) {
+	if (mask & ROCE_QP_RQ_PSN)
 		qp->attr.rq_psn = attr->rq_psn;
-		qp->resp.epsn = attr->rq_psn;
-	}
-	if (mask & ROCE_QP_SQ_PSN) {
+	if (mask & ROCE_QP_SQ_PSN)
 		qp->attr.sq_psn = attr->sq_psn;
-		qp->req.psn = attr->sq_psn;
-		qp->req.psn_hw = attr->sq_psn;	/* nothing sent yet: no PSN below it is a retransmit */
-		qp->comp.psn = attr->sq_psn;
-	}
 	if (mask & ROCE_QP_DEST_QPN)
 		qp->attr.dest_qp_num = attr->dest_qp_num;
 	if (mask & ROCE_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
-	if (mask & ROCE_QP_AV) {
+	if (mask & ROCE_QP_AV)
 		qp->attr.ah_attr = attr->ah_attr;
-		if (attr->ah_attr.sport != 0)
-			qp->sport = attr->ah_attr.sport;
-		verbs_qp_hdr_changed(qp);
-	}
 	if (mask & ROCE_QP_PKEY_INDEX)
 		qp->attr.pkey_index = attr->pkey_index;
 	if (mask & ROCE_QP_PORT)
 		qp->attr.port_num = attr->port_num;
 	if (mask & ROCE_QP_TIMEOUT)
 		qp->attr.timeout = attr->timeout;
-	if (mask & ROCE_QP_RETRY_CNT) {
+	if (mask & ROCE_QP_RETRY_CNT)
 		qp->attr.retry_cnt = attr->retry_cnt;
-		qp->comp.retry_cnt = attr->retry_cnt;
-	}
-	if (mask & ROCE_QP_RNR_RETRY) {
+	if (mask & ROCE_QP_RNR_RETRY)
 		qp->attr.rnr_retry = attr->rnr_retry;
-		qp->comp.rnr_retry = attr->rnr_retry;
-	}
 	if (mask & ROCE_QP_MIN_RNR_TIMER)
 		qp->attr.min_rnr_timer = attr->min_rnr_timer;
 	if (mask & ROCE_QP_MAX_QP_RD_ATOMIC)
@@ -331,22 +306,12 @@ static int apply_attrs(struct roce_qp *qp, const struct roce_qp_attr *attr, unsi
 	return 0;
 }
 
-/* Back to RESET: empty both queues, forget all transport state. */
+/* Back to RESET: empty both queues; the provider forgets its state. */
 static void qp_reset(struct roce_qp *qp)
 {
 	qp->sq_head = qp->sq_tail = 0;
 	qp->rq.head = qp->rq.tail = 0;
-	memset(&qp->req, 0, sizeof(qp->req));
-	qp->comp.read_offset = 0;
-	qp->comp.rnr_wait = false;
-	qp->resp.in_msg = false;
-	qp->resp.wqe_held = false;
-	qp->resp.ack = RESP_ACK_NONE;
-	qp->resp.seq_nak_sent = qp->resp.rnr_nak_sent = false;
-	qp->resp.msn = 0;
-	qp->resp.res_tail = 0;
-	if (qp->resp.res != NULL)
-		memset(qp->resp.res, 0, qp->resp.res_size * sizeof(*qp->resp.res));
+	qp->dev->ops->qp_reset(qp);
 }
 
 int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, unsigned int mask)
@@ -385,8 +350,7 @@ int roce_query_qp(const struct roce_qp *qp, struct roce_qp_attr *attr,
 	*attr = qp->attr;
 	attr->qp_state = qp->state;
 	attr->cur_qp_state = qp->state;
-	attr->sq_psn = qp->req.psn;
-	attr->rq_psn = qp->resp.epsn;
+	qp->dev->ops->qp_query(qp, attr);
 	if (init != NULL) {
 		memset(init, 0, sizeof(*init));
 		init->send_cq = qp->scq;
@@ -496,8 +460,7 @@ int roce_post_send(struct roce_qp *qp, const struct roce_send_wr *wr,
 	}
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
-	if (qp->dev->hooks != NULL)
-		qp->dev->hooks->qp_kick(qp);
+	qp->dev->ops->qp_kick(qp);
 	return rc;
 }
 
@@ -511,8 +474,8 @@ int roce_post_recv(struct roce_qp *qp, const struct roce_recv_wr *wr,
 		rc = -EINVAL;
 	} else {
 		rc = verbs_rq_post(&qp->rq, wr, &bad);
-		if (qp->state == ROCE_QPS_ERR && qp->dev->hooks != NULL)
-			qp->dev->hooks->qp_kick(qp);	/* flushes them */
+		if (qp->state == ROCE_QPS_ERR)
+			qp->dev->ops->qp_kick(qp);	/* flushes them */
 	}
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = bad;
