@@ -69,6 +69,11 @@ class Env:
     def __init__(self, rocelab, prog, tmp):
         self.rocelab, self.prog, self.tmp = rocelab, prog, tmp
         self.env = dict(os.environ)
+        # meson puts the library of a test's dependencies (build/lib/ibverbs) in front of every
+        # process the test starts; only rocelab exec should put it in front of its program
+        paths = self.env.get("LD_LIBRARY_PATH", "").split(":")
+        self.env["LD_LIBRARY_PATH"] = ":".join(p for p in paths
+                                               if p and not p.rstrip("/").endswith("lib/ibverbs"))
         if os.environ.get("ASAN_LIB"):
             self.env["LD_PRELOAD"] = os.environ["ASAN_LIB"]
             # DPDK's and the programs' own leaks are not the library's

@@ -142,8 +142,7 @@ static int run(int argc, char **argv)
 			capture = optarg;
 			break;
 		default:
-			return rocelab_usage_error("exec", "unknown option '%s' (see 'rocelab help "
-						   "exec')", argv[optind - 1]);
+			return rocelab_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind == argc)

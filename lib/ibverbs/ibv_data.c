@@ -260,8 +260,9 @@ void ibvr_cq_event(void *arg)
 
 	pthread_mutex_lock(&ch->lock);
 	if (ch->ev_tail - ch->ev_head == IBVR_EVENTS) {
-		ch->ev_lost++;
 		pthread_mutex_unlock(&ch->lock);
+		ibvr_say("completion channel fd %d: %d events unread, later ones dropped",
+			 ch->ibv.fd, IBVR_EVENTS);
 		return;
 	}
 	ch->ev[ch->ev_tail++ % IBVR_EVENTS] = c;

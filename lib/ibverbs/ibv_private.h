@@ -59,7 +59,6 @@ struct ibvr_channel {
 	pthread_mutex_t lock;
 	struct ibvr_cq *ev[IBVR_EVENTS];	/* events not yet read, oldest first */
 	uint32_t ev_head, ev_tail;
-	uint64_t ev_lost;
 	int ncq;			/* CQs that use it */
 };
 
@@ -89,7 +88,6 @@ struct ibvr_qp {
 	struct ibvr_srq *srq;
 	struct ibv_qp_cap cap;		/* what was granted */
 	bool sq_sig_all;
-	uint32_t qkey;
 };
 
 struct ibvr_ah {
@@ -124,7 +122,7 @@ int ibvr_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
 int ibvr_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void ibvr_cq_event(void *arg);
 
-/* ibv_verbs.c: the context's op table */
-void ibvr_context_ops(struct ibvr_context *c);
+/* ibv_verbs.c: ibv_create_qp_ex's op */
+struct ibv_qp *ibvr_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *ex);
 
 #endif /* IBV_PRIVATE_H */

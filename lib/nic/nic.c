@@ -61,6 +61,7 @@ struct roce_nic {
 	_Atomic uint32_t doorbell;
 	_Atomic uint32_t napping;	/* the NIC sleeps on the doorbell: a post wakes it */
 	uint32_t doorbell_seen;
+	bool backlog;			/* a ring holds WQEs the device had no room for */
 
 	/* the NIC thread's own */
 	struct roce_nic_wq *wqs;
@@ -146,7 +147,7 @@ static bool cq_move(struct roce_nic_cq *c)
 }
 
 /* Post what @p wq holds to the device, as far as the device's queue takes it. */
-static bool wq_drain(struct roce_nic_wq *wq)
+static bool wq_drain(struct roce_nic *nic, struct roce_nic_wq *wq)
 {
 	bool did = false;
 	void *s;
@@ -170,8 +171,10 @@ static bool wq_drain(struct roce_nic_wq *wq)
 			rc = wq->srq != NULL ? roce_post_srq_recv(wq->srq, &w->wr, &bad) :
 			     roce_post_recv(wq->qp, &w->wr, &bad);
 		}
-		if (rc == -ENOMEM)
-			break;		/* the device's queue is full: the rest waits in the ring */
+		if (rc == -ENOMEM) {
+			nic->backlog = true;	/* the device's queue is full: the rest waits */
+			break;
+		}
 		/* any other refusal was checked on the program's side: the WQE is dropped */
 		roce_nic_ring_pop(&wq->ring);
 		did = true;
@@ -184,15 +187,12 @@ static bool nic_turn(struct roce_nic *nic)
 	bool did = roce_engine_run(nic->eng, 0) != 0;
 	uint32_t bell = atomic_load_explicit(&nic->doorbell, memory_order_acquire);
 
-	if (bell != nic->doorbell_seen) {
+	/* a doorbell, or WQEs that waited for room in the device's queues */
+	if (bell != nic->doorbell_seen || nic->backlog) {
 		nic->doorbell_seen = bell;
+		nic->backlog = false;
 		for (struct roce_nic_wq *wq = nic->wqs; wq != NULL; wq = wq->next)
-			did |= wq_drain(wq);
-	} else {
-		/* a WQE that waited for room in the device's queue */
-		for (struct roce_nic_wq *wq = nic->wqs; wq != NULL; wq = wq->next)
-			if (roce_nic_ring_cons(&wq->ring) != NULL)
-				did |= wq_drain(wq);
+			did |= wq_drain(nic, wq);
 	}
 	for (struct roce_nic_cq *c = nic->cqs; c != NULL; c = c->next)
 		if (c->pending)
