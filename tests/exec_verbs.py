@@ -4,8 +4,8 @@
 direct_PROG: two copies of PROG, each under rocelab exec, one the memif server, the other the
 client; switch_PROG: the same through `rocelab switch` with two memif ports. PROG is each of
 Debian's perftest tests (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw, ib_write_lat,
-ib_read_lat, ib_send_lat) and ibv_rc/uc/ud/srq_pingpong, with and without -e. Both sides must
-exit 0 and print their result rows. Then:
+ib_read_lat, ib_send_lat, and ib_send_lat -e) and ibv_rc/uc/ud/srq_pingpong, with and without
+-e. Both sides must exit 0 and print their result rows. Then:
 - perf_peer: ib_write_bw and ib_send_lat under exec against `rocelab perf --verify` (the NIC
   emulated inside rocelab's own perftest);
 - capture: --capture of both sides holds the test's RoCE frames (read back by rocelab dissect);
@@ -51,6 +51,7 @@ PROGS = {
     "ib_write_lat": ["ib_write_lat", "-x", "0", "-u", "18", "-n", "300"],
     "ib_read_lat": ["ib_read_lat", "-x", "0", "-u", "18", "-n", "300"],
     "ib_send_lat": ["ib_send_lat", "-x", "0", "-u", "18", "-n", "300"],
+    "ib_send_lat_e": ["ib_send_lat", "-x", "0", "-u", "18", "-n", "300", "-e"],
     "rc_pingpong": ["ibv_rc_pingpong", "-g", "0", "-n", "200"],
     "rc_pingpong_e": ["ibv_rc_pingpong", "-g", "0", "-n", "200", "-e"],
     "uc_pingpong": ["ibv_uc_pingpong", "-g", "0", "-n", "200"],

@@ -66,6 +66,8 @@ struct roce_nic {
 	/* the NIC thread's own */
 	struct roce_nic_wq *wqs;
 	struct roce_nic_cq *cqs;
+	struct roce_nic_cq *pend;	/* CQs with completions to move, in the order they got them */
+	struct roce_nic_cq **pend_tail;
 	uint32_t quiet;
 	roce_time_t busy_at;		/* when the NIC last had work */
 
@@ -99,13 +101,33 @@ void roce_nic_ring_free(struct roce_nic_ring *r)
 
 /* ---- the NIC's work ---- */
 
-/* The device's CQ got a completion (inside the transport: only note it). */
+/*
+ * The device's CQ got a completion (inside the transport: only note it). The CQs wait in the
+ * order of their first completion, and are moved and signalled in that order: a program whose
+ * send and receive CQs share a channel reads their events in the order an RNIC raises them (a
+ * send's ACK came before the peer's answer to it; perftest's ib_send_lat -e depends on it).
+ */
 static void cq_notified(struct roce_cq *cq, void *arg)
 {
 	struct roce_nic_cq *c = arg;
+	struct roce_nic *nic = c->nic;
 
 	(void)cq;
+	if (c->pending)
+		return;
 	c->pending = true;
+	c->pend_next = NULL;
+	*nic->pend_tail = c;
+	nic->pend_tail = &c->pend_next;
+}
+
+/* Take @p c, pointed to by @p pp, off the queue of CQs with completions to move. */
+static void cq_unqueue(struct roce_nic *nic, struct roce_nic_cq **pp, struct roce_nic_cq *c)
+{
+	*pp = c->pend_next;
+	if (nic->pend_tail == &c->pend_next)
+		nic->pend_tail = pp;
+	c->pend_next = NULL;
 }
 
 /* Move @p c's completions to its ring; an armed CQ that got one raises its event. */
@@ -194,9 +216,13 @@ static bool nic_turn(struct roce_nic *nic)
 		for (struct roce_nic_wq *wq = nic->wqs; wq != NULL; wq = wq->next)
 			did |= wq_drain(nic, wq);
 	}
-	for (struct roce_nic_cq *c = nic->cqs; c != NULL; c = c->next)
+	for (struct roce_nic_cq **pp = &nic->pend, *c; (c = *pp) != NULL;) {
+		did |= cq_move(c);
 		if (c->pending)
-			did |= cq_move(c);
+			pp = &c->pend_next;	/* its ring is full: the rest waits, queued */
+		else
+			cq_unqueue(nic, pp, c);
+	}
 	return did;
 }
 
@@ -395,6 +421,7 @@ struct roce_nic *roce_nic_start(const struct roce_nic_conf *conf, char *err, siz
 		return NULL;
 	}
 	nic->conf = *conf;
+	nic->pend_tail = &nic->pend;
 	snprintf(nic->name, sizeof(nic->name), "%s", conf->name != NULL ? conf->name : "rocelab0");
 	nic->err = err;
 	nic->errlen = errlen;
@@ -517,6 +544,7 @@ void roce_nic_wq_detach(struct roce_nic *nic, struct roce_nic_wq *wq)
 
 void roce_nic_cq_attach(struct roce_nic *nic, struct roce_nic_cq *cq)
 {
+	cq->nic = nic;
 	cq->next = nic->cqs;
 	nic->cqs = cq;
 	roce_cq_set_notify(cq->cq, cq_notified, cq);
@@ -525,6 +553,12 @@ void roce_nic_cq_attach(struct roce_nic *nic, struct roce_nic_cq *cq)
 void roce_nic_cq_detach(struct roce_nic *nic, struct roce_nic_cq *cq)
 {
 	roce_cq_set_notify(cq->cq, NULL, NULL);
+	for (struct roce_nic_cq **p = &nic->pend; cq->pending && *p != NULL; p = &(*p)->pend_next)
+		if (*p == cq) {
+			cq_unqueue(nic, p, cq);
+			cq->pending = false;
+			break;
+		}
 	for (struct roce_nic_cq **p = &nic->cqs; *p != NULL; p = &(*p)->next)
 		if (*p == cq) {
 			*p = cq->next;

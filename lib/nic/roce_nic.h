@@ -82,7 +82,9 @@ struct roce_nic_cq {
 	struct roce_cq *cq;
 	roce_nic_event_fn event;	/* called on the NIC's thread when an armed CQ gets one */
 	void *event_arg;
-	bool pending;			/* the device's CQ has completions to move */
+	bool pending;			/* the device's CQ has completions to move: queued */
+	struct roce_nic_cq *pend_next;	/* the NIC's queue of CQs with completions to move */
+	struct roce_nic *nic;
 	struct roce_nic_cq *next;	/* the NIC's list */
 };
 
