@@ -1425,6 +1425,11 @@ static uint64_t kernel_rx_packets(uint32_t if_index)
 	return v;
 }
 
+uint64_t roce_port_frames(const struct roce_port *p)
+{
+	return p->st.rx_roce + p->st.rx_arp + p->st.rx_nd + p->st.rx_other + p->st.tx_frames;
+}
+
 int roce_port_stats(const struct roce_port *p, struct roce_port_stats *st)
 {
 	struct rte_eth_stats es;

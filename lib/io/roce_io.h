@@ -367,6 +367,9 @@ int roce_port_set_mtu(struct roce_port *port, uint32_t mtu);
 /** Read the counters. @return 0 or -errno from the ethdev */
 int roce_port_stats(const struct roce_port *port, struct roce_port_stats *st);
 
+/** Frames the port has received and sent, by its own counters (cheap): a poll loop's sign of work. */
+uint64_t roce_port_frames(const struct roce_port *port);
+
 /**
  * Answer ARP requests (IPv4) or neighbour solicitations (IPv6, RFC 4861) for @p ip with the
  * port's MAC; up to 4 addresses of each family. DAD probes are not answered.
