@@ -4,7 +4,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -226,12 +225,13 @@ int ibvr_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 	}
 	/*
 	 * A program that polls an empty CQ in a loop holds a core the NIC's thread may need to
-	 * make the completion it waits for: now and then, let it have the core.
+	 * make the completion it waits for: after a few empty polls, sleep until the NIC moves
+	 * one (into any CQ: the program may poll several) or a short while passes.
 	 */
-	if (n == 0 && ++c->empty_polls >= IBVR_POLLS_BEFORE_YIELD) {
+	if (n == 0 && ++c->empty_polls >= IBVR_POLLS_BEFORE_WAIT) {
 		c->empty_polls = 0;
 		ibvr_unlock(&c->lock);
-		sched_yield();
+		roce_nic_cq_wait(to_ictx(cq->context)->nic, &c->ncq, IBVR_CQ_WAIT_NS);
 	} else {
 		if (n != 0)
 			c->empty_polls = 0;

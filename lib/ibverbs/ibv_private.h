@@ -70,7 +70,8 @@ struct ibvr_cq {
 	uint32_t empty_polls;		/* polls in a row that found nothing */
 };
 
-#define IBVR_POLLS_BEFORE_YIELD 16
+#define IBVR_POLLS_BEFORE_WAIT 16	/* empty polls in a row, then poll_cq sleeps ... */
+#define IBVR_CQ_WAIT_NS 100000		/* ... until a completion, at most this long */
 
 struct ibvr_srq {
 	struct ibv_srq ibv;

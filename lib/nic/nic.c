@@ -24,10 +24,9 @@
 #include "roce_nic.h"
 #include "roce_transport.h"
 
-#define NIC_IDLE_TURNS 4		/* turns with nothing to do before a nap */
-#define NIC_NAP (10 * ROCE_US)		/* a nap while in use */
-#define NIC_QUIET ROCE_MS		/* nothing to do for this long ... */
-#define NIC_NAP_QUIET (200 * ROCE_US)	/* ... naps of this */
+#define NIC_IDLE_TURNS 32		/* empty turns before the NIC yields its core between turns */
+#define NIC_SPIN ROCE_MS		/* work within this long: the NIC polls; quiet longer: naps */
+#define NIC_NAP (200 * ROCE_US)		/* the longest nap */
 #define NIC_LINGER (10 * ROCE_MS)	/* at stop: frames still owed to the peer leave */
 #define NIC_RESOLVE_WAIT (3 * ROCE_SEC)
 #define NIC_CQ_BATCH 32
@@ -61,6 +60,8 @@ struct roce_nic {
 	_Atomic uint32_t doorbell;
 	_Atomic uint32_t napping;	/* the NIC sleeps on the doorbell: a post wakes it */
 	uint32_t doorbell_seen;
+	_Atomic uint32_t moves;		/* bumped each time completions reach a CQ ring */
+	_Atomic uint32_t cq_waiters;	/* program threads asleep in roce_nic_cq_wait() */
 	bool backlog;			/* a ring holds WQEs the device had no room for */
 
 	/* the NIC thread's own */
@@ -69,6 +70,7 @@ struct roce_nic {
 	struct roce_nic_cq *pend;	/* CQs with completions to move, in the order they got them */
 	struct roce_nic_cq **pend_tail;
 	uint32_t quiet;
+	uint64_t frames_seen;		/* roce_port_frames() at the last turn */
 	roce_time_t busy_at;		/* when the NIC last had work */
 
 	/* start-up, on the NIC's thread: its outcome for roce_nic_start() */
@@ -161,6 +163,9 @@ static bool cq_move(struct roce_nic_cq *c)
 	}
 	if (moved == 0)
 		return false;
+	atomic_fetch_add_explicit(&c->nic->moves, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&c->nic->cq_waiters, memory_order_seq_cst) != 0)
+		syscall(SYS_futex, &c->nic->moves, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 	/* pairs with the program's arm-then-poll: one of the two sees the other */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (c->event != NULL && atomic_exchange(&c->armed, 0) != 0)
@@ -208,6 +213,12 @@ static bool nic_turn(struct roce_nic *nic)
 {
 	bool did = roce_engine_run(nic->eng, 0) != 0;
 	uint32_t bell = atomic_load_explicit(&nic->doorbell, memory_order_acquire);
+	uint64_t frames = roce_port_frames(nic->port);
+
+	if (frames != nic->frames_seen) {
+		nic->frames_seen = frames;
+		did = true;
+	}
 
 	/* a doorbell, or WQEs that waited for room in the device's queues */
 	if (bell != nic->doorbell_seen || nic->backlog) {
@@ -227,16 +238,16 @@ static bool nic_turn(struct roce_nic *nic)
 }
 
 /*
- * Between turns: busy while there is work; idle for a few turns, nap. The program's threads
- * may spin (a latency test's watch of its buffer makes no call at all), and on a machine with
- * fewer cores than spinning threads a NIC that only yields gets the CPU a time slice at a
- * time. A thread that sleeps and wakes is scheduled ahead of one that spins: a short nap is
- * the NIC's interrupt moderation.
+ * Between turns. While in use (work within NIC_SPIN) the NIC polls, and after NIC_IDLE_TURNS
+ * empty turns it yields its core at each: a program's threads may spin (a latency test watches
+ * its buffer without a call), and on a machine with fewer cores than busy threads a NIC that
+ * held its core would hold up the program it serves. Quiet for longer, it naps on its doorbell:
+ * a post wakes it at once, a frame from the wire waits at most NIC_NAP.
  */
 static void nic_idle(struct roce_nic *nic, bool did)
 {
 	struct timespec ts = { 0, 0 };
-	roce_time_t now, next, nap;
+	roce_time_t now, next;
 
 	now = roce_engine_now(nic->eng);
 	if (did) {
@@ -246,14 +257,14 @@ static void nic_idle(struct roce_nic *nic, bool did)
 	}
 	if (++nic->quiet < NIC_IDLE_TURNS)
 		return;
-	nic->quiet = 0;
+	if (now - nic->busy_at < NIC_SPIN) {
+		sched_yield();
+		return;
+	}
 	next = roce_engine_next(nic->eng);
 	if (next <= now)
 		return;
-	/* quiet for a while: longer naps, so that a NIC nobody uses costs next to nothing */
-	nap = now - nic->busy_at > NIC_QUIET ? NIC_NAP_QUIET : NIC_NAP;
-	ts.tv_nsec = (long)(ROCE_MIN(nap, next - now) / ROCE_NS);
-	/* asleep on the doorbell: a post wakes the NIC at once, frames wait for the nap's end */
+	ts.tv_nsec = (long)(ROCE_MIN(NIC_NAP, next - now) / ROCE_NS);
 	atomic_store_explicit(&nic->napping, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&nic->doorbell, memory_order_seq_cst) == nic->doorbell_seen &&
 	    atomic_load_explicit(&nic->cmd_ready, memory_order_seq_cst) == 0)
@@ -525,6 +536,20 @@ void roce_nic_doorbell(struct roce_nic *nic)
 	atomic_fetch_add_explicit(&nic->doorbell, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&nic->napping, memory_order_seq_cst) != 0)
 		syscall(SYS_futex, &nic->doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void roce_nic_cq_wait(struct roce_nic *nic, struct roce_nic_cq *cq, long ns)
+{
+	struct timespec ts = { 0, ns };
+	uint32_t seen;
+
+	/* pairs with cq_move(): the ring filled before we looked, or the NIC sees us asleep */
+	atomic_fetch_add_explicit(&nic->cq_waiters, 1, memory_order_seq_cst);
+	seen = atomic_load_explicit(&nic->moves, memory_order_seq_cst);
+	if (atomic_load_explicit(&cq->ring.head, memory_order_seq_cst) ==
+	    atomic_load_explicit(&cq->ring.tail, memory_order_relaxed))
+		syscall(SYS_futex, &nic->moves, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+	atomic_fetch_sub_explicit(&nic->cq_waiters, 1, memory_order_relaxed);
 }
 
 void roce_nic_wq_attach(struct roce_nic *nic, struct roce_nic_wq *wq)
