@@ -22,7 +22,7 @@ One boot runs every case in turn: the guest runs a loop that takes its steps fro
 host side writes into a 9p share (--share); the host side of each case (this script again,
 --host-side, as rxe-vm's --host-cmd inside the run's namespace) starts the program under
 rocelab exec, and either side's server is known to listen from /proc/net/tcp before the other
-side's client is started.
+side's client is started; once one side's program has ended, the other gets GRACE s more.
 
 Usage: rxe_exec.py ROCELAB RXE_VM [CASE ...]   CASE: NAME (both directions) or NAME:DIR
 Exit 77 (skip) when the VM cannot be built or run here (as rxe-interop, whose VM build this
@@ -46,9 +46,10 @@ import rxe_interop  # noqa: E402  the VM build, the namespace probe, perftest's 
 SKIP = 77
 HOST_IP, GUEST_IP = "192.0.2.1", "192.0.2.2"
 ITERS = 20
-VM_TIMEOUT = 900	# the whole boot: 30 cases take 2-3 min, each is bounded below
+VM_TIMEOUT = 900	# the whole boot: 30 cases take 1-2 min; each is bounded below
 PROG_TIMEOUT = 60	# each program's own limit, either side
 LISTEN_TIMEOUT = 30	# a server's start, to listening on its exchange port
+GRACE = 20		# once one side's program has ended, how long the other may go on
 PORT = 18515		# perftest's and the pingpongs' exchange port
 NS = os.environ.get("RXE_VM_NS") or "rlex%d" % os.getpid()
 TAP = os.environ.get("RXE_VM_TAP") or "rlext%d" % os.getpid()
@@ -119,7 +120,7 @@ listening() {
 run() {
 	k=$1; srv=$2; shift 2
 	echo "rxe_exec: $(cut -d' ' -f1 /proc/uptime) step $k: $*"
-	(h0=$(hw); "$@" >$S/$k.out 2>&1; rc=$?
+	(h0=$(hw); "$@" >$S/$k.out 2>&1 & echo $! >$S/$k.pid; wait $!; rc=$?
 	 echo "$rc $h0 $(hw)" >$S/$k.rc.tmp; mv $S/$k.rc.tmp $S/$k.rc) &
 	if [ "$srv" = 1 ]; then
 		until listening || [ -e $S/$k.rc ]; do sleep 0.05; done
@@ -208,19 +209,11 @@ class HostSide:
 			except subprocess.TimeoutExpired:
 				pass
 
-	def wait_proc(self, timeout):
-		"""The program's exit status, or None when it had to be killed after @timeout s."""
-		try:
-			rc = self.proc.wait(timeout=timeout)
-			self.proc = None
-			return rc
-		except subprocess.TimeoutExpired:
-			self.stop()
-			return None
-
 	def host_argv(self, name, direction):
 		prog, _size, opts = CASES[name]
-		argv = [self.rocelab, "exec", "--dev", "net_af_packet0,iface=" + os.environ["RXE_VM_TAP"],
+		# timeout(1): a backstop behind wait_both(), should this script itself be killed
+		argv = ["timeout", "-k", "5", str(PROG_TIMEOUT + 30), self.rocelab, "exec",
+			"--dev", "net_af_packet0,iface=" + os.environ["RXE_VM_TAP"],
 			"--ip", os.environ["RXE_VM_HOST_IP"]]
 		if (name, direction) in CAPTURES:
 			argv += ["--capture", self.path(tag(name, direction) + ".pcap")]
@@ -237,6 +230,45 @@ class HostSide:
 		if direction == "rl-srv":
 			cmd.append(os.environ["RXE_VM_HOST_IP"])
 		return " ".join(cmd)
+
+	def wait_both(self, n, res):
+		"""Wait for the host's program (if started) and the guest's step @n to end. Once one
+		has ended, the other gets GRACE s more before it is stopped (a side that failed would
+		leave the other waiting for it to its timeout); neither gets more than PROG_TIMEOUT +
+		15 s in all."""
+		t0, first, rc, killed = time.monotonic(), None, None, False
+		while True:
+			now = time.monotonic()
+			host_done = self.proc is None or self.proc.poll() is not None
+			if rc is None and os.path.exists(self.path("%d.rc" % n)):
+				with open(self.path("%d.rc" % n)) as f:
+					rc = f.read()
+			if host_done and rc is not None:
+				break
+			if first is None and (host_done or rc is not None):
+				first = now
+			due = first + GRACE if first is not None else t0 + PROG_TIMEOUT + 15
+			if now > due and not host_done:
+				res["notes"].append("the program under rocelab exec was still running after "
+						    "%.0f s: stopped" % (now - t0))
+				self.stop()
+				continue
+			if now > due and not killed:
+				res["notes"].append("the guest's program was still running after %.0f s: "
+						    "stopped" % (now - t0))
+				self.post("kill $(cat $S/%d.pid)" % n)
+				killed = True
+			if now > due + 20:
+				res["notes"].append("no exit status from the guest after %.0f s" % (now - t0))
+				self.guest_alive = False
+				break
+			time.sleep(0.05)
+		if self.proc is not None:
+			res["host_rc"] = self.proc.returncode
+			self.proc = None
+		if rc is not None:
+			v = [int(x) for x in rc.split()]
+			res["guest_rc"], res["hw"] = v[0], v[1:]
 
 	def run_case(self, name, direction):
 		t = tag(name, direction)
@@ -266,20 +298,7 @@ class HostSide:
 				else:
 					self.start(self.host_argv(name, direction), host_out)
 			res["step"] = n
-			if self.proc is not None:
-				res["host_rc"] = self.wait_proc(PROG_TIMEOUT + 15)
-				if res["host_rc"] is None:
-					res["notes"].append("the program under rocelab exec did not exit "
-							    "within %d s: killed" % (PROG_TIMEOUT + 15))
-			# the guest's program is bounded by its own timeout: its status must come
-			rc = self.wait_file("%d.rc" % n, PROG_TIMEOUT + 20)
-			if rc is None:
-				res["notes"].append("no exit status from the guest in %d s" %
-						    (PROG_TIMEOUT + 20))
-				self.guest_alive = False
-			else:
-				v = [int(x) for x in rc.split()]
-				res["guest_rc"], res["hw"] = v[0], v[1:]
+			self.wait_both(n, res)
 			return res
 		finally:
 			self.stop()
@@ -417,7 +436,8 @@ def check_case(rocelab, share, name, direction, failures):
 		with open(os.path.join(share, t + ".json")) as f:
 			res = json.load(f)
 	except (OSError, ValueError):
-		failures.append("%s: the host side left no result" % t)
+		failures.append("%s: the host side left no result (its log: %s)" %
+				(t, os.path.join(share, "vm.log.host")))
 		return None, {}
 	fails = ["%s: %s" % (t, n) for n in res["notes"]]
 	host = ""
