@@ -57,11 +57,12 @@ double roce_engine_rand01(struct roce_engine *eng)
 	return (double)(roce_engine_rand(eng) >> 11) * 0x1.0p-53;
 }
 
+/* The wall clock in ps: a multiply by the 32.32 ps a cycle, no division (called every turn). */
 static roce_time_t wall_now(const struct roce_engine *eng)
 {
 	unsigned __int128 cyc = rte_rdtsc() - eng->tsc_start;
 
-	return (roce_time_t)(cyc * ROCE_SEC / eng->tsc_hz);
+	return (roce_time_t)((cyc * eng->tsc_ps_q32) >> 32);
 }
 
 roce_time_t roce_engine_now(const struct roce_engine *eng)
@@ -234,7 +235,7 @@ struct roce_engine *roce_engine_create(const struct roce_engine_conf *conf)
 		ROCE_LOG(INFO, "%s: no mbuf flag for ICRC offload: %s", eng->name,
 			 rte_strerror(rte_errno));
 
-	eng->tsc_hz = rte_get_tsc_hz();
+	eng->tsc_ps_q32 = (uint64_t)(((unsigned __int128)ROCE_SEC << 32) / rte_get_tsc_hz());
 	eng->tsc_start = rte_rdtsc();
 	return eng;
 

@@ -65,7 +65,7 @@ struct roce_engine {
 	uint64_t rng[4];		/* xoshiro256** state */
 
 	uint64_t tsc_start;		/* wall clock: TSC at creation */
-	uint64_t tsc_hz;		/* wall clock: TSC frequency */
+	uint64_t tsc_ps_q32;		/* wall clock: ps a TSC cycle, 32.32 fixed point */
 
 	struct eng_poller pollers[ENG_MAX_POLLERS]; /* wall-clock pollers */
 	unsigned int nb_pollers;	/* entries used in @pollers */
