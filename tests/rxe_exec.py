@@ -484,16 +484,8 @@ child = None
 
 def stop_child():
 	global child
-	if child is not None and child.poll() is None:
-		child.terminate()
-		try:
-			child.wait(timeout=30)
-		except subprocess.TimeoutExpired:
-			child.kill()
-			child.wait()
+	rxe_interop.stop_vm(child, NS)
 	child = None
-	if rxe_interop.ns_exists(NS):
-		subprocess.run(["ip", "netns", "del", NS], stderr=subprocess.DEVNULL)
 
 
 def on_signal(signum, _frame):

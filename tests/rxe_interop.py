@@ -138,20 +138,24 @@ def ns_exists(name):
 	return any(l.split()[0] == name for l in out.splitlines() if l.strip())
 
 
-def stop_child():
-	"""End the running rxe-vm with SIGTERM: its trap stops qemu and the host command by PID and
-	deletes the namespace. Then make sure the namespace is gone."""
-	global child
-	if child is not None and child.poll() is None:
-		child.terminate()
+def stop_vm(proc, ns):
+	"""End a running rxe-vm (@proc, or None) with SIGTERM: its trap stops qemu and the host
+	command by PID and deletes the namespace. Then make sure namespace @ns is gone."""
+	if proc is not None and proc.poll() is None:
+		proc.terminate()
 		try:
-			child.wait(timeout=30)
+			proc.wait(timeout=30)
 		except subprocess.TimeoutExpired:
-			child.kill()
-			child.wait()
+			proc.kill()
+			proc.wait()
+	if ns_exists(ns):
+		subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+
+def stop_child():
+	global child
+	stop_vm(child, NS)
 	child = None
-	if ns_exists(NS):
-		subprocess.run(["ip", "netns", "del", NS], stderr=subprocess.DEVNULL)
 
 
 def on_signal(signum, _frame):
