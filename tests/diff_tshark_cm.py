@@ -4,7 +4,8 @@
 # starting PSN, Q_Key, CA GUID, a REJ's reason and a REQ's RDMA IP CM header. Inputs: the rdma_cm
 # captures in pcap/rxe (rping over IPv4 and IPv6, rstream's simultaneous disconnect) and a REJ,
 # an MRA and a DREQ crafted by `rocelab craft`; then the captures cut by `editcap -s 120`, whose
-# MADs must keep their local IDs and be marked short.
+# MADs must keep their local IDs and be marked short; and `dissect --summary`'s CM connections:
+# one per REQ, its two IDs, QPNs, starting PSNs and service ID, and each message's first time.
 #   diff_tshark_cm.py ROCELAB PCAP_DIR     exit 0 agree, 1 differ, 77 tshark or captures missing
 import json
 import os
@@ -37,7 +38,7 @@ MAD = [("class", "infiniband.mad.mgmtclass"), ("method", "infiniband.mad.method"
        ("status", "infiniband.mad.status"), ("tid", "infiniband.mad.transactionid"),
        ("attr", "infiniband.mad.attributeid"), ("attr_mod", "infiniband.mad.attributemodifier")]
 IPCM = [("ip", "infiniband.cm.req.ip_cm.ipv"), ("sport", "infiniband.cm.req.ip_cm.sport")]
-NAMES = sorted({"frame.number"} | {f for pair in IDS.values() for f in pair if f} |
+NAMES = sorted({"frame.number", "frame.time_relative", "ip.src", "ipv6.src"} | {f for pair in IDS.values() for f in pair if f} |
                {f for rows in MORE.values() for _, f in rows} | {f for _, f in MAD} |
                {f for _, f in IPCM} | {"infiniband.cm.req.serviceid.dport",
                                        "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.dip4",
@@ -123,6 +124,59 @@ def check_file(rocelab, tshark, path, label, errors):
     return len(rows), n
 
 
+def check_summary(rocelab, tshark, path, label, errors):
+    """The summary's connections against the REQs, REPs and message times tshark shows."""
+    rows = tshark_rows(tshark, path)
+    out = subprocess.run([rocelab, "dissect", "--summary", path], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    got = []
+    if "cm connections: " in "\n".join(out):
+        i = next(k for k, line in enumerate(out) if line.startswith("cm connections: "))
+        got = [(out[i + 1 + 2 * k], out[i + 2 + 2 * k]) for k in range(int(out[i].split()[2]))]
+    want = []
+    for t in rows.values():
+        if ATTR.get(num(t["infiniband.mad.attributeid"])) != "REQ":
+            continue
+        lcid = num(t["infiniband.cm.req"])
+        rep = [r for r in rows.values() if r["infiniband.cm.rep.remotecommid"] and
+               num(r["infiniband.cm.rep.remotecommid"]) == lcid]
+        src = t["ip.src"] or t["ipv6.src"]
+        head = (f"  {src} id 0x{lcid:08x} qpn 0x{num(t['infiniband.cm.req.localqpn']):06x} "
+                f"psn {num(t['infiniband.cm.req.startpsn'])} > ")
+        if rep:
+            r = rep[0]
+            head += (f"{r['ip.src'] or r['ipv6.src']} id 0x{num(r['infiniband.cm.rep']):08x} "
+                     f"qpn 0x{num(r['infiniband.cm.rep.localqpn']):06x} "
+                     f"psn {num(r['infiniband.cm.rep.startpsn'])} ")
+        head += f"sid 0x{num(t['infiniband.cm.req.serviceid']):016x}"
+        ids = {lcid} | ({num(rep[0]["infiniband.cm.rep"])} if rep else set())
+        first = {}
+        for k in sorted(rows):
+            r = rows[k]
+            msg = ATTR.get(num(r["infiniband.mad.attributeid"]))
+            lf, rf = IDS.get(msg, (None, None))
+            if lf and num(r[lf]) in ids or rf and r[rf] and num(r[rf]) in ids:
+                first.setdefault(msg, float(r["frame.time_relative"]))
+        want.append((head, first))
+    # a connection whose REQ the capture lacks is told by its IDs alone (side 0 - side 1)
+    noreq = [line for line, _ in got if " > " not in line]
+    got = [g for g in got if " > " in g[0]]
+    if len(noreq) != (0 if want else 1 if rows else 0):
+        errors.append(f"{label} summary: connections without a REQ: {noreq}")
+    if len(got) != len(want):
+        errors.append(f"{label} summary: {len(got)} connections, tshark shows {len(want)} REQs")
+    for (line, times), (head, first) in zip(got, want):
+        if not line.startswith(head):
+            errors.append(f"{label} summary: {line!r} does not start {head!r}")
+        words = times.split()
+        seen = {words[k]: float(words[k + 1]) for k in range(len(words) - 1)
+                if words[k] in ATTR.values()}
+        if sorted(seen) != sorted(first) or \
+                any(abs(seen[m] - first[m]) > 1.5e-6 for m in first):
+            errors.append(f"{label} summary: times {seen}, tshark {first}")
+    return len(got) + len(noreq)
+
+
 def check_cut(rocelab, editcap, path, tmp, label, errors):
     """Cut at 120 bytes (38 bytes of an IPv6 frame's MAD): each MAD keeps its local ID and is marked short."""
     cut = os.path.join(tmp, "cut.pcap")
@@ -153,7 +207,7 @@ def main():
         print(f"SKIP: captures missing in {pdir}")
         return 77
     errors = []
-    mads = fields = cut = 0
+    mads = fields = cut = conns = 0
     with tempfile.TemporaryDirectory() as tmp:
         crafted = os.path.join(tmp, "crafted.pcap")
         frames = ["op=UD_SEND_ONLY src=192.0.2.3 dst=192.0.2.2 qp=1 qkey=0x80010000 srcqp=1 "
@@ -165,10 +219,11 @@ def main():
             mads += m
             fields += f
             cut += check_cut(rocelab, editcap, path, tmp, label, errors)
+            conns += check_summary(rocelab, tshark, path, label, errors)
     for e in errors[:40]:
         print(e)
     print(f"{mads} CM MADs, {fields} fields compared with tshark; {cut} cut MADs marked short; "
-          f"{len(errors)} differences")
+          f"{conns} connections in the summaries; {len(errors)} differences")
     return 1 if errors or mads == 0 else 0
 
 
