@@ -13,7 +13,6 @@
 #define ROCE_MAD_LEN 256		/* IBA 13.4.2: every MAD is 256 bytes */
 #define ROCE_MAD_HDR_LEN 24		/* the common MAD header, IBA 13.4.2 figure 146 */
 #define ROCE_MAD_CLASS_CM 0x07		/* management class of the communication manager */
-#define ROCE_CM_PRIV_MAX 224		/* the most private data a CM message carries (RTU, DREP) */
 #define ROCE_IPCM_HDR_LEN 36		/* the RDMA IP CM header opening a REQ's private data */
 
 /* CM attribute IDs, IBA 12.6 table 99. */
@@ -136,7 +135,8 @@ struct roce_mad {
 };
 
 /**
- * Is @p pkt a MAD to the GSI: a whole UD SEND Only (RoCEv2 or v1) to QP1?
+ * Does @p pkt carry a MAD to the GSI: a UD SEND Only (RoCEv2 or v1) to QP 1 parsed through its
+ * headers (no fault, or only a wrong ICRC)? A capture's snaplen may have cut its payload.
  * @param pkt  the result of roce_wire_parse(); borrowed
  */
 bool roce_pkt_is_mad(const struct roce_pkt *pkt);
