@@ -1,13 +1,16 @@
 /*
  * libFuzzer target: any bytes through roce_wire_parse(), the one-line print and a rebuild, and
  * through the transport's roce_wire_parse_rx(), which must agree with the full parse, and its
- * roce_wire_parse_rx_chain() over the bytes cut into three segments; and as
- * dissect reads a capture (ROCE_PARSE_CAPTURE), through its three formats.
+ * roce_wire_parse_rx_chain() over the bytes cut into three segments; as
+ * dissect reads a capture (ROCE_PARSE_CAPTURE), through its three formats (a UD SEND to QP1
+ * reaches the MAD decoder there, its ICRC right or wrong); and the bytes as a MAD by themselves.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "roce_fmt.h"
 #include "roce_io.h"
+#include "roce_mad.h"
 #include "roce_wire.h"
 #include "wire_check.h"
 
@@ -92,6 +95,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    roce_dissect_jsonl(out, sizeof(out), &f, &cap) >= (int)sizeof(out) ||
 		    roce_dissect_verbose(out, sizeof(out), &f, &cap) >= (int)sizeof(out))
 			fail("dissect formats", "output cut");
+	}
+
+	/* The bytes as a UD payload on QP1: decoded as far as they go, never past them. */
+	{
+		struct roce_mad mad;
+		struct roce_fmt f;
+		int rc4 = roce_mad_parse(data, (uint32_t)size, &mad);
+
+		if ((rc4 == 0) != (size >= ROCE_MAD_HDR_LEN) || mad.len > size ||
+		    (mad.priv != NULL && mad.priv + mad.priv_len > data + size))
+			fail("MAD", "decoded beyond the bytes or refused a whole header");
+		roce_fmt_init(&f, text, sizeof(text));
+		roce_fmt_mad(&f, &mad);
+		n = roce_fmt_end(&f);
+		if (n < 0 || (size_t)n >= sizeof(text))
+			fail("MAD", "one-line form cut");
 	}
 	return 0;
 }

@@ -44,6 +44,8 @@ NO_RC = ["ibv_uc_pingpong", "ibv_ud_pingpong", "uc_send_bw", "ud_send_bw"]
 PROJECT_MATCH = [
     "rc_atomic_fetch_add_loss_ack",	# resent atomics answered from the saved result, MSN now
     "rc_atomic_cmp_swap_loss_ack",
+    # copies of shared ones, held for the CM MADs they carry (tests/diff_tshark_cm.py)
+    "rping", "rping_ipv6", "rstream_write_imm",
 ]
 PROJECT_KNOWN = {
     # a READ re-issued from inside a message (frames 207, 262): rocelab answers it as a READ of

@@ -25,6 +25,7 @@
 #include "roce_file.h"
 #include "roce_ibdev.h"
 #include "roce_io.h"
+#include "roce_mad.h"
 #include "roce_wire.h"
 
 #ifndef SHARED_PCAP
@@ -991,6 +992,117 @@ START_TEST(summary_hop_copies)
 }
 END_TEST
 
+/* A CM message from @p src to @p dst as rdma_cm sends it: a UD SEND Only to QP1 (IBA 12.6). */
+static void cm_frame(struct roce_summary *s, uint64_t ts, const char *src, const char *dst,
+		     uint16_t attr, uint32_t lcid, uint32_t rcid, uint32_t word2)
+{
+	static uint8_t buf[512];
+	uint8_t mad[ROCE_MAD_LEN] = { 0x01, ROCE_MAD_CLASS_CM, 0x02, 0x03 };
+	struct roce_pcap_frame f;
+	struct roce_pkt pkt;
+	int n;
+
+	mad[16] = (uint8_t)(attr >> 8);
+	mad[17] = (uint8_t)attr;
+	for (int i = 0; i < 4; i++) {
+		mad[24 + i] = (uint8_t)(lcid >> (24 - 8 * i));
+		mad[28 + i] = (uint8_t)(rcid >> (24 - 8 * i));
+		mad[32 + i] = (uint8_t)(word2 >> (24 - 8 * i));
+	}
+	if (attr == ROCE_CM_ATTR_REQ) {		/* no rcid; service ID, QPN 0x11, PSN 100 */
+		memset(mad + 28, 0, 4);
+		mad[36] = 0x01, mad[37] = 0x06, mad[38] = 0x1c, mad[39] = 0x06;
+		mad[58] = 0x11;
+		mad[70] = 100;
+	} else if (attr == ROCE_CM_ATTR_REP) {	/* QPN 0x12, PSN 200 */
+		mad[38] = 0x12;
+		mad[46] = 200;
+	}
+	roce_pkt_init(&pkt, ROCE_KIND_ROCEV2, ROCE_OP_UD_SEND_ONLY);
+	ck_assert_int_eq(inet_pton(AF_INET, src, pkt.src.b), 1);
+	ck_assert_int_eq(inet_pton(AF_INET, dst, pkt.dst.b), 1);
+	pkt.dqpn = ROCE_GSI_QPN;
+	pkt.deth.qkey = ROCE_GSI_QKEY;
+	pkt.deth.srcqp = ROCE_GSI_QPN;
+	pkt.payload = mad;
+	pkt.payload_len = sizeof(mad);
+	n = roce_wire_build(&pkt, 0, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	memset(&f, 0, sizeof(f));
+	f.data = buf;
+	f.caplen = f.wirelen = (uint32_t)n;
+	f.ts_ns = ts;
+	ck_assert_int_eq(roce_wire_parse(buf, (uint32_t)n, 0, &pkt), 0);
+	ck_assert_int_eq(roce_summary_add(s, &f, &pkt), 0);
+}
+
+/*
+ * The summary's CM connections: one set up and torn down (a REQ resent), one rejected, and
+ * one whose set-up the capture missed, told apart by their IDs.
+ */
+START_TEST(summary_cm_connections)
+{
+	struct roce_summary *s = roce_summary_create(100000000000ull);
+	const struct roce_cm_conn_stats *c;
+	static char out[8192];
+	FILE *mem;
+
+	cm_frame(s, 1000, "10.0.0.1", "10.0.0.2", ROCE_CM_ATTR_REQ, 0xa1, 0, 0);
+	cm_frame(s, 2000, "10.0.0.1", "10.0.0.2", ROCE_CM_ATTR_REQ, 0xa1, 0, 0);
+	cm_frame(s, 2600, "10.0.0.3", "10.0.0.2", ROCE_CM_ATTR_REQ, 0xa1, 0, 0);
+	cm_frame(s, 3000, "10.0.0.2", "10.0.0.1", ROCE_CM_ATTR_REP, 0xb1, 0xa1, 0);
+	cm_frame(s, 3600, "10.0.0.2", "10.0.0.3", ROCE_CM_ATTR_REJ, 0, 0xa1, 28);
+	cm_frame(s, 4000, "10.0.0.1", "10.0.0.2", ROCE_CM_ATTR_RTU, 0xa1, 0xb1, 0);
+	cm_frame(s, 5000, "10.0.0.2", "10.0.0.1", ROCE_CM_ATTR_DREQ, 0xb1, 0xa1, 0x11 << 8);
+	cm_frame(s, 6000, "10.0.0.1", "10.0.0.2", ROCE_CM_ATTR_DREP, 0xa1, 0xb1, 0);
+	cm_frame(s, 7000, "10.0.0.4", "10.0.0.5", ROCE_CM_ATTR_DREQ, 0xc1, 0xd1, 0);
+	cm_frame(s, 8000, "10.0.0.5", "10.0.0.4", ROCE_CM_ATTR_DREP, 0xd1, 0xc1, 0);
+	ck_assert_uint_eq(roce_summary_nconns(s), 3);
+
+	c = roce_summary_conn(s, 0);
+	ck_assert(c->has_req);
+	ck_assert_uint_eq(c->id[0], 0xa1);
+	ck_assert_uint_eq(c->id[1], 0xb1);
+	ck_assert_uint_eq(c->service_id, 0x0000000001061c06ull);
+	ck_assert_uint_eq(c->qpn[0], 0x11);
+	ck_assert_uint_eq(c->psn[0], 100);
+	ck_assert_uint_eq(c->qpn[1], 0x12);
+	ck_assert_uint_eq(c->psn[1], 200);
+	ck_assert_uint_eq(c->count[ROCE_SUM_CM_REQ], 2);
+	ck_assert_uint_eq(c->first_ns[ROCE_SUM_CM_REQ], 1000);
+	ck_assert_uint_eq(c->first_ns[ROCE_SUM_CM_DREP], 6000);
+	ck_assert_uint_eq(c->count[ROCE_SUM_CM_REJ], 0);
+
+	c = roce_summary_conn(s, 1);		/* the same ID from another node: another connection */
+	ck_assert(c->has_req);
+	ck_assert_uint_eq(c->id[0], 0xa1);
+	ck_assert_uint_eq(c->count[ROCE_SUM_CM_REJ], 1);
+	ck_assert_uint_eq(c->rej_reason, ROCE_CM_REJ_CONSUMER);
+
+	c = roce_summary_conn(s, 2);		/* found by the DREQ's receiver, as the DREP is */
+	ck_assert(!c->has_req);
+	ck_assert_uint_eq(c->id[0], 0xd1);
+	ck_assert_uint_eq(c->id[1], 0xc1);
+	ck_assert_uint_eq(c->count[ROCE_SUM_CM_DREQ], 1);
+	ck_assert_uint_eq(c->count[ROCE_SUM_CM_DREP], 1);
+	ck_assert_ptr_null(roce_summary_conn(s, 3));
+
+	mem = fmemopen(out, sizeof(out), "w");
+	ck_assert_int_eq(roce_summary_print(s, mem), 0);
+	fclose(mem);
+	ck_assert_msg(strstr(out, "cm connections: 3\n"
+			     "  10.0.0.1 id 0x000000a1 qpn 0x000011 psn 100 > 10.0.0.2 id 0x000000b1 "
+			     "qpn 0x000012 psn 200 sid 0x0000000001061c06 (tcp port 7174): closed\n"
+			     "    REQ 0.000000 x2 REP 0.000002 RTU 0.000003 DREQ 0.000004 DREP 0.000005\n"
+			     "  10.0.0.3 id 0x000000a1 qpn 0x000011 psn 100 > 10.0.0.2 id 0x00000000 "
+			     "sid 0x0000000001061c06 (tcp port 7174): rejected consumer-reject (28)\n"
+			     "    REQ 0.000002 REJ 0.000003\n"
+			     "  10.0.0.5 id 0x000000d1 - 10.0.0.4 id 0x000000c1: closed\n"
+			     "    DREQ 0.000006 DREP 0.000007\n") != NULL, "%s", out);
+	roce_summary_destroy(s);
+}
+END_TEST
+
 /* Without the responder's frames, every request message stays open. */
 START_TEST(summary_open_requests)
 {
@@ -1834,6 +1946,7 @@ static Suite *io_suite(void)
 	tc = tcase_create("summary");
 	tcase_add_test(tc, summary_pfc_time);
 	tcase_add_test(tc, summary_qps_same_psns);
+	tcase_add_test(tc, summary_cm_connections);
 	suite_add_tcase(s, tc);
 
 	if (have_shared()) {

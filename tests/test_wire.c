@@ -15,6 +15,7 @@
 
 #include "roce_fmt.h"
 #include "roce_io.h"
+#include "roce_mad.h"
 #include "roce_wire.h"
 #include "wire_check.h"
 #include "wire_private.h"
@@ -2005,6 +2006,250 @@ END_TEST
 
 /* ---- the suite ---- */
 
+/* ---- MADs on QP1 and the CM's messages ---- */
+
+/* rping's REQ: the UD payload of frame 4 of ../shared/pcap/rxe/rping.pcap (Linux 6.1 rdma_cm). */
+static const uint8_t mad_req_rping[] = {
+	0x01, 0x07, 0x02, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x39, 0xd2, 0x31, 0x34,
+	0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x31, 0xd2, 0x39, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x01, 0x06, 0x1c, 0x06, 0x50, 0x54, 0x00, 0xff, 0xfe, 0xc0, 0x00, 0x03,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0xa0, 0x7d, 0xfe, 0x8f, 0xa7, 0xff, 0xff, 0x37, 0xf0, 0xff, 0xff, 0xff, 0xff,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xc0, 0x00, 0x02, 0x03,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xc0, 0x00, 0x02, 0x02,
+	0xb9, 0x10, 0x80, 0x00, 0x00, 0x40, 0x00, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0xe2, 0xbe, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xc0, 0x00, 0x02, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xc0, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+/* The 256-byte MAD of @head, zero after it. */
+static void mad_fill(uint8_t mad[ROCE_MAD_LEN], const uint8_t *head, size_t n)
+{
+	memset(mad, 0, ROCE_MAD_LEN);
+	memcpy(mad, head, n);
+}
+
+static void mad_line(const struct roce_mad *m, char *out, size_t size)
+{
+	struct roce_fmt f;
+
+	roce_fmt_init(&f, out, size);
+	roce_fmt_mad(&f, m);
+	roce_fmt_end(&f);
+}
+
+START_TEST(test_mad_req)
+{
+	uint8_t mad[ROCE_MAD_LEN];
+	struct roce_mad m;
+	char line[256], ip[64];
+
+	mad_fill(mad, mad_req_rping, sizeof(mad_req_rping));
+	ck_assert_int_eq(roce_mad_parse(mad, sizeof(mad), &m), 0);
+	ck_assert_uint_eq(m.have, ROCE_MAD_HAVE_HDR | ROCE_MAD_HAVE_LCID | ROCE_MAD_HAVE_SID |
+			  ROCE_MAD_HAVE_QPN | ROCE_MAD_HAVE_PSN | ROCE_MAD_HAVE_REQ |
+			  ROCE_MAD_HAVE_PATH | ROCE_MAD_HAVE_IPCM);
+	ck_assert(!m.short_mad);
+	ck_assert_uint_eq(m.mgmt_class, ROCE_MAD_CLASS_CM);
+	ck_assert_uint_eq(m.class_version, 2);
+	ck_assert_uint_eq(m.method, 0x03);
+	ck_assert_uint_eq(m.tid, 0x0000000239d23134ull);
+	ck_assert_uint_eq(m.attr_id, ROCE_CM_ATTR_REQ);
+	ck_assert_uint_eq(m.lcid, 0x3431d239);
+	ck_assert_uint_eq(m.service_id, 0x0000000001061c06ull);
+	ck_assert_uint_eq(m.ca_guid, 0x505400fffec00003ull);
+	ck_assert_uint_eq(m.qpn, 0x11);
+	ck_assert_uint_eq(m.start_psn, 0x7dfe8f);
+	ck_assert_uint_eq(m.resp_res, 1);
+	ck_assert_uint_eq(m.init_depth, 1);
+	ck_assert_uint_eq(m.remote_cm_timeout, 20);
+	ck_assert_uint_eq(m.local_cm_timeout, 20);
+	ck_assert_uint_eq(m.retry_count, 7);
+	ck_assert_uint_eq(m.rnr_retry_count, 7);
+	ck_assert_uint_eq(m.pkey, 0xffff);
+	ck_assert_uint_eq(m.path_mtu, 3);
+	ck_assert_uint_eq(m.max_cm_retries, 15);
+	ck_assert_uint_eq(m.path.local_lid, 0xffff);
+	ck_assert_uint_eq(m.path.hop_limit, 64);
+	ck_assert_uint_eq(m.path.ack_timeout, 19);
+	ck_assert_str_eq(roce_ip_ntop(&m.path.local_gid, 6, ip, sizeof(ip)), "::ffff:192.0.2.3");
+	ck_assert_uint_eq(m.ipcm.ip_ver, 4);
+	ck_assert_uint_eq(m.ipcm.sport, 0xe2be);
+	ck_assert_str_eq(roce_ip_ntop(&m.ipcm.src, 4, ip, sizeof(ip)), "192.0.2.3");
+	ck_assert_str_eq(roce_ip_ntop(&m.ipcm.dst, 4, ip, sizeof(ip)), "192.0.2.2");
+	ck_assert_ptr_eq(m.priv, mad + 164);
+	ck_assert_uint_eq(m.priv_len, 92);
+	mad_line(&m, line, sizeof(line));
+	ck_assert_str_eq(line, "REQ lcid 0x3431d239 sid 0x0000000001061c06 (tcp port 7174) "
+			       "qpn 0x000011 psn 8257167");
+}
+END_TEST
+
+/* A REJ as rdma_cm answers a REQ nobody listens for (crafted after IBA 12.6.7). */
+START_TEST(test_mad_rej)
+{
+	static const uint8_t rej[] = {
+		0x01, 0x07, 0x02, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x39, 0xd2, 0x31, 0x34,
+		0x00, 0x12, 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0x34, 0x31, 0xd2, 0x39,	/* lcid 0 (none yet), rcid the REQ's */
+		0x00, 0x00, 0x00, 28,			/* REQ rejected, no ARI, consumer reject */
+	};
+	uint8_t mad[ROCE_MAD_LEN];
+	struct roce_mad m;
+	char line[256];
+
+	mad_fill(mad, rej, sizeof(rej));
+	ck_assert_int_eq(roce_mad_parse(mad, sizeof(mad), &m), 0);
+	ck_assert_uint_eq(m.have, ROCE_MAD_HAVE_HDR | ROCE_MAD_HAVE_LCID | ROCE_MAD_HAVE_RCID |
+			  ROCE_MAD_HAVE_REJ);
+	ck_assert_uint_eq(m.reason, ROCE_CM_REJ_CONSUMER);
+	ck_assert_uint_eq(m.msg, 0);
+	ck_assert_uint_eq(m.priv_len, ROCE_MAD_LEN - 24 - 84);
+	mad_line(&m, line, sizeof(line));
+	ck_assert_str_eq(line, "REJ lcid 0x00000000 rcid 0x3431d239 reason consumer-reject (28)");
+
+	/* an unknown reason, another class, an unknown attribute: named by number */
+	mad[24 + 11] = 99;
+	ck_assert_int_eq(roce_mad_parse(mad, sizeof(mad), &m), 0);
+	mad_line(&m, line, sizeof(line));
+	ck_assert_str_eq(line, "REJ lcid 0x00000000 rcid 0x3431d239 reason unknown (99)");
+	mad[17] = 0x77;
+	ck_assert_int_eq(roce_mad_parse(mad, sizeof(mad), &m), 0);
+	ck_assert_uint_eq(m.have, ROCE_MAD_HAVE_HDR);
+	mad_line(&m, line, sizeof(line));
+	ck_assert_str_eq(line, "attr 0x0077");
+	mad[1] = 0x04;
+	ck_assert_int_eq(roce_mad_parse(mad, sizeof(mad), &m), 0);
+	mad_line(&m, line, sizeof(line));
+	ck_assert_str_eq(line, "class 0x04 attr 0x0077");
+}
+END_TEST
+
+/*
+ * rping's REQ and each other attribute cut at every length, at the end of a guard page:
+ * nothing is read past the cut, a part is decoded exactly when its bytes are all there.
+ */
+START_TEST(test_mad_truncated)
+{
+	static const uint16_t attrs[] = { ROCE_CM_ATTR_REQ, ROCE_CM_ATTR_MRA, ROCE_CM_ATTR_REJ,
+					  ROCE_CM_ATTR_REP, ROCE_CM_ATTR_RTU, ROCE_CM_ATTR_DREQ,
+					  ROCE_CM_ATTR_DREP, ROCE_CM_ATTR_SIDR_REQ,
+					  ROCE_CM_ATTR_SIDR_REP, ROCE_CM_ATTR_LAP };
+	uint8_t mad[ROCE_MAD_LEN];
+	struct guard g;
+	char line[512];
+
+	guard_init(&g, ROCE_MAD_LEN);
+	for (size_t a = 0; a < ROCE_DIM(attrs); a++) {
+		mad_fill(mad, mad_req_rping, sizeof(mad_req_rping));
+		mad[16] = (uint8_t)(attrs[a] >> 8);
+		mad[17] = (uint8_t)attrs[a];
+		for (uint32_t t = 0; t <= ROCE_MAD_LEN; t++) {
+			const uint8_t *p = guard_put(&g, mad, t);
+			struct roce_mad m;
+			int rc = roce_mad_parse(p, t, &m);
+
+			REQUIRE(rc == (t < ROCE_MAD_HDR_LEN ? -EINVAL : 0), "attr %#x cut at %u: rc %d",
+				attrs[a], t, rc);
+			REQUIRE(m.len == t && m.short_mad == (t < ROCE_MAD_LEN), "attr %#x cut at %u",
+				attrs[a], t);
+			REQUIRE(!(m.have & ROCE_MAD_HAVE_LCID) == (t < 28 || attrs[a] == ROCE_CM_ATTR_LAP),
+				"attr %#x cut at %u: lcid", attrs[a], t);
+			REQUIRE(m.priv == NULL || (m.priv > p && m.priv + m.priv_len == p + t),
+				"attr %#x cut at %u: private data beyond the cut", attrs[a], t);
+			if (attrs[a] == ROCE_CM_ATTR_REQ) {
+				REQUIRE(!(m.have & ROCE_MAD_HAVE_QPN) == (t < 24 + 36), "REQ cut at %u", t);
+				REQUIRE(!(m.have & ROCE_MAD_HAVE_PSN) == (t < 24 + 47), "REQ cut at %u", t);
+				REQUIRE(!(m.have & ROCE_MAD_HAVE_PATH) == (t < 24 + 96), "REQ cut at %u", t);
+				REQUIRE(!(m.have & ROCE_MAD_HAVE_IPCM) == (t < 24 + 176), "REQ cut at %u",
+					t);
+			}
+			mad_line(&m, line, sizeof(line));
+			REQUIRE(strstr(line, "[short-mad]") != NULL || t == ROCE_MAD_LEN,
+				"attr %#x cut at %u: not marked short: %s", attrs[a], t, line);
+		}
+	}
+	guard_fini(&g);
+}
+END_TEST
+
+/* A MAD in a frame: a UD SEND Only to QP1, whole, cut by a snaplen, and to another QP. */
+START_TEST(test_mad_frame)
+{
+	uint8_t mad[ROCE_MAD_LEN], frame[MAX_FRAME];
+	struct roce_pkt pkt, rx;
+	struct roce_mad m;
+	char line[1024];
+	int n;
+
+	mad_fill(mad, mad_req_rping, sizeof(mad_req_rping));
+	roce_pkt_init(&pkt, ROCE_KIND_ROCEV2, ROCE_OP_UD_SEND_ONLY);
+	pkt.dqpn = ROCE_GSI_QPN;
+	pkt.deth.qkey = ROCE_GSI_QKEY;
+	pkt.deth.srcqp = ROCE_GSI_QPN;
+	pkt.payload = mad;
+	pkt.payload_len = sizeof(mad);
+	n = roce_wire_build(&pkt, 0, frame, sizeof(frame));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(roce_wire_parse(frame, (uint32_t)n, 0, &rx), 0);
+	ck_assert(roce_pkt_is_mad(&rx));
+	ck_assert_int_eq(roce_pkt_mad(&rx, &m), 0);
+	ck_assert_uint_eq(m.lcid, 0x3431d239);
+	roce_pkt_snprint(line, sizeof(line), &rx);
+	ck_assert_msg(strstr(line, " len 256 cm REQ lcid 0x3431d239 sid 0x0000000001061c06 (tcp port "
+				   "7174) qpn 0x000011 psn 8257167 icrc ok") != NULL, "%s", line);
+
+	/* a snaplen of 100 bytes leaves 38 of the MAD: the header and the local ID */
+	ck_assert_int_eq(roce_wire_parse(frame, 100, ROCE_PARSE_CAPTURE, &rx), 0);
+	ck_assert(rx.truncated);
+	ck_assert_int_eq(roce_pkt_mad(&rx, &m), 0);
+	ck_assert_uint_eq(m.len, 100 - rx.payload_off);
+	ck_assert_uint_eq(m.have, ROCE_MAD_HAVE_HDR | ROCE_MAD_HAVE_LCID);
+	roce_pkt_snprint(line, sizeof(line), &rx);
+	ck_assert_msg(strstr(line, " cm REQ lcid 0x3431d239 [short-mad] icrc not captured") != NULL,
+		      "%s", line);
+
+	/* the same payload to QP 2 is data, not a MAD */
+	pkt.dqpn = 2;
+	n = roce_wire_build(&pkt, 0, frame, sizeof(frame));
+	ck_assert_int_eq(roce_wire_parse(frame, (uint32_t)n, 0, &rx), 0);
+	ck_assert(!roce_pkt_is_mad(&rx));
+	ck_assert_int_eq(roce_pkt_mad(&rx, &m), -ENOENT);
+	roce_pkt_snprint(line, sizeof(line), &rx);
+	ck_assert_msg(strstr(line, " cm ") == NULL, "%s", line);
+}
+END_TEST
+
+START_TEST(test_mad_names)
+{
+	uint16_t ps, port;
+
+	ck_assert_str_eq(roce_cm_attr_name(ROCE_CM_ATTR_REQ), "REQ");
+	ck_assert_str_eq(roce_cm_attr_name(ROCE_CM_ATTR_DREP), "DREP");
+	ck_assert_str_eq(roce_cm_attr_name(ROCE_CM_ATTR_APR), "APR");
+	ck_assert_ptr_null(roce_cm_attr_name(0x0002));
+	ck_assert_ptr_null(roce_cm_attr_name(0xffff));
+	ck_assert_str_eq(roce_cm_rej_name(ROCE_CM_REJ_CONSUMER), "consumer-reject");
+	ck_assert_str_eq(roce_cm_rej_name(ROCE_CM_REJ_TIMEOUT), "timeout");
+	ck_assert_ptr_null(roce_cm_rej_name(0));
+	ck_assert_ptr_null(roce_cm_rej_name(34));
+	ck_assert_ptr_null(roce_cm_rej_name(1000));
+	ck_assert_str_eq(roce_mad_method_name(0x03), "Send");
+	ck_assert_ptr_null(roce_mad_method_name(0x7f));
+	ck_assert(roce_cm_sid_ip(0x0000000001061c06ull, &ps, &port));
+	ck_assert_uint_eq(ps, 0x0106);
+	ck_assert_uint_eq(port, 7174);
+	ck_assert_str_eq(roce_cm_ps_name(ps), "tcp");
+	ck_assert(roce_cm_sid_ip(0x000000000111ffffull, &ps, &port));
+	ck_assert_str_eq(roce_cm_ps_name(ps), "udp");
+	ck_assert(!roce_cm_sid_ip(0x1000000001061c06ull, &ps, &port));
+	ck_assert(!roce_cm_sid_ip(0x0000000002061c06ull, &ps, &port));
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
 	Suite *s = suite_create("wire");
@@ -2076,6 +2321,14 @@ static Suite *wire_suite(void)
 	tcase_add_test(tc, test_rnr_timer);
 	tcase_add_test(tc, test_psn_diff);
 	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("mad");
+	tcase_add_test(tc, test_mad_req);
+	tcase_add_test(tc, test_mad_rej);
+	tcase_add_test(tc, test_mad_truncated);
+	tcase_add_test(tc, test_mad_frame);
+	tcase_add_test(tc, test_mad_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,8 +1,10 @@
 /* What `rocelab dissect` prints for one frame: the one-line form, the jsonl contract, the verbose listing. */
+#include <errno.h>
 #include <stdio.h>
 
 #include "roce_fmt.h"
 #include "roce_io.h"
+#include "roce_mad.h"
 #include "roce_wire.h"
 
 /* Which parts of a frame roce_wire_parse() got through, from its kind, err and offsets. */
@@ -152,6 +154,71 @@ static void jsonl_ext(struct roce_fmt *c, const struct roce_pkt *pkt)
 	}
 }
 
+/* ,"ipcm":{"ver":0,"ip":4,"sport":58046,"src":"192.0.2.3","dst":"192.0.2.2"} */
+static void jsonl_ipcm(struct roce_fmt *c, const struct roce_cm_ipcm *h)
+{
+	roce_fmt_label_dec(c, ",\"ipcm\":{\"ver\":", h->version);
+	roce_fmt_label_dec(c, ",\"ip\":", h->ip_ver);
+	roce_fmt_label_dec(c, ",\"sport\":", h->sport);
+	roce_fmt_str(c, ",\"src\":\"");
+	roce_fmt_ip(c, &h->src, h->ip_ver);
+	roce_fmt_str(c, "\",\"dst\":\"");
+	roce_fmt_ip(c, &h->dst, h->ip_ver);
+	roce_fmt_str(c, "\"}");
+}
+
+/* ,"mad":{...} and, for the CM class, ,"cm":{...}: the fields decoded, by roce_mad.have */
+static void jsonl_mad(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	struct roce_mad m;
+	const char *name;
+	uint16_t ps, port;
+
+	if (roce_pkt_mad(pkt, &m) == -ENOENT)
+		return;
+	roce_fmt_label_dec(c, ",\"mad\":{\"len\":", m.len);
+	if (m.have & ROCE_MAD_HAVE_HDR) {
+		roce_fmt_label_dec(c, ",\"base\":", m.base_version);
+		roce_fmt_label_dec(c, ",\"class\":", m.mgmt_class);
+		roce_fmt_label_dec(c, ",\"class_ver\":", m.class_version);
+		roce_fmt_label_dec(c, ",\"method\":", m.method);
+		roce_fmt_label_dec(c, ",\"status\":", m.status);
+		roce_fmt_label_dec(c, ",\"tid\":", m.tid);
+		roce_fmt_label_dec(c, ",\"attr\":", m.attr_id);
+		roce_fmt_label_dec(c, ",\"attr_mod\":", m.attr_mod);
+	}
+	if (m.short_mad)
+		roce_fmt_str(c, ",\"short\":true");
+	roce_fmt_char(c, '}');
+	if (!(m.have & ROCE_MAD_HAVE_HDR) || m.mgmt_class != ROCE_MAD_CLASS_CM)
+		return;
+	name = roce_cm_attr_name(m.attr_id);
+	roce_fmt_label_str(c, ",\"cm\":{\"msg\":\"", name != NULL ? name : "unknown");
+	roce_fmt_char(c, '"');
+	if (m.have & ROCE_MAD_HAVE_LCID)
+		roce_fmt_label_dec(c, ",\"lcid\":", m.lcid);
+	if (m.have & ROCE_MAD_HAVE_RCID)
+		roce_fmt_label_dec(c, ",\"rcid\":", m.rcid);
+	if (m.have & ROCE_MAD_HAVE_SID) {
+		roce_fmt_label_dec(c, ",\"sid\":", m.service_id);
+		if (roce_cm_sid_ip(m.service_id, &ps, &port)) {
+			roce_fmt_label_dec(c, ",\"ps\":", ps);
+			roce_fmt_label_dec(c, ",\"port\":", port);
+		}
+	}
+	if (m.have & ROCE_MAD_HAVE_QPN)
+		roce_fmt_label_dec(c, ",\"qpn\":", m.qpn);
+	if (m.have & ROCE_MAD_HAVE_PSN)
+		roce_fmt_label_dec(c, ",\"psn\":", m.start_psn);
+	if (m.have & ROCE_MAD_HAVE_REJ) {
+		roce_fmt_label_dec(c, ",\"msg_rej\":", m.msg);
+		roce_fmt_label_dec(c, ",\"reason\":", m.reason);
+	}
+	if (m.have & ROCE_MAD_HAVE_IPCM)
+		jsonl_ipcm(c, &m.ipcm);
+	roce_fmt_char(c, '}');
+}
+
 int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
 		       const struct roce_pkt *pkt)
 {
@@ -186,6 +253,8 @@ int roce_dissect_jsonl(char *out, size_t size, const struct roce_pcap_frame *f,
 		jsonl_ext(&c, pkt);
 	if (d.payload)
 		roce_fmt_label_dec(&c, ",\"payload_len\":", pkt->payload_len);
+	if (d.payload)
+		jsonl_mad(&c, pkt);
 	/* the stored bytes in wire order: the number tshark and scapy show */
 	if (d.bth && d.icrc)
 		roce_fmt_label_dec(&c, ",\"icrc\":", rte_bswap32(pkt->icrc));
@@ -349,6 +418,113 @@ static void verbose_bth(struct roce_fmt *c, const struct roce_pkt *pkt)
 	roce_fmt_char(c, '\n');
 }
 
+/* "  mad: ...", "  cm: ...", and for a REQ "  cm req: ...", "  cm path: ...", "  ipcm: ..." */
+static void verbose_mad(struct roce_fmt *c, const struct roce_pkt *pkt)
+{
+	const struct roce_cm_path *p;
+	struct roce_mad m;
+	const char *name;
+
+	if (roce_pkt_mad(pkt, &m) == -ENOENT)
+		return;
+	if (!(m.have & ROCE_MAD_HAVE_HDR)) {
+		roce_fmt_label_dec(c, "  mad: ", m.len);
+		roce_fmt_str(c, " of 256 bytes captured, short of its header\n");
+		return;
+	}
+	roce_fmt_label_dec(c, "  mad: base ", m.base_version);
+	roce_fmt_label_hex(c, " class 0x", m.mgmt_class, 2);
+	roce_fmt_label_dec(c, " version ", m.class_version);
+	roce_fmt_label_hex(c, " method 0x", m.method, 2);
+	name = roce_mad_method_name(m.method);
+	if (name != NULL) {
+		roce_fmt_label_str(c, " (", name);
+		roce_fmt_char(c, ')');
+	}
+	roce_fmt_label_hex(c, " status 0x", m.status, 4);
+	roce_fmt_label_hex(c, " class-specific 0x", m.class_specific, 4);
+	roce_fmt_label_hex(c, " tid 0x", m.tid, 16);
+	roce_fmt_label_hex(c, " attr 0x", m.attr_id, 4);
+	roce_fmt_label_hex(c, " mod 0x", m.attr_mod, 8);
+	if (m.short_mad)
+		roce_fmt_label_dec(c, " (", m.len);
+	roce_fmt_str(c, m.short_mad ? " of 256 bytes captured)\n" : "\n");
+	if (m.mgmt_class != ROCE_MAD_CLASS_CM)
+		return;
+	roce_fmt_str(c, "  cm: ");
+	roce_fmt_mad(c, &m);
+	if (m.have & (ROCE_MAD_HAVE_REQ | ROCE_MAD_HAVE_REP | ROCE_MAD_HAVE_SIDR) ||
+	    (m.have & ROCE_MAD_HAVE_QPN && m.attr_id != ROCE_CM_ATTR_DREQ))
+		roce_fmt_label_hex(c, " qkey 0x", m.qkey, 8);
+	if (m.have & (ROCE_MAD_HAVE_REQ | ROCE_MAD_HAVE_REP))
+		roce_fmt_label_hex(c, " guid 0x", m.ca_guid, 16);
+	if (m.have & ROCE_MAD_HAVE_MRA) {
+		roce_fmt_label_dec(c, " msg ", m.msg);
+		roce_fmt_label_dec(c, " service-timeout ", m.service_timeout);
+	}
+	if (m.have & ROCE_MAD_HAVE_REJ) {
+		roce_fmt_label_dec(c, " msg ", m.msg);
+		roce_fmt_label_dec(c, " info-len ", m.rej_info_len);
+	}
+	if (m.have & ROCE_MAD_HAVE_SIDR) {
+		if (m.attr_id == ROCE_CM_ATTR_SIDR_REQ)
+			roce_fmt_label_hex(c, " pkey 0x", m.pkey, 4);
+		else
+			roce_fmt_label_dec(c, " status ", m.sidr_status);
+	}
+	if (m.priv != NULL)
+		roce_fmt_label_dec(c, " private ", m.priv_len);
+	roce_fmt_char(c, '\n');
+	if (m.have & (ROCE_MAD_HAVE_REQ | ROCE_MAD_HAVE_REP)) {
+		roce_fmt_label_dec(c, "  cm params: resp-res ", m.resp_res);
+		roce_fmt_label_dec(c, " init-depth ", m.init_depth);
+		roce_fmt_label_dec(c, " e2e ", m.e2e_flow_ctrl);
+		roce_fmt_label_dec(c, " rnr-retry ", m.rnr_retry_count);
+		roce_fmt_label_dec(c, " srq ", m.srq);
+		if (m.have & ROCE_MAD_HAVE_REP) {
+			roce_fmt_label_dec(c, " target-ack-delay ", m.target_ack_delay);
+			roce_fmt_label_dec(c, " failover ", m.failover);
+		} else {
+			roce_fmt_label_dec(c, " remote-cm-timeout ", m.remote_cm_timeout);
+			roce_fmt_label_dec(c, " local-cm-timeout ", m.local_cm_timeout);
+			roce_fmt_label_dec(c, " transport ", m.transport);
+			roce_fmt_label_dec(c, " retry ", m.retry_count);
+			roce_fmt_label_hex(c, " pkey 0x", m.pkey, 4);
+			roce_fmt_label_dec(c, " mtu ", m.path_mtu);
+			roce_fmt_label_dec(c, " max-cm-retries ", m.max_cm_retries);
+		}
+		roce_fmt_char(c, '\n');
+	}
+	if (m.have & ROCE_MAD_HAVE_PATH) {
+		p = &m.path;
+		roce_fmt_label_hex(c, "  cm path: lid 0x", p->local_lid, 4);
+		roce_fmt_label_hex(c, " > 0x", p->remote_lid, 4);
+		roce_fmt_str(c, " gid ");
+		roce_fmt_ip(c, &p->local_gid, 6);
+		roce_fmt_str(c, " > ");
+		roce_fmt_ip(c, &p->remote_gid, 6);
+		roce_fmt_label_hex(c, " flow 0x", p->flow_label, 5);
+		roce_fmt_label_dec(c, " rate ", p->packet_rate);
+		roce_fmt_label_hex(c, " tclass 0x", p->tclass, 2);
+		roce_fmt_label_dec(c, " hoplimit ", p->hop_limit);
+		roce_fmt_label_dec(c, " sl ", p->sl);
+		roce_fmt_label_dec(c, " subnet-local ", p->subnet_local);
+		roce_fmt_label_dec(c, " ack-timeout ", p->ack_timeout);
+		roce_fmt_char(c, '\n');
+	}
+	if (m.have & ROCE_MAD_HAVE_IPCM) {
+		roce_fmt_label_hex(c, "  ipcm: version 0x", m.ipcm.version, 2);
+		roce_fmt_label_dec(c, " ip ", m.ipcm.ip_ver);
+		roce_fmt_str(c, " src ");
+		roce_fmt_ip(c, &m.ipcm.src, m.ipcm.ip_ver);
+		roce_fmt_label_dec(c, ".", m.ipcm.sport);
+		roce_fmt_str(c, " dst ");
+		roce_fmt_ip(c, &m.ipcm.dst, m.ipcm.ip_ver);
+		roce_fmt_label_dec(c, ".", (uint16_t)m.service_id);
+		roce_fmt_char(c, '\n');
+	}
+}
+
 int roce_dissect_verbose(char *out, size_t size, const struct roce_pcap_frame *f,
 			 const struct roce_pkt *pkt)
 {
@@ -402,6 +578,7 @@ int roce_dissect_verbose(char *out, size_t size, const struct roce_pcap_frame *f
 			roce_fmt_label_dec(&c, ", captured ", pkt->len > pkt->payload_off ?
 					   ROCE_MIN(pkt->len - pkt->payload_off, pkt->payload_len) : 0);
 		roce_fmt_char(&c, '\n');
+		verbose_mad(&c, pkt);
 	}
 	if (d.bth && !d.icrc) {
 		roce_fmt_str(&c, "  icrc: not captured\n");

@@ -1,10 +1,14 @@
-/* `rocelab dissect --summary`: per-flow PSN, retransmission, NAK, ECN and PFC accounting. */
+/*
+ * `rocelab dissect --summary`: per-flow PSN, retransmission, NAK, ECN and PFC accounting, and
+ * the CM connections set up and torn down.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "roce_common.h"
 #include "roce_io.h"
+#include "roce_mad.h"
 #include "roce_wire.h"
 
 #define SEEN_BITS 8192u		/* PSNs remembered behind the highest one, per stream */
@@ -79,6 +83,15 @@ struct pause_port {
 	uint64_t paused_ns[9];		/* the time its frames paused, per priority */
 };
 
+/*
+ * A CM connection, found by one side's address and communication ID (a node's IDs are its
+ * own: the ID alone may repeat across nodes): the REQ's sender's, or the first side seen.
+ */
+struct cm_conn {
+	struct flow_key key;		/* ip_ver, qpn = side 0's ID, src = side 0's address */
+	struct roce_cm_conn_stats st;	/* what the summary reports */
+};
+
 #define PAUSE_PORTS_SHOWN 16	/* ports listed under a priority; the rest are counted */
 
 struct roce_summary {
@@ -101,6 +114,10 @@ struct roce_summary {
 	uint64_t pfc_frames;		/* PFC frames */
 	uint64_t bad_frames;		/* RoCE, PFC or PAUSE, broken before a flow could be told */
 	uint64_t hop_copies;		/* frames of a flow seen again at a later hop (other TTL) */
+	struct cm_conn *conns;		/* CM connections, in order of first message */
+	uint32_t nconns, conns_cap;
+	struct index_hash ch;		/* side 0's address and ID -> conns[] */
+	uint64_t cm_lost;		/* CM messages not stored for want of memory */
 };
 
 /* ---- the index hash ---- */
@@ -188,8 +205,12 @@ struct roce_summary *roce_summary_create(uint64_t link_bps)
 		goto err_free;
 	if (ih_init(&s->ph, 16) != 0)
 		goto err_free_fh;
+	if (ih_init(&s->ch, 16) != 0)
+		goto err_free_ph;
 	return s;
 
+err_free_ph:
+	free(s->ph.slot);
 err_free_fh:
 	free(s->fh.slot);
 err_free:
@@ -209,6 +230,8 @@ void roce_summary_destroy(struct roce_summary *s)
 	free(s->ports);
 	free(s->fh.slot);
 	free(s->ph.slot);
+	free(s->conns);
+	free(s->ch.slot);
 	free(s);
 }
 
@@ -690,6 +713,124 @@ static void count_ce(struct flow *fl, uint8_t ttl)
 	fl->ce_hop[i].ce++;
 }
 
+/* ---- CM connections ---- */
+
+static void cm_key(struct flow_key *k, uint8_t ip_ver, const struct roce_ip_addr *addr, uint32_t id)
+{
+	memset(k, 0, sizeof(*k));
+	k->ip_ver = ip_ver;
+	k->qpn = id;
+	memcpy(k->src, addr->b, 16);
+}
+
+static struct cm_conn *cm_find(struct roce_summary *s, const struct flow_key *k)
+{
+	uint32_t *slot = ih_find(&s->ch, k, s->conns, sizeof(*s->conns));
+
+	return *slot != 0 ? &s->conns[*slot - 1] : NULL;
+}
+
+static struct cm_conn *cm_new(struct roce_summary *s, const struct flow_key *k)
+{
+	struct cm_conn *c;
+
+	if (s->nconns == s->conns_cap) {
+		uint32_t cap = s->conns_cap ? s->conns_cap * 2 : 8;
+		struct cm_conn *n = realloc(s->conns, cap * sizeof(*n));
+
+		if (n == NULL)
+			return NULL;
+		s->conns = n;
+		s->conns_cap = cap;
+	}
+	c = &s->conns[s->nconns];
+	memset(c, 0, sizeof(*c));
+	c->key = *k;
+	*ih_find(&s->ch, k, s->conns, sizeof(*s->conns)) = ++s->nconns;
+	s->ch.used++;
+	if (ih_grow(&s->ch, s->conns, sizeof(*s->conns)) != 0)
+		return NULL;	/* table still valid at its old size: the connection stays */
+	return c;
+}
+
+/* The summary's message index of a CM attribute; -1 for one it does not time. */
+static int cm_msg(uint16_t attr_id)
+{
+	static const int8_t msg[] = {
+		[ROCE_CM_ATTR_REQ] = ROCE_SUM_CM_REQ + 1, [ROCE_CM_ATTR_MRA] = ROCE_SUM_CM_MRA + 1,
+		[ROCE_CM_ATTR_REJ] = ROCE_SUM_CM_REJ + 1, [ROCE_CM_ATTR_REP] = ROCE_SUM_CM_REP + 1,
+		[ROCE_CM_ATTR_RTU] = ROCE_SUM_CM_RTU + 1, [ROCE_CM_ATTR_DREQ] = ROCE_SUM_CM_DREQ + 1,
+		[ROCE_CM_ATTR_DREP] = ROCE_SUM_CM_DREP + 1,
+	};
+
+	return attr_id < ROCE_DIM(msg) ? msg[attr_id] - 1 : -1;
+}
+
+/*
+ * A CM message: the connection of its sender's ID (side 0 or, once the REP named it, side 1)
+ * or of the ID it answers (the receiver's); a message of neither opens a connection.
+ */
+static void cm_add(struct roce_summary *s, const struct roce_pkt *pkt, uint64_t t)
+{
+	struct roce_mad m;
+	struct flow_key mine, theirs;
+	struct cm_conn *c;
+	int msg, side;
+
+	if (roce_pkt_mad(pkt, &m) != 0 || m.mgmt_class != ROCE_MAD_CLASS_CM ||
+	    (msg = cm_msg(m.attr_id)) < 0 || !(m.have & ROCE_MAD_HAVE_LCID))
+		return;
+	cm_key(&mine, pkt->ip_ver, &pkt->src, m.lcid);
+	cm_key(&theirs, pkt->ip_ver, &pkt->dst, m.rcid);
+	if (msg != ROCE_SUM_CM_REQ && m.have & ROCE_MAD_HAVE_RCID && m.rcid != 0 &&
+	    (c = cm_find(s, &theirs)) != NULL) {
+		side = 1;	/* an answer to side 0 */
+	} else if ((c = cm_find(s, &mine)) != NULL) {
+		side = 0;
+	} else {
+		/*
+		 * Side 0 is the side the connection is found by: the REQ's sender, or, for a
+		 * capture that missed the REQ, the receiver of a message that names it
+		 * (both sides' later messages name its ID), else the sender.
+		 */
+		side = msg != ROCE_SUM_CM_REQ && m.have & ROCE_MAD_HAVE_RCID && m.rcid != 0;
+		c = cm_new(s, side ? &theirs : &mine);
+		if (c == NULL) {
+			s->cm_lost++;
+			return;
+		}
+		c->st.ip_ver = pkt->ip_ver;
+		c->st.addr[0] = side ? pkt->dst : pkt->src;
+		c->st.addr[1] = side ? pkt->src : pkt->dst;
+		c->st.id[0] = side ? m.rcid : m.lcid;
+	}
+	/* a side-1 message names side 1's ID: the REP, or any of a capture without it */
+	if (side == 1 && m.lcid != 0)
+		c->st.id[1] = m.lcid;
+	if (msg == ROCE_SUM_CM_REQ) {
+		c->st.has_req = true;
+		c->st.service_id = m.service_id;
+	}
+	if ((msg == ROCE_SUM_CM_REQ || msg == ROCE_SUM_CM_REP) && m.have & ROCE_MAD_HAVE_PSN) {
+		c->st.qpn[side] = m.qpn;
+		c->st.psn[side] = m.start_psn;
+	}
+	if (msg == ROCE_SUM_CM_REJ && c->st.count[msg] == 0 && m.have & ROCE_MAD_HAVE_REJ)
+		c->st.rej_reason = m.reason;
+	if (c->st.count[msg]++ == 0)
+		c->st.first_ns[msg] = t;
+}
+
+unsigned int roce_summary_nconns(const struct roce_summary *s)
+{
+	return s->nconns;
+}
+
+const struct roce_cm_conn_stats *roce_summary_conn(const struct roce_summary *s, unsigned int i)
+{
+	return i < s->nconns ? &s->conns[i].st : NULL;
+}
+
 int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		     const struct roce_pkt *pkt)
 {
@@ -756,6 +897,8 @@ int roce_summary_add(struct roce_summary *s, const struct roce_pcap_frame *f,
 		return 0;
 	}
 	fl->st.payload += pkt->payload_len;
+	if (pkt->dqpn == ROCE_GSI_QPN)
+		cm_add(s, pkt, f->ts_ns);
 	if (info->mask & ROCE_F_CNP)
 		fl->st.cnp++;
 	else if (info->mask & ROCE_F_REQ)
@@ -941,6 +1084,97 @@ static void print_stalled(struct roce_summary *s, FILE *out)
 			n, n == 1 ? "" : "s", (double)idle / 1e9);
 }
 
+static const char *const cm_msg_name[ROCE_SUM_CM_NUM] = {
+	[ROCE_SUM_CM_REQ] = "REQ", [ROCE_SUM_CM_MRA] = "MRA", [ROCE_SUM_CM_REJ] = "REJ",
+	[ROCE_SUM_CM_REP] = "REP", [ROCE_SUM_CM_RTU] = "RTU", [ROCE_SUM_CM_DREQ] = "DREQ",
+	[ROCE_SUM_CM_DREP] = "DREP",
+};
+
+/* What became of a connection, from the messages seen. */
+static const char *cm_state(const struct roce_cm_conn_stats *c)
+{
+	if (c->count[ROCE_SUM_CM_REJ] != 0)
+		return "rejected";
+	if (c->count[ROCE_SUM_CM_DREP] != 0)
+		return "closed";
+	if (c->count[ROCE_SUM_CM_DREQ] != 0)
+		return "closing";
+	if (c->count[ROCE_SUM_CM_RTU] != 0)
+		return "established";
+	if (c->count[ROCE_SUM_CM_REP] != 0)
+		return "no RTU";
+	return c->has_req ? "no REP" : "set-up not captured";
+}
+
+/*
+ * "cm connections: N", then per connection its two sides (address and communication ID, QPN
+ * and starting PSN when the REQ or REP gave them), the service ID, what became of it, and the
+ * time of each message seen, in seconds since the file's first frame (xN: N copies).
+ */
+static void print_cm(const struct roce_summary *s, FILE *out)
+{
+	if (s->nconns == 0)
+		return;
+	fprintf(out, "cm connections: %u\n", s->nconns);
+	for (uint32_t i = 0; i < s->nconns; i++) {
+		const struct roce_cm_conn_stats *c = &s->conns[i].st;
+		char a[64], b[64];
+		uint16_t ps, port;
+
+		int order[ROCE_SUM_CM_NUM];
+
+		/* the messages in the order of their first copies (insertion sort of 7) */
+		for (int k = 0; k < ROCE_SUM_CM_NUM; k++) {
+			int j = k;
+
+			for (; j > 0 && c->first_ns[order[j - 1]] > c->first_ns[k]; j--)
+				order[j] = order[j - 1];
+			order[j] = k;
+		}
+		roce_ip_ntop(&c->addr[0], c->ip_ver, a, sizeof(a));
+		roce_ip_ntop(&c->addr[1], c->ip_ver, b, sizeof(b));
+		fprintf(out, "  %s id 0x%08x", a, c->id[0]);
+		if (c->qpn[0] != 0 || c->psn[0] != 0)
+			fprintf(out, " qpn 0x%06x psn %u", c->qpn[0], c->psn[0]);
+		fprintf(out, " %s %s id 0x%08x", c->has_req ? ">" : "-", b, c->id[1]);
+		if (c->qpn[1] != 0 || c->psn[1] != 0)
+			fprintf(out, " qpn 0x%06x psn %u", c->qpn[1], c->psn[1]);
+		if (c->has_req) {
+			fprintf(out, " sid 0x%016llx", (unsigned long long)c->service_id);
+			if (roce_cm_sid_ip(c->service_id, &ps, &port)) {
+				const char *name = roce_cm_ps_name(ps);
+
+				if (name != NULL)
+					fprintf(out, " (%s port %u)", name, port);
+				else
+					fprintf(out, " (ps 0x%04x port %u)", ps, port);
+			}
+		}
+		fprintf(out, ": %s", cm_state(c));
+		if (c->count[ROCE_SUM_CM_REJ] != 0) {
+			const char *r = roce_cm_rej_name(c->rej_reason);
+
+			fprintf(out, " %s (%u)", r != NULL ? r : "unknown", c->rej_reason);
+		}
+		fputc('\n', out);
+		fputs("   ", out);
+		for (int k = 0; k < ROCE_SUM_CM_NUM; k++) {
+			int m = order[k];
+
+			if (c->count[m] == 0)
+				continue;
+			fprintf(out, " %s %.6f", cm_msg_name[m],
+				(double)(c->first_ns[m] - s->first_ns) / 1e9);
+			if (c->count[m] > 1)
+				fprintf(out, " x%u", c->count[m]);
+		}
+		fputc('\n', out);
+	}
+	if (s->cm_lost != 0)
+		fprintf(out, "  ... %llu CM messages not counted (out of memory)\n",
+			(unsigned long long)s->cm_lost);
+}
+
 int roce_summary_print(struct roce_summary *s, FILE *out)
 {
 	const struct roce_pause_stats *p = &s->pause;
@@ -993,6 +1227,7 @@ int roce_summary_print(struct roce_summary *s, FILE *out)
 		fprintf(out, "frames seen again at a later hop: %llu (the capture holds several links; "
 			"each flow is counted at the hop where it was first seen, by its IP TTL)\n",
 			(unsigned long long)s->hop_copies);
+	print_cm(s, out);
 	for (int i = 0; i < 8; i++)
 		any_pfc |= p->pfc_frames[i] != 0;
 	if (any_pfc || p->pause_frames != 0) {

@@ -225,6 +225,36 @@ struct roce_pause_stats {
 	uint64_t pause_ns;		/* time paused by them */
 };
 
+/* The CM messages a summary times, the index of roce_cm_conn_stats.first_ns[] and count[]. */
+enum roce_sum_cm_msg {
+	ROCE_SUM_CM_REQ,
+	ROCE_SUM_CM_MRA,
+	ROCE_SUM_CM_REJ,
+	ROCE_SUM_CM_REP,
+	ROCE_SUM_CM_RTU,
+	ROCE_SUM_CM_DREQ,
+	ROCE_SUM_CM_DREP,
+	ROCE_SUM_CM_NUM,
+};
+
+/*
+ * One connection the communication manager set up or tore down in a capture: the two sides
+ * (address and communication ID), what the REQ and REP said, and when each message was seen.
+ * The first side is the REQ's sender, or whichever side the capture saw first.
+ */
+struct roce_cm_conn_stats {
+	uint8_t ip_ver;			/* 4 or 6 */
+	struct roce_ip_addr addr[2];	/* each side's address */
+	uint32_t id[2];			/* each side's local communication ID; [1] 0 until known */
+	bool has_req;			/* the REQ was captured: side 0 is the active side */
+	uint64_t service_id;		/* the REQ's, if has_req */
+	uint32_t qpn[2];		/* each side's QPN, from the REQ and the REP (0: not seen) */
+	uint32_t psn[2];		/* each side's starting PSN */
+	uint64_t first_ns[ROCE_SUM_CM_NUM];	/* each message's first copy, by enum roce_sum_cm_msg */
+	uint32_t count[ROCE_SUM_CM_NUM];	/* copies of each (resends; a DREQ from both sides) */
+	uint16_t rej_reason;		/* the first REJ's reason */
+};
+
 struct roce_summary;
 
 /**
@@ -262,12 +292,21 @@ const struct roce_flow_stats *roce_summary_flow(struct roce_summary *s, unsigned
 /** The totals row: sums of every flow (addresses zero, type "all"). */
 const struct roce_flow_stats *roce_summary_totals(struct roce_summary *s);
 
+/** Number of CM connections so far (a UD SEND to QP 1 carrying a CM message opens one). */
+unsigned int roce_summary_nconns(const struct roce_summary *s);
+
+/**
+ * CM connection @p i in order of first message.
+ * @return a pointer valid until the next roce_summary_add() or destroy; NULL if out of range
+ */
+const struct roce_cm_conn_stats *roce_summary_conn(const struct roce_summary *s, unsigned int i);
+
 /** PFC and PAUSE figures. */
 const struct roce_pause_stats *roce_summary_pause(const struct roce_summary *s);
 
 /**
  * Print the summary as a text table (docs/dissect.md): one row per flow, the totals row, then
- * the PFC/PAUSE figures and the count of frames that were not RoCE.
+ * the PFC/PAUSE figures, the count of frames that were not RoCE and the CM connections.
  * @return 0 or -EIO
  */
 int roce_summary_print(struct roce_summary *s, FILE *out);

@@ -149,4 +149,13 @@ void roce_fmt_mac(struct roce_fmt *f, const uint8_t mac[6]);
 /** Append the one-line summary of roce_pkt_snprint(). */
 void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt);
 
+struct roce_mad;
+
+/**
+ * Append what identifies a MAD (roce_mad.h): "REQ lcid 0x... sid 0x... (tcp port N) qpn 0x...
+ * psn N", "REJ lcid ... reason consumer-reject (28)", "class 0x01 attr 0x0011" for another
+ * class; "[short-mad]" ends a MAD the frame holds less of than 256 bytes.
+ */
+void roce_fmt_mad(struct roce_fmt *f, const struct roce_mad *m);
+
 #endif /* ROCE_FMT_H */

@@ -1,5 +1,8 @@
 /* The one-line, tcpdump-like summary of a parsed frame, used by dissect and demo. */
+#include <errno.h>
+
 #include "roce_fmt.h"
+#include "roce_mad.h"
 #include "roce_wire.h"
 
 static void fmt_ext(struct roce_fmt *f, const struct roce_pkt *pkt)
@@ -40,6 +43,66 @@ static void fmt_ext(struct roce_fmt *f, const struct roce_pkt *pkt)
 		roce_fmt_label_hex(f, " imm 0x", pkt->immdt, 8);
 	if (mask & ROCE_F_IETH)
 		roce_fmt_label_hex(f, " ieth rkey 0x", pkt->ieth_rkey, 8);
+}
+
+void roce_fmt_mad(struct roce_fmt *f, const struct roce_mad *m)
+{
+	const char *name;
+	uint16_t ps, port;
+
+	if (!(m->have & ROCE_MAD_HAVE_HDR)) {
+		roce_fmt_str(f, "[short-mad]");
+		return;
+	}
+	if (m->mgmt_class != ROCE_MAD_CLASS_CM) {
+		roce_fmt_label_hex(f, "class 0x", m->mgmt_class, 2);
+		roce_fmt_label_hex(f, " attr 0x", m->attr_id, 4);
+	} else if ((name = roce_cm_attr_name(m->attr_id)) != NULL) {
+		roce_fmt_str(f, name);
+	} else {
+		roce_fmt_label_hex(f, "attr 0x", m->attr_id, 4);
+	}
+	if (m->have & ROCE_MAD_HAVE_LCID)
+		roce_fmt_label_hex(f, m->attr_id >= ROCE_CM_ATTR_SIDR_REQ ? " reqid 0x" : " lcid 0x",
+				   m->lcid, 8);
+	if (m->have & ROCE_MAD_HAVE_RCID)
+		roce_fmt_label_hex(f, " rcid 0x", m->rcid, 8);
+	if (m->have & ROCE_MAD_HAVE_SID) {
+		roce_fmt_label_hex(f, " sid 0x", m->service_id, 16);
+		if (roce_cm_sid_ip(m->service_id, &ps, &port)) {
+			name = roce_cm_ps_name(ps);
+			if (name != NULL)
+				roce_fmt_label_str(f, " (", name);
+			else
+				roce_fmt_label_hex(f, " (ps 0x", ps, 4);
+			roce_fmt_label_dec(f, " port ", port);
+			roce_fmt_char(f, ')');
+		}
+	}
+	if (m->have & ROCE_MAD_HAVE_QPN)
+		roce_fmt_label_hex(f, m->attr_id == ROCE_CM_ATTR_DREQ ? " rqpn 0x" : " qpn 0x", m->qpn, 6);
+	if (m->have & ROCE_MAD_HAVE_PSN)
+		roce_fmt_label_dec(f, " psn ", m->start_psn);
+	if (m->have & ROCE_MAD_HAVE_REJ) {
+		name = roce_cm_rej_name(m->reason);
+		roce_fmt_label_str(f, " reason ", name != NULL ? name : "unknown");
+		roce_fmt_label_dec(f, " (", m->reason);
+		roce_fmt_char(f, ')');
+	}
+	if (m->short_mad)
+		roce_fmt_str(f, " [short-mad]");
+}
+
+/* " cm REQ lcid 0x... sid 0x... qpn 0x... psn N": what identifies a CM message and its connection */
+static void fmt_mad(struct roce_fmt *f, const struct roce_pkt *pkt)
+{
+	struct roce_mad m;
+
+	if (roce_pkt_mad(pkt, &m) == -ENOENT)
+		return;
+	roce_fmt_str(f, m.have & ROCE_MAD_HAVE_HDR && m.mgmt_class == ROCE_MAD_CLASS_CM ? " cm " :
+									 " mad ");
+	roce_fmt_mad(f, &m);
 }
 
 static void fmt_error(struct roce_fmt *f, enum roce_wire_err err)
@@ -142,6 +205,7 @@ void roce_fmt_pkt(struct roce_fmt *f, const struct roce_pkt *pkt)
 		if (pkt->err != ROCE_WERR_BAD_PAD &&
 		    (roce_opcode[pkt->opcode].mask & ROCE_F_PAYLOAD || pkt->payload_len != 0))
 			roce_fmt_label_dec(f, " len ", pkt->payload_len);
+		fmt_mad(f, pkt);
 	}
 	if (pkt->err == ROCE_WERR_ICRC_MISMATCH) {
 		/* the 4 bytes in wire order, as tshark and scapy print an ICRC */
