@@ -17,7 +17,8 @@
 #include "roce_common.h"
 
 static const char usage[] =
-	"usage: rocelab exec --dev DEVARGS --ip ADDR [--capture FILE] -- PROGRAM [ARGS...]\n"
+	"usage: rocelab exec --dev DEVARGS --ip ADDR [--capture FILE] [--rate RATE] -- PROGRAM\n"
+	"                    [ARGS...]\n"
 	"\n"
 	"Run PROGRAM, a dynamically linked rdma-core program (perftest's ib_*, ibv_*_pingpong, your\n"
 	"own verbs code), with rocelab's libibverbs.so.1 in place of rdma-core's: its only device\n"
@@ -31,6 +32,8 @@ static const char usage[] =
 	"                        net_af_packet0,iface=veth0, net_tap0,iface=t0, a PCI address\n"
 	"  --ip ADDR             the port's IPv4 or IPv6 address: rocelab0's GID 0 (RoCEv2)\n"
 	"  --capture FILE        write every frame between the NIC and its port (pcap, ns)\n"
+	"  --rate RATE           the NIC's link rate: 100G, 25G, 400M (default: the port's, or\n"
+	"                        100G when it has none)\n"
 	"\n"
 	"The global --eal OPTIONS reach the NIC's DPDK set-up. The program's GID index is 0\n"
 	"(ibv_*_pingpong -g 0, perftest -x 0); its exchange of QP numbers runs over the host's\n"
@@ -39,12 +42,13 @@ static const char usage[] =
 	"Exit status: PROGRAM's; 127 PROGRAM not found; 2 bad arguments; 1 rocelab's library\n"
 	"is not where it was installed.\n";
 
-enum { OPT_DEV = 256, OPT_IP, OPT_CAPTURE };
+enum { OPT_DEV = 256, OPT_IP, OPT_CAPTURE, OPT_RATE };
 
 static const struct option long_opts[] = {
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "ip", required_argument, NULL, OPT_IP },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "rate", required_argument, NULL, OPT_RATE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -118,7 +122,8 @@ static void forward(int sig)
 static int run(int argc, char **argv)
 {
 	const char *dev = NULL, *ip = NULL, *capture = NULL, *dir;
-	char dirbuf[PATH_MAX], libpath[PATH_MAX * 2];
+	char dirbuf[PATH_MAX], libpath[PATH_MAX * 2], rate[24] = "";
+	uint64_t rate_bps;
 	const char *old;
 	uint8_t addr[16];
 	struct sigaction sa = { .sa_handler = forward };
@@ -140,6 +145,11 @@ static int run(int argc, char **argv)
 			break;
 		case OPT_CAPTURE:
 			capture = optarg;
+			break;
+		case OPT_RATE:
+			if (!rocelab_parse_rate("exec", optarg, &rate_bps))
+				return EXIT_USAGE;
+			snprintf(rate, sizeof(rate), "%llu", (unsigned long long)rate_bps);
 			break;
 		default:
 			return rocelab_usage_error("exec", "unknown option '%s'", argv[optind - 1]);
@@ -164,6 +174,7 @@ static int run(int argc, char **argv)
 	if (setenv("LD_LIBRARY_PATH", libpath, 1) != 0 || setenv("ROCELAB_DEV", dev, 1) != 0 ||
 	    setenv("ROCELAB_IP", ip, 1) != 0 ||
 	    (capture != NULL && setenv("ROCELAB_CAPTURE", capture, 1) != 0) ||
+	    (rate[0] != '\0' && setenv("ROCELAB_RATE", rate, 1) != 0) ||
 	    (rocelab_eal_args != NULL && setenv("ROCELAB_EAL", rocelab_eal_args, 1) != 0)) {
 		fprintf(stderr, "rocelab exec: cannot set the environment: %s\n", strerror(errno));
 		return EXIT_FAILURE;

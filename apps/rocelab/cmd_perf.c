@@ -268,27 +268,6 @@ static bool parse_time(const char *opt, const char *s, roce_time_t *out)
 }
 
 /* "100G", "25g", "400M", "1e9": bits per second. */
-static bool parse_rate(const char *s, uint64_t *bps)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double mult = 1;
-
-	if (end != s && (*end == 'G' || *end == 'g'))
-		mult = 1e9, end++;
-	else if (end != s && (*end == 'M' || *end == 'm'))
-		mult = 1e6, end++;
-	else if (end != s && (*end == 'T' || *end == 't'))
-		mult = 1e12, end++;
-	if (end == s || *end != '\0' || !(v > 0) || v * mult < 1e6 || v * mult > 1.6e12) {
-		rocelab_usage_error("perf", "--rate '%s': expected a rate such as 100G, 25G or 400M "
-				    "(1M to 1.6T)", s);
-		return false;
-	}
-	*bps = (uint64_t)(v * mult);
-	return true;
-}
-
 void perf_print_header(const struct roce_perf_conf *c, bool gbits, bool duplex,
 		       const char *device, const char *link)
 {
@@ -743,7 +722,7 @@ static int run(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case OPT_RATE:
-			if (!parse_rate(optarg, &conf.rate_bps))
+			if (!rocelab_parse_rate("perf", optarg, &conf.rate_bps))
 				return EXIT_USAGE;
 			live.rate_bps = conf.rate_bps;
 			break;

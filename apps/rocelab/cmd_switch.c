@@ -89,23 +89,6 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
-static bool parse_rate(const char *s, uint64_t *bps)
-{
-	char *end;
-	double v = strtod(s, &end), mult = 1;
-
-	if (end != s && (*end == 'G' || *end == 'g'))
-		mult = 1e9, end++;
-	else if (end != s && (*end == 'M' || *end == 'm'))
-		mult = 1e6, end++;
-	else if (end != s && (*end == 'T' || *end == 't'))
-		mult = 1e12, end++;
-	if (end == s || *end != '\0' || !(v > 0) || v * mult < 1e6 || v * mult > 1.6e12)
-		return false;
-	*bps = (uint64_t)(v * mult);
-	return true;
-}
-
 static bool parse_double(const char *s, double lo, double hi, double *out)
 {
 	char *end;
@@ -181,11 +164,8 @@ static int run(int argc, char **argv)
 			ports[conf.nports++] = optarg;
 			break;
 		case OPT_RATE:
-			if (!parse_rate(optarg, &conf.rate_bps)) {
-				rocelab_usage_error("switch", "--rate '%s': expected a rate such as 10G, "
-						    "2.5G or 400M (1M to 1.6T)", optarg);
+			if (!rocelab_parse_rate("switch", optarg, &conf.rate_bps))
 				goto out;
-			}
 			break;
 		case OPT_SET:
 			sets[nsets++] = optarg;

@@ -45,6 +45,26 @@ int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+bool rocelab_parse_rate(const char *cmd, const char *s, uint64_t *bps)
+{
+	char *end;
+	double v = strtod(s, &end), mult = 1;
+
+	if (end != s && (*end == 'G' || *end == 'g'))
+		mult = 1e9, end++;
+	else if (end != s && (*end == 'M' || *end == 'm'))
+		mult = 1e6, end++;
+	else if (end != s && (*end == 'T' || *end == 't'))
+		mult = 1e12, end++;
+	if (end == s || *end != '\0' || !(v > 0) || v * mult < 1e6 || v * mult > 1.6e12) {
+		rocelab_usage_error(cmd, "--rate '%s': expected a rate such as 100G, 25G, 2.5G or "
+				    "400M (1M to 1.6T)", s);
+		return false;
+	}
+	*bps = (uint64_t)(v * mult);
+	return true;
+}
+
 void rocelab_out_error(const char *cmd, const char *what, const char *err, int e)
 {
 	fprintf(stderr, "rocelab %s: %s%s%s%s\n", cmd, what != NULL ? what : "",

@@ -64,6 +64,12 @@ void rocelab_register_tailqs(void);
  */
 void rocelab_out_error(const char *cmd, const char *what, const char *err, int e);
 
+/**
+ * A link rate such as 100G, 25G, 2.5G or 400M (1M to 1.6T) into bits per second.
+ * @return false, and "rocelab CMD: --rate 'S': ..." on stderr, for anything else
+ */
+bool rocelab_parse_rate(const char *cmd, const char *s, uint64_t *bps);
+
 /** Print "rocelab CMD: MSG" on stderr and return EXIT_USAGE. */
 int rocelab_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
