@@ -328,6 +328,8 @@ CASES = [
                              "true"], 2, ["'10.0.0.256'", "IPv4 or IPv6"], []),
     ("exec: no such program", ["exec", "--dev", "net_null0", "--ip", "10.0.0.1", "--",
                                "rl-nosuch-prog"], 127, ["rl-nosuch-prog", "No such file"], []),
+    ("exec: a bad rate", ["exec", "--rate", "fast", "--dev", "net_null0", "--ip", "10.0.0.1",
+                          "--", "true"], 2, ["--rate 'fast'", "1M to 1.6T"], []),
 ]
 
 # A full disk (FULL_DISK_SHIM: writes to files matching the pattern fail with ENOSPC): name,

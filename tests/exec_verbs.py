@@ -9,6 +9,7 @@ ib_read_lat, ib_send_lat, and ib_send_lat -e) and ibv_rc/uc/ud/srq_pingpong, wit
 - perf_peer: ib_write_bw and ib_send_lat under exec against `rocelab perf --verify` (the NIC
   emulated inside rocelab's own perftest);
 - capture: --capture of both sides holds the test's RoCE frames (read back by rocelab dissect);
+- rate: with --rate 1G on both sides, ib_write_bw's 64 KiB WRITEs average at most 1 Gb/s;
 - threads: exec_prog's two threads post RDMA WRITEs on one QP at once; the peer checks every byte;
 - fork: a fork()ed child is refused with EIO and one line; the parent goes on;
 - attr: a QP attribute rocelab does not model is refused with EOPNOTSUPP and one line;
@@ -61,7 +62,7 @@ PROGS = {
     "srq_pingpong": ["ibv_srq_pingpong", "-g", "0", "-n", "200"],
     "srq_pingpong_e": ["ibv_srq_pingpong", "-g", "0", "-n", "200", "-e"],
 }
-OTHER = ["perf_peer", "capture", "threads", "fork", "attr", "leak", "killed", "bad_device",
+OTHER = ["perf_peer", "capture", "rate", "threads", "fork", "attr", "leak", "killed", "bad_device",
          "bad_port"]
 CASES = ["direct_" + p for p in PROGS] + ["switch_" + p for p in PROGS] + OTHER
 
@@ -69,6 +70,8 @@ CASES = ["direct_" + p for p in PROGS] + ["switch_" + p for p in PROGS] + OTHER
 class Env:
     def __init__(self, rocelab, prog, tmp):
         self.rocelab, self.prog, self.tmp = rocelab, prog, tmp
+        self.exec_opts = []	# more rocelab exec options for both sides (case_rate)
+        self.outputs = {}	# the last pair()'s outputs by side
         self.env = dict(os.environ)
         # meson puts the library of a test's dependencies (build/lib/ibverbs) in front of every
         # process the test starts; only rocelab exec should put it in front of its program
@@ -81,7 +84,7 @@ class Env:
             self.env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1"
 
     def exec_cmd(self, dev, ip, argv, capture=None):
-        cmd = [self.rocelab, "exec", "--dev", dev, "--ip", ip]
+        cmd = [self.rocelab, "exec", "--dev", dev, "--ip", ip] + self.exec_opts
         if capture:
             cmd += ["--capture", capture]
         return ["timeout", "60"] + cmd + ["--"] + argv
@@ -157,6 +160,7 @@ def pair(env, name, argv_a, argv_b, via_switch=False, capture=False):
         a.kill()
         a_out = a.communicate()[0] + "\n(killed: no exit within 70 s)"
     sw_out = switch_stop(sw) if sw is not None else ""
+    env.outputs = {"A": a_out, "B": b.stdout}
     fails = []
     for side, rc, out, argv in (("A", a.returncode, a_out, argv_a),
                                 ("B", b.returncode, b.stdout, argv_b)):
@@ -218,6 +222,24 @@ def case_capture(env, name):
             fails.append("%s: %s does not hold the test's frames\n%s" %
                          (name, cap, out.stdout[-2000:]))
     return fails
+
+
+def case_rate(env, name):
+    """--rate 1G on both sides: 64 KiB WRITEs reach at most the link's 1 Gb/s."""
+    argv = ["ib_write_bw", "-x", "0", "-u", "18", "-n", "300", "-s", "65536", "--report_gbits"]
+    env.exec_opts = ["--rate", "1G"]
+    try:
+        fails, _ = pair(env, name, argv, argv + ["localhost"])
+    finally:
+        env.exec_opts = []
+    if fails:
+        return fails
+    row = BW_ROW.findall(env.outputs["B"])
+    avg = float(row[0][3]) if row and row[0][3].replace(".", "", 1).isdigit() else None
+    if avg is None or not 0 < avg <= 1.0:
+        return ["%s: BW average %s Gb/s, not within the 1 Gb/s link\n%s" %
+                (name, avg, env.outputs["B"][-2000:])]
+    return []
 
 
 def case_threads(env, name):
