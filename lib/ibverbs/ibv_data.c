@@ -231,7 +231,7 @@ int ibvr_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 	if (n == 0 && ++c->empty_polls >= IBVR_POLLS_BEFORE_WAIT) {
 		c->empty_polls = 0;
 		ibvr_unlock(&c->lock);
-		roce_nic_cq_wait(to_ictx(cq->context)->nic, &c->ncq, IBVR_CQ_WAIT_NS);
+		roce_nic_cq_wait(&c->ncq, IBVR_CQ_WAIT_NS);
 	} else {
 		if (n != 0)
 			c->empty_polls = 0;

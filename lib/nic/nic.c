@@ -538,8 +538,9 @@ void roce_nic_doorbell(struct roce_nic *nic)
 		syscall(SYS_futex, &nic->doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void roce_nic_cq_wait(struct roce_nic *nic, struct roce_nic_cq *cq, long ns)
+void roce_nic_cq_wait(struct roce_nic_cq *cq, long ns)
 {
+	struct roce_nic *nic = cq->nic;
 	struct timespec ts = { 0, ns };
 	uint32_t seen;
 

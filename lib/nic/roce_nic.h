@@ -175,7 +175,7 @@ static inline void roce_nic_ring_pop(struct roce_nic_ring *r)
  * most @p ns nanoseconds. On a machine with fewer cores than busy threads, a program that
  * polls an empty CQ in a loop holds the core the NIC needs to make the completion it waits for.
  */
-void roce_nic_cq_wait(struct roce_nic *nic, struct roce_nic_cq *cq, long ns);
+void roce_nic_cq_wait(struct roce_nic_cq *cq, long ns);
 
 /** Tell the NIC that queues have new WQEs. */
 void roce_nic_doorbell(struct roce_nic *nic);
